@@ -1,0 +1,151 @@
+"""Input checks shared by the package: every public function validates its arguments here.
+
+Each check names the offending argument and says what was wrong, so that a bad input
+gives a clear :class:`ValueError` instead of a silent NaN.
+"""
+
+import numpy as np
+
+#: Relative tolerance for symmetry checks: |A - A^T| <= SYMMETRY_RTOL * max|A|.
+SYMMETRY_RTOL = 1e-8
+#: Relative tolerance for positive semi-definiteness: lambda_min >= -PSD_RTOL * max|A|.
+PSD_RTOL = 1e-8
+
+
+def as_finite_array(value, name, ndim=None):
+    """Return ``value`` as a float array, checking it is finite and of the given rank.
+
+    Raises
+    ------
+    ValueError
+        If the array has the wrong number of dimensions or non-finite entries.
+    """
+    array = np.asarray(value, dtype=float)
+    if ndim is not None and array.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} contains non-finite values (NaN or inf)")
+    return array
+
+
+def as_matrix(value, name, shape=None):
+    """Return a finite 2-D float array, optionally of an exact ``shape``.
+
+    ``shape`` may hold ``None`` for a free dimension.
+
+    Raises
+    ------
+    ValueError
+        On a wrong rank, a wrong shape, or non-finite entries.
+    """
+    array = as_finite_array(value, name, ndim=2)
+    if shape is not None:
+        for axis, (got, want) in enumerate(zip(array.shape, shape)):
+            if want is not None and got != want:
+                raise ValueError(
+                    f"{name} has shape {array.shape}, expected {_shape_text(shape)} "
+                    f"(dimension {axis} should be {want})"
+                )
+    return array
+
+
+def _shape_text(shape):
+    return "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
+
+
+def symmetric_matrix(value, name, size=None):
+    """Return a finite, square, symmetric matrix, symmetrized to remove round-off.
+
+    Raises
+    ------
+    ValueError
+        If the matrix is not square, has the wrong size, is non-finite, or its
+        asymmetry exceeds ``SYMMETRY_RTOL`` relative to its largest entry.
+    """
+    array = as_matrix(value, name)
+    if array.shape[0] != array.shape[1]:
+        raise ValueError(f"{name} must be square, got shape {array.shape}")
+    if size is not None and array.shape[0] != size:
+        raise ValueError(f"{name} must be {size}x{size}, got shape {array.shape}")
+    scale = max(np.max(np.abs(array)), np.finfo(float).tiny)
+    asymmetry = np.max(np.abs(array - array.T)) if array.size else 0.0
+    if asymmetry > SYMMETRY_RTOL * scale:
+        raise ValueError(
+            f"{name} is not symmetric: max |A - A^T| = {asymmetry:.3g} "
+            f"(largest entry {scale:.3g})"
+        )
+    return 0.5 * (array + array.T)
+
+
+def psd_matrix(value, name, size=None):
+    """Return a symmetric positive semi-definite matrix.
+
+    The check is a Cholesky factorisation of ``A + PSD_RTOL * max|A| * I``, which
+    succeeds exactly when the smallest eigenvalue is at least ``-PSD_RTOL * max|A|``
+    (an eigendecomposition is computed only to word the error).
+
+    Raises
+    ------
+    ValueError
+        As :func:`symmetric_matrix`, or if the matrix is indefinite beyond that
+        tolerance.
+    """
+    array = symmetric_matrix(value, name, size)
+    if array.size == 0:
+        return array
+    scale = max(np.max(np.abs(array)), np.finfo(float).tiny)
+    try:
+        np.linalg.cholesky(array + PSD_RTOL * scale * np.eye(len(array)))
+    except np.linalg.LinAlgError:
+        smallest = np.linalg.eigvalsh(array)[0]
+        raise ValueError(
+            f"{name} is not positive semi-definite: smallest eigenvalue "
+            f"{smallest:.3g} (largest entry {scale:.3g})"
+        ) from None
+    return array
+
+
+def pd_cholesky(value, name, size=None):
+    """Return the lower Cholesky factor of a symmetric positive definite matrix.
+
+    Raises
+    ------
+    ValueError
+        As :func:`symmetric_matrix`, or if the matrix is not positive definite.
+    """
+    array = symmetric_matrix(value, name, size)
+    try:
+        return np.linalg.cholesky(array)
+    except np.linalg.LinAlgError:
+        smallest = np.linalg.eigvalsh(array)[0]
+        raise ValueError(
+            f"{name} is not positive definite: smallest eigenvalue {smallest:.3g}"
+        ) from None
+
+
+def open_interval(value, name, low=0.0, high=1.0):
+    """Return ``value`` as a float, checking ``low < value < high``.
+
+    Raises
+    ------
+    ValueError
+        If the value is non-finite or outside the open interval.
+    """
+    number = float(value)
+    if not np.isfinite(number) or not low < number < high:
+        raise ValueError(f"{name} must lie in the open interval ({low}, {high}), got {value!r}")
+    return number
+
+
+def positive(value, name):
+    """Return ``value`` as a float, checking it is finite and strictly positive.
+
+    Raises
+    ------
+    ValueError
+        If the value is non-finite or not positive.
+    """
+    number = float(value)
+    if not np.isfinite(number) or number <= 0:
+        raise ValueError(f"{name} must be a finite positive number, got {value!r}")
+    return number

@@ -1,0 +1,38 @@
+"""The Stationary attack of [TCB] §5: fit a fresh stationary GP to the released data."""
+
+from ssa_privacy.gp import fit_hyperparameters
+
+
+def stationary_attack(X, W, restarts=3, seed=None):
+    """The adversary's reconstruction: a stationary GP fitted by ML to the release.
+
+    The adversary ignores the mechanism's correlated noise model and fits a constant
+    mean, an output variance, ARD length scales and a white-noise variance to the
+    released data by maximum likelihood.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d) or (n,)
+        Released inputs.
+    W : array_like, shape (n,)
+        Released (privatized) outputs.
+    restarts : int
+        Optimiser starts of the maximum-likelihood fit.
+    seed : int or numpy.random.Generator, optional
+        Seeds the random starts.
+
+    Returns
+    -------
+    ssa_privacy.gp.MLFit
+        The adversary's fitted GP (``.gp.predict`` gives its reconstruction).
+
+    Raises
+    ------
+    ValueError
+        As :func:`ssa_privacy.gp.fit_hyperparameters`.
+
+    Notes
+    -----
+    [TCB] §5, baseline (2) ("Stationary"); SPEC §3.
+    """
+    return fit_hyperparameters(X, W, restarts=restarts, seed=seed)

@@ -1,0 +1,48 @@
+"""Baselines that privacy-aware GP regression is compared with [TCB §5]."""
+
+import numpy as np
+
+from ssa_privacy.gp import GaussianProcess, as_inputs
+
+
+def dropout_gp(gp, X, y, private):
+    """Dropout: the same GP conditioned only on the data outside the sensitive set.
+
+    Parameters
+    ----------
+    gp : GaussianProcess
+        Model whose hyperparameters (kernel, constant mean, scalar noise variance) are
+        kept.
+    X : array_like, shape (n, d) or (n,)
+        Training inputs.
+    y : array_like, shape (n,)
+        Training outputs.
+    private : array_like of bool, shape (n,)
+        True for the training points inside the sensitive set S, which are withheld.
+
+    Returns
+    -------
+    GaussianProcess
+        Fitted to the non-private points only.
+
+    Raises
+    ------
+    ValueError
+        If ``private`` does not match the data, withholds every point, or the model's
+        noise is a full matrix (Dropout needs a per-point noise variance).
+
+    Notes
+    -----
+    [TCB] §5, baseline (1); SPEC §3 ("same hyperparameters").
+    """
+    X = as_inputs(X)
+    y = np.asarray(y, dtype=float)
+    private = np.asarray(private, dtype=bool)
+    if private.shape != (len(X),) or len(y) != len(X):
+        raise ValueError(f"private must be a boolean mask of length {len(X)}, got shape {private.shape}")
+    if private.all():
+        raise ValueError("private marks every training point: Dropout has no data left")
+    if np.ndim(gp.noise) != 0:
+        raise ValueError("dropout_gp needs a scalar noise variance, got a noise matrix")
+    keep = ~private
+    return GaussianProcess(gp.kernel, gp.mean, gp.noise).fit(X[keep], y[keep])

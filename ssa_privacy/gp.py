@@ -1,0 +1,499 @@
+"""Gaussian-process regression: kernels, exact posterior, likelihood and hyperparameter fits.
+
+Model [TCB §2]: ``y_i = f(x_i) + e_i`` with ``e ~ N(0, V)`` and prior
+``f ~ GP(beta, K)`` with a constant mean ``beta``. The posterior at ``X*`` is
+
+    mean = beta + K_{X*,X} (K_{X,X} + V)^{-1} (Y - beta 1)          [TCB (1)]
+    cov  = K_{X*,X*} - K_{X*,X} (K_{X,X} + V)^{-1} K_{X,X*}          [TCB (2)]
+
+computed by Cholesky. ``V`` may be a scalar noise variance or a full covariance (the
+privacy mechanism adds a correlated synthetic noise Sigma to it). When ``K + V`` is not
+numerically positive definite, a diagonal jitter is added explicitly and reported in
+:attr:`GaussianProcess.jitter`.
+"""
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+from scipy import linalg, optimize
+from scipy.linalg import lapack
+
+from ssa_privacy._validation import as_finite_array, positive, psd_matrix
+
+#: Jitter ladder, relative to the mean diagonal of the matrix being factorised.
+JITTER_LADDER = (0.0, 1e-12, 1e-10, 1e-8, 1e-6)
+
+
+def as_inputs(X, name="X"):
+    """Return inputs as a finite (n, d) float array; a 1-D array is read as (n, 1).
+
+    Raises
+    ------
+    ValueError
+        If ``X`` has more than two dimensions or non-finite entries.
+    """
+    array = as_finite_array(X, name)
+    if array.ndim == 1:
+        array = array[:, None]
+    if array.ndim != 2:
+        raise ValueError(f"{name} must have shape (n,) or (n, d), got {array.shape}")
+    return array
+
+
+def _squared_differences(A, B):
+    """Per-dimension squared differences, shape (nA, nB, d)."""
+    return (A[:, None, :] - B[None, :, :]) ** 2
+
+
+@dataclass(frozen=True)
+class RBF:
+    """Squared-exponential kernel ``variance * exp(-sum_j (x_j - x'_j)^2 / (2 lengthscale_j^2))``.
+
+    Parameters
+    ----------
+    lengthscale : float or array_like, shape (d,)
+        Length scale per input dimension (same units as the inputs); a scalar is
+        shared by all dimensions.
+    variance : float
+        Output variance sigma^2 (squared output units).
+
+    Notes
+    -----
+    [TCB §5.1] writes the kernel as ``sigma^2 exp(-(x - x')^2 / (2 l))``, where ``l``
+    multiplies like a squared length scale; build that reading with :meth:`paper`.
+    """
+
+    lengthscale: object = 1.0
+    variance: float = 1.0
+
+    def __post_init__(self):
+        scales = np.atleast_1d(as_finite_array(self.lengthscale, "lengthscale"))
+        if scales.ndim != 1 or np.any(scales <= 0):
+            raise ValueError(f"lengthscale must be positive, got {self.lengthscale!r}")
+        positive(self.variance, "variance")
+
+    @classmethod
+    def paper(cls, l, variance=1.0):
+        """Kernel ``variance * exp(-(x - x')^2 / (2 l))``, the convention of [TCB] §5.1.
+
+        Parameters
+        ----------
+        l : float
+            The paper's ``l`` (squared input units); the length scale is ``sqrt(l)``.
+        variance : float
+            Output variance sigma^2.
+        """
+        return cls(lengthscale=np.sqrt(positive(l, "l")), variance=variance)
+
+    def with_variance(self, variance):
+        """Return the same kernel with output variance ``variance``."""
+        return replace(self, variance=variance)
+
+    def correlation(self, A, B=None):
+        """Return the correlation matrix (kernel / variance) between input sets, (nA, nB)."""
+        A = as_inputs(A, "A")
+        B = A if B is None else as_inputs(B, "B")
+        scales = np.broadcast_to(np.atleast_1d(self.lengthscale), (A.shape[1],))
+        return np.exp(-0.5 * np.sum(_squared_differences(A / scales, B / scales), axis=2))
+
+    def __call__(self, A, B=None):
+        """Return the kernel matrix K_{A,B}, shape (nA, nB)."""
+        return self.variance * self.correlation(A, B)
+
+
+@dataclass(frozen=True)
+class Exponential:
+    """Exponential (Matern-1/2) kernel ``variance * exp(-||(x - x') / lengthscale||)``.
+
+    Parameters
+    ----------
+    lengthscale : float or array_like, shape (d,)
+        Length scale per input dimension (input units).
+    variance : float
+        Output variance sigma^2.
+    """
+
+    lengthscale: object = 1.0
+    variance: float = 1.0
+
+    __post_init__ = RBF.__post_init__
+    with_variance = RBF.with_variance
+
+    def correlation(self, A, B=None):
+        """Return the correlation matrix between input sets, (nA, nB)."""
+        A = as_inputs(A, "A")
+        B = A if B is None else as_inputs(B, "B")
+        scales = np.broadcast_to(np.atleast_1d(self.lengthscale), (A.shape[1],))
+        distance = np.sqrt(np.sum(_squared_differences(A / scales, B / scales), axis=2))
+        return np.exp(-distance)
+
+    __call__ = RBF.__call__
+
+
+def cholesky_with_jitter(matrix, name="matrix", jitter=None):
+    """Cholesky factor of a symmetric matrix, adding diagonal jitter only if needed.
+
+    Parameters
+    ----------
+    matrix : ndarray, shape (n, n)
+        Symmetric matrix expected to be positive definite.
+    name : str
+        Name used in the error message.
+    jitter : float, optional
+        Absolute jitter to add. By default the smallest entry of
+        :data:`JITTER_LADDER` (times the mean diagonal) that makes the factorisation
+        succeed is used.
+
+    Returns
+    -------
+    L : ndarray, shape (n, n)
+        Lower-triangular factor of ``matrix + jitter * I``.
+    jitter : float
+        The absolute jitter added (0.0 when none was needed).
+
+    Raises
+    ------
+    ValueError
+        If the matrix is not positive definite even with the largest jitter.
+    """
+    symmetric = 0.5 * (matrix + matrix.T)
+    scale = max(float(np.mean(np.diag(symmetric))), np.finfo(float).tiny)
+    ladder = [jitter] if jitter is not None else [step * scale for step in JITTER_LADDER]
+    identity = np.eye(len(symmetric))
+    for amount in ladder:
+        try:
+            return np.linalg.cholesky(symmetric + amount * identity), float(amount)
+        except np.linalg.LinAlgError:
+            continue
+    raise ValueError(
+        f"{name} is not positive definite even with jitter {ladder[-1]:.3g}: "
+        f"smallest eigenvalue {np.linalg.eigvalsh(symmetric)[0]:.3g}"
+    )
+
+
+def noise_matrix(noise, n, name="noise"):
+    """Return the (n, n) noise covariance V from ``None``, a scalar variance or a matrix.
+
+    Parameters
+    ----------
+    noise : None, float or array_like, shape (n, n)
+        ``None`` (noiseless), a variance (times the identity) or a covariance.
+    n : int
+        Number of observations.
+    name : str
+        Argument name used in error messages.
+
+    Raises
+    ------
+    ValueError
+        If a scalar is negative, or a matrix has the wrong shape, is non-finite, not
+        symmetric or not positive semi-definite.
+    """
+    if noise is None:
+        return np.zeros((n, n))
+    V = as_finite_array(noise, name)
+    if V.ndim == 0:
+        if V < 0:
+            raise ValueError(f"{name} (a variance) must be non-negative, got {float(V)}")
+        return float(V) * np.eye(n)
+    return psd_matrix(V, name, size=n)
+
+
+class GaussianProcess:
+    """Exact GP regression with a constant prior mean [TCB §2, eqs. (1)-(2)].
+
+    Parameters
+    ----------
+    kernel : RBF or Exponential
+        Prior covariance function K.
+    mean : float
+        Constant prior mean beta (output units).
+    noise : float or ndarray, shape (n, n)
+        Observation-noise variance, or the full covariance V of the noise on the
+        training outputs (for a privatized release: ``V + Sigma``).
+    jitter : float, optional
+        Absolute diagonal jitter; by default the smallest that makes ``K + V``
+        factorise (see :func:`cholesky_with_jitter`).
+
+    Attributes
+    ----------
+    jitter : float
+        The jitter actually added to ``K + V`` (0.0 when none was needed).
+    """
+
+    def __init__(self, kernel, mean=0.0, noise=0.0, jitter=None):
+        self.kernel = kernel
+        self.mean = float(mean)
+        self.noise = noise
+        self.requested_jitter = jitter
+        self.jitter = None
+
+    def fit(self, X, y):
+        """Condition on training data; return ``self``.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, d) or (n,)
+            Training inputs.
+        y : array_like, shape (n,)
+            Training outputs (output units).
+
+        Raises
+        ------
+        ValueError
+            On shape mismatches, non-finite data, or a ``K + V`` that is not positive
+            definite even with jitter.
+        """
+        self.X = as_inputs(X)
+        self.y = as_finite_array(y, "y", ndim=1)
+        if len(self.y) != len(self.X):
+            raise ValueError(f"y has {len(self.y)} entries but X has {len(self.X)} rows")
+        covariance = self.kernel(self.X) + noise_matrix(self.noise, len(self.X))
+        self._L, self.jitter = cholesky_with_jitter(covariance, "K + V", self.requested_jitter)
+        self._alpha = linalg.cho_solve((self._L, True), self.y - self.mean)
+        return self
+
+    def predict(self, X_star, return_cov=False):
+        """Posterior mean and variance (or covariance) of f at ``X_star``.
+
+        Parameters
+        ----------
+        X_star : array_like, shape (m, d) or (m,)
+            Test inputs.
+        return_cov : bool
+            Return the full (m, m) covariance instead of the variances.
+
+        Returns
+        -------
+        mean : ndarray, shape (m,)
+            Posterior mean [TCB (1)].
+        var_or_cov : ndarray, shape (m,) or (m, m)
+            Posterior variance or covariance of f (noise-free) [TCB (2)].
+        """
+        X_star = as_inputs(X_star, "X_star")
+        K_sX = self.kernel(X_star, self.X)
+        mean = self.mean + K_sX @ self._alpha
+        B = linalg.solve_triangular(self._L, K_sX.T, lower=True)
+        if return_cov:
+            cov = self.kernel(X_star) - B.T @ B
+            return mean, 0.5 * (cov + cov.T)
+        variance = self.kernel.variance - np.sum(B * B, axis=0)
+        return mean, np.maximum(variance, 0.0)
+
+    def log_marginal_likelihood(self):
+        """Log marginal likelihood ``log N(y | beta 1, K + V)`` of the training data (nats)."""
+        n = len(self.y)
+        return float(
+            -0.5 * (self.y - self.mean) @ self._alpha
+            - np.sum(np.log(np.diag(self._L)))
+            - 0.5 * n * np.log(2 * np.pi)
+        )
+
+
+def constant_mean_variance_mle(correlation, y):
+    """Closed-form ML of the constant mean and output variance for a fixed correlation.
+
+    With ``cov(y) = sigma^2 R``: ``beta = 1^T R^{-1} y / 1^T R^{-1} 1`` and
+    ``sigma^2 = (y - beta)^T R^{-1} (y - beta) / n``.
+
+    Parameters
+    ----------
+    correlation : ndarray, shape (n, n)
+        Correlation matrix R (kernel / variance, plus any noise-to-signal ratio).
+    y : array_like, shape (n,)
+        Outputs.
+
+    Returns
+    -------
+    beta : float
+        ML constant mean (output units).
+    sigma2 : float
+        ML output variance (squared output units).
+    jitter : float
+        Jitter added to R to factorise it.
+
+    Raises
+    ------
+    ValueError
+        If R is not positive definite even with jitter, or y does not match R.
+
+    Notes
+    -----
+    Standard profile likelihood of universal kriging (Santner et al. 2003, §3.3), used
+    by [TCB] §5.1 for beta and sigma^2.
+    """
+    y = as_finite_array(y, "y", ndim=1)
+    if correlation.shape != (len(y), len(y)):
+        raise ValueError(f"correlation has shape {correlation.shape}, y has length {len(y)}")
+    L, jitter = cholesky_with_jitter(correlation, "correlation matrix")
+    ones = np.ones_like(y)
+    R_inv_1 = linalg.cho_solve((L, True), ones)
+    beta = float(R_inv_1 @ y / (R_inv_1 @ ones))
+    residual = y - beta
+    sigma2 = float(residual @ linalg.cho_solve((L, True), residual) / len(y))
+    return beta, sigma2, jitter
+
+
+def fit_mean_and_variance(X, y, kernel, zero_mean=False):
+    """Noiseless GP with the kernel's correlation fixed and beta, sigma^2 by ML.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d) or (n,)
+        Training inputs.
+    y : array_like, shape (n,)
+        Training outputs.
+    kernel : RBF or Exponential
+        Kernel whose correlation (length scales) is kept; its variance is replaced.
+    zero_mean : bool
+        Fix beta = 0 and fit only sigma^2 = y^T R^{-1} y / n ([TCB] Figure 7).
+
+    Returns
+    -------
+    GaussianProcess
+        Fitted to (X, y) with V = 0 (plus reported jitter).
+
+    Raises
+    ------
+    ValueError
+        As :func:`constant_mean_variance_mle`.
+    """
+    X = as_inputs(X)
+    y = as_finite_array(y, "y", ndim=1)
+    R = kernel.correlation(X)
+    if zero_mean:
+        L, _ = cholesky_with_jitter(R, "correlation matrix")
+        beta, sigma2 = 0.0, float(y @ linalg.cho_solve((L, True), y) / len(y))
+    else:
+        beta, sigma2, _ = constant_mean_variance_mle(R, y)
+    return GaussianProcess(kernel.with_variance(positive(sigma2, "fitted variance")), beta).fit(X, y)
+
+
+@dataclass(frozen=True)
+class MLFit:
+    """Result of :func:`fit_hyperparameters`: the fitted GP and its likelihood.
+
+    Attributes
+    ----------
+    gp : GaussianProcess
+        Fitted to the training data.
+    log_likelihood : float
+        Maximised log marginal likelihood (nats).
+    restarts : int
+        Number of optimiser starts.
+    """
+
+    gp: GaussianProcess
+    log_likelihood: float
+    restarts: int
+
+
+def _inverse_and_logdet(R):
+    """``R^{-1}`` and ``log det R`` of a positive definite matrix from its Cholesky factor.
+
+    The likelihood gradient needs the whole inverse (a trace term), which LAPACK's
+    ``potri`` forms from the Cholesky factor at a third of the cost of solving against
+    the identity.
+    """
+    L, _ = cholesky_with_jitter(R, "correlation matrix")
+    inverse, info = lapack.dpotri(L, lower=1)
+    if info != 0:
+        raise ValueError(f"correlation matrix inverse failed (LAPACK potri info {info})")
+    inverse = np.tril(inverse) + np.tril(inverse, -1).T
+    return inverse, 2.0 * np.sum(np.log(np.diag(L)))
+
+
+def _profile_nll(theta, D, y):
+    """Profiled negative log likelihood and its gradient.
+
+    ``theta`` holds the log length scales and the log noise-to-signal ratio
+    ``tau = sigma_n^2 / sigma^2``; ``D`` (d, n, n) holds the squared input differences
+    per dimension. beta and sigma^2 are profiled out in closed form, so by the envelope
+    theorem only R = C + tau I varies:
+    d nll = 1/2 tr((R^{-1} - a a^T / sigma^2) dR) with a = R^{-1} (y - beta 1).
+    """
+    inverse_l2, tau = np.exp(-2 * theta[:-1]), np.exp(theta[-1])
+    n = len(y)
+    C = np.exp(-0.5 * np.tensordot(inverse_l2, D, axes=1))
+    R_inv, logdet = _inverse_and_logdet(C + tau * np.eye(n))
+    beta = (R_inv @ y).sum() / R_inv.sum()
+    a = R_inv @ (y - beta)
+    sigma2 = (y - beta) @ a / n
+    nll = 0.5 * n * np.log(sigma2) + 0.5 * logdet
+    W = R_inv - np.outer(a, a) / sigma2
+    grad_l = 0.5 * inverse_l2 * (D.reshape(len(D), -1) @ (W * C).ravel())
+    grad_tau = 0.5 * np.trace(W) * tau
+    return nll, np.append(grad_l, grad_tau)
+
+
+def fit_hyperparameters(X, y, restarts=5, seed=None, noise_ratio_bounds=(1e-8, 1e2)):
+    """Full maximum-likelihood fit of a constant-mean GP with an ARD RBF kernel.
+
+    Fits beta, sigma^2, one length scale per input dimension and the noise variance
+    sigma_n^2 by maximising the log marginal likelihood. beta and sigma^2 are profiled
+    out in closed form; the length scales and the noise-to-signal ratio are optimised by
+    L-BFGS-B with analytic gradients from several starts, keeping the best.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d) or (n,)
+        Training inputs (any units; columns are rescaled internally by their standard
+        deviation, the result is in the original units).
+    y : array_like, shape (n,)
+        Training outputs.
+    restarts : int
+        Number of optimiser starts (the first from length scale = column std and
+        noise ratio 0.1, the others random, log-uniform).
+    seed : int or numpy.random.Generator, optional
+        Seeds the random starts.
+    noise_ratio_bounds : tuple of float
+        Bounds on sigma_n^2 / sigma^2.
+
+    Returns
+    -------
+    MLFit
+        The fitted GP (``gp.kernel`` an :class:`RBF`, ``gp.mean`` = beta,
+        ``gp.noise`` = sigma_n^2) and its log likelihood.
+
+    Raises
+    ------
+    ValueError
+        On non-finite or mismatched data, fewer than one restart, or when every
+        start fails.
+
+    Notes
+    -----
+    Type-II maximum likelihood (Rasmussen and Williams 2006, §5.4); [TCB] §5 fits the
+    same four hyperparameters for the census study and the Stationary baseline.
+    """
+    X = as_inputs(X)
+    y = as_finite_array(y, "y", ndim=1)
+    if len(y) != len(X):
+        raise ValueError(f"y has {len(y)} entries but X has {len(X)} rows")
+    if restarts < 1:
+        raise ValueError(f"restarts must be at least 1, got {restarts}")
+    scale = np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
+    D = np.ascontiguousarray(np.moveaxis(_squared_differences(X / scale, X / scale), 2, 0))
+    d = X.shape[1]
+    bounds = [(np.log(1e-2), np.log(1e2))] * d + [tuple(np.log(noise_ratio_bounds))]
+    rng = np.random.default_rng(seed)
+    starts = [np.append(np.zeros(d), np.log(0.1))] + [
+        np.append(rng.uniform(np.log(0.1), np.log(10.0), d), rng.uniform(np.log(1e-4), 0.0))
+        for _ in range(restarts - 1)
+    ]
+    best = None
+    for start in starts:
+        try:
+            result = optimize.minimize(_profile_nll, start, args=(D, y), jac=True,
+                                       method="L-BFGS-B", bounds=bounds)
+        except ValueError:
+            continue
+        if np.isfinite(result.fun) and (best is None or result.fun < best.fun):
+            best = result
+    if best is None:
+        raise ValueError("maximum-likelihood fit failed from every start")
+    lengthscale = np.exp(best.x[:-1]) * scale
+    tau = float(np.exp(best.x[-1]))
+    beta, sigma2, _ = constant_mean_variance_mle(RBF(lengthscale).correlation(X) + tau * np.eye(len(y)), y)
+    gp = GaussianProcess(RBF(lengthscale, sigma2), beta, noise=tau * sigma2).fit(X, y)
+    return MLFit(gp=gp, log_likelihood=gp.log_marginal_likelihood(), restarts=restarts)

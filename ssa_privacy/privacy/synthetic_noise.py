@@ -1,0 +1,509 @@
+"""Privacy-aware GP regression: the optimal synthetic-noise covariance and its release [TCB].
+
+A data owner releases ``W = Y + Z`` with ``Z ~ N(0, Sigma)``. A curious user who knows
+the GP prior and the mechanism must keep a posterior covariance of ``f(S)`` at the
+sensitive inputs ``S`` of at least ``K_SS - Delta``:
+
+    Delta - K_{S,X} (K_{X,X} + V + Sigma)^{-1} K_{X,S} >= 0              [TCB (5)]
+
+The cheapest such noise (minimum trace) is unique and explicit:
+
+    Sigma_opt = (K_{X,S} Delta^{-1} K_{S,X} - K_{X,X} - V)^+            [TCB (8)]
+
+where ``A^+`` is the positive semi-definite part. With ``Delta = H_{S,S}`` for a kernel
+``H = alpha K`` (0 < alpha < 1) the guarantee reads: posterior covariance at S >=
+``(1 - alpha) K_SS`` [TCB §4.2, (11)].
+
+Because ``K_{X,S} Delta^{-1} K_{S,X}`` has rank at most ``|S|`` and ``K + V`` is positive
+definite, the matrix in (8) has at most ``|S|`` positive eigenvalues (Sylvester's law of
+inertia), so only those eigenpairs are computed when ``|S|`` is small (SPEC §3).
+"""
+
+from dataclasses import dataclass
+
+import cvxpy as cp
+import numpy as np
+from scipy import linalg
+
+from ssa_privacy._validation import (
+    as_finite_array,
+    as_matrix,
+    open_interval,
+    pd_cholesky,
+    psd_matrix,
+    symmetric_matrix,
+)
+from ssa_privacy.gp import GaussianProcess, cholesky_with_jitter, noise_matrix
+
+#: Use the subset eigensolver when |S| <= PARTIAL_EIGENSOLVE_FRACTION * n.
+PARTIAL_EIGENSOLVE_FRACTION = 0.25
+
+
+@dataclass(frozen=True)
+class PSDPart:
+    """Positive semi-definite part ``A^+ = U diag(eigenvalues) U^T`` in factored form.
+
+    Attributes
+    ----------
+    eigenvalues : ndarray, shape (r,)
+        The positive eigenvalues of A.
+    eigenvectors : ndarray, shape (n, r)
+        The matching orthonormal eigenvectors.
+    method : str
+        ``"partial"`` (subset eigensolver) or ``"dense"`` (full decomposition).
+    """
+
+    eigenvalues: np.ndarray
+    eigenvectors: np.ndarray
+    method: str
+
+    @property
+    def rank(self):
+        """Number of positive eigenvalues kept."""
+        return len(self.eigenvalues)
+
+    @property
+    def trace(self):
+        """Trace of ``A^+`` (sum of the positive eigenvalues)."""
+        return float(np.sum(self.eigenvalues))
+
+    def matrix(self):
+        """Return ``A^+`` as a dense symmetric (n, n) array."""
+        U = self.eigenvectors
+        dense = (U * self.eigenvalues) @ U.T
+        return 0.5 * (dense + dense.T)
+
+
+def psd_part(A, rank_bound=None):
+    """Positive semi-definite part of a symmetric matrix, in factored form.
+
+    Parameters
+    ----------
+    A : array_like, shape (n, n)
+        Symmetric matrix.
+    rank_bound : int, optional
+        Known upper bound on the number of positive eigenvalues. When it is at most
+        ``PARTIAL_EIGENSOLVE_FRACTION * n``, LAPACK's subset eigensolver computes only
+        the eigenpairs in ``(0, inf)``; otherwise a dense decomposition is used.
+
+    Returns
+    -------
+    PSDPart
+        Positive eigenvalues and eigenvectors of A.
+
+    Raises
+    ------
+    ValueError
+        If A is not square, symmetric and finite.
+
+    Notes
+    -----
+    [TCB] §4.1 (the PSD part via the spectral decomposition) and Theorem 1.
+    """
+    A = symmetric_matrix(A, "A")
+    n = len(A)
+    if rank_bound is not None and rank_bound <= PARTIAL_EIGENSOLVE_FRACTION * n:
+        eigenvalues, eigenvectors = linalg.eigh(A, subset_by_value=[0.0, np.inf], driver="evr")
+        method = "partial"
+    else:
+        eigenvalues, eigenvectors = np.linalg.eigh(A)
+        method = "dense"
+    keep = eigenvalues > 0
+    return PSDPart(eigenvalues[keep], eigenvectors[:, keep], method)
+
+
+def _validated_problem(K_XX, K_XS, Delta, V):
+    """Check the inputs of (8) and return (K_XX, K_XS, Cholesky of Delta, V) as arrays."""
+    K_XX = psd_matrix(K_XX, "K_XX")
+    n = len(K_XX)
+    K_XS = as_matrix(K_XS, "K_XS", shape=(n, None))
+    L_Delta = pd_cholesky(Delta, "Delta", size=K_XS.shape[1])
+    return K_XX, K_XS, L_Delta, noise_matrix(V, n, "V")
+
+
+def kernel_gram_G(K_XS, Delta):
+    """The matrix ``G(S) = K_{X,S} Delta^{-1} K_{S,X}`` by Cholesky.
+
+    Parameters
+    ----------
+    K_XS : array_like, shape (n, s)
+        Prior covariance between training inputs X and sensitive inputs S.
+    Delta : array_like, shape (s, s)
+        Positive definite tolerance matrix (``H_{S,S}`` in the kernel form).
+
+    Returns
+    -------
+    ndarray, shape (n, n)
+        G(S), symmetric positive semi-definite, rank <= s.
+
+    Raises
+    ------
+    ValueError
+        If Delta is not symmetric positive definite or the shapes do not match.
+
+    Notes
+    -----
+    [TCB] (10)-(11): with ``Delta = H_{S,S}``, ``G(S)_{ij}`` is the inner product of
+    ``K(., x_i)`` and ``K(., x_j)`` in the RKHS of H on S.
+    """
+    K_XS = as_matrix(K_XS, "K_XS")
+    L_Delta = pd_cholesky(Delta, "Delta", size=K_XS.shape[1])
+    return _gram(K_XS, L_Delta)
+
+
+def _gram(K_XS, L_Delta):
+    B = linalg.solve_triangular(L_Delta, K_XS.T, lower=True)
+    return B.T @ B
+
+
+def optimal_noise_factor(K_XX, K_XS, Delta, V=None):
+    """Sigma_opt of (8) in factored form (positive eigenpairs only).
+
+    Parameters and errors as :func:`optimal_noise_covariance`.
+
+    Returns
+    -------
+    PSDPart
+        ``Sigma_opt = U diag(lambda) U^T`` with rank <= s.
+    """
+    K_XX, K_XS, L_Delta, V = _validated_problem(K_XX, K_XS, Delta, V)
+    return psd_part(_gram(K_XS, L_Delta) - K_XX - V, rank_bound=K_XS.shape[1])
+
+
+def optimal_noise_covariance(K_XX, K_XS, Delta, V=None):
+    """Minimum-trace synthetic-noise covariance that keeps the privacy constraint (5).
+
+    Parameters
+    ----------
+    K_XX : array_like, shape (n, n)
+        Prior covariance of f at the training inputs (symmetric PSD, output units^2).
+    K_XS : array_like, shape (n, s)
+        Prior covariance between training inputs and the s sensitive inputs.
+    Delta : array_like, shape (s, s)
+        Largest allowed reduction of the covariance of f(S) (symmetric positive
+        definite): the user's posterior covariance at S stays >= ``K_SS - Delta``.
+    V : float or array_like, shape (n, n), optional
+        Covariance of the observation noise already in the data (a scalar means a
+        variance times the identity); ``None`` means noiseless data.
+
+    Returns
+    -------
+    ndarray, shape (n, n)
+        ``Sigma_opt = (K_XS Delta^{-1} K_SX - K_XX - V)^+``, symmetric PSD, rank <= s.
+
+    Raises
+    ------
+    ValueError
+        On non-finite input, wrong shapes, a non-symmetric or indefinite K_XX or V, or
+        a Delta that is not positive definite.
+
+    Notes
+    -----
+    [TCB] equation (8), the unique optimum of the SDP (7) (Theorem 1). Only the
+    positive eigenpairs are computed when s is much smaller than n (SPEC §3).
+    """
+    return optimal_noise_factor(K_XX, K_XS, Delta, V).matrix()
+
+
+def uniform_noise_covariance(K_XX, alpha, V=None):
+    """The uniformly privacy-aware covariance ``(K_XX / alpha - K_XX - V)^+``.
+
+    Parameters
+    ----------
+    K_XX : array_like, shape (n, n)
+        Prior covariance at the training inputs (symmetric PSD).
+    alpha : float
+        Privacy level in (0, 1): ``H = alpha K``; the posterior covariance of f stays
+        >= ``(1 - alpha) K`` at every input. Smaller alpha is stronger privacy.
+    V : float or array_like, shape (n, n), optional
+        Observation-noise covariance; ``None`` for noiseless data.
+
+    Returns
+    -------
+    ndarray, shape (n, n)
+        The covariance, symmetric PSD.
+
+    Raises
+    ------
+    ValueError
+        If alpha is outside (0, 1) or K_XX, V are invalid.
+
+    Notes
+    -----
+    [TCB] §4.2: with ``H = alpha K``, ``G(R^d) = K_XX / alpha``, and (11) gives the
+    solution that protects every input location.
+    """
+    alpha = open_interval(alpha, "alpha")
+    K_XX = psd_matrix(K_XX, "K_XX")
+    return psd_part(K_XX / alpha - K_XX - noise_matrix(V, len(K_XX), "V")).matrix()
+
+
+def region_noise_factor(kernel, X, S0, alpha, V=None):
+    """Sigma_opt for a sensitive region approximated by a dense finite subset S0.
+
+    Parameters
+    ----------
+    kernel : callable
+        Prior kernel K (e.g. :class:`ssa_privacy.gp.RBF`), ``kernel(A, B)`` -> (nA, nB).
+    X : array_like, shape (n, d) or (n,)
+        Training inputs.
+    S0 : array_like, shape (s, d) or (s,)
+        Dense finite subset of the sensitive region.
+    alpha : float
+        Privacy level in (0, 1), ``H = alpha K``.
+    V : float or array_like, shape (n, n), optional
+        Observation-noise covariance.
+
+    Returns
+    -------
+    PSDPart
+        Factored ``(G(S0) - K_XX - V)^+``.
+
+    Raises
+    ------
+    ValueError
+        If alpha is outside (0, 1), ``K_{S0,S0}`` is not positive definite (points too
+        close for the kernel: thin S0), or the inputs are invalid.
+
+    Notes
+    -----
+    [TCB] (11) with ``H = alpha K`` and Theorem 3 (G(S0) -> G(S) as S0 fills S).
+    """
+    alpha = open_interval(alpha, "alpha")
+    return optimal_noise_factor(kernel(X), kernel(X, S0), alpha * kernel(S0), V)
+
+
+def diagonal_noise_covariance(K_XX, K_XS, Delta, V=None):
+    """Minimum-trace diagonal noise covariance meeting constraint (5), by an SDP.
+
+    Parameters
+    ----------
+    K_XX, K_XS, Delta, V
+        As in :func:`optimal_noise_covariance`.
+
+    Returns
+    -------
+    ndarray, shape (n, n)
+        ``diag(d)`` with ``d >= 0`` minimising ``sum(d)`` subject to
+        ``diag(d) + K_XX + V - K_XS Delta^{-1} K_SX >= 0``.
+
+    Raises
+    ------
+    ValueError
+        On invalid input (as :func:`optimal_noise_covariance`).
+    RuntimeError
+        If the Clarabel solver does not report an optimal solution, or the returned
+        matrix violates the constraint beyond a relative tolerance of 1e-6.
+
+    Notes
+    -----
+    [TCB] §4.1, Example 1: the SDP (7) with the extra constraint "Sigma diagonal";
+    it has no closed form. Solved with cvxpy and Clarabel.
+    """
+    K_XX, K_XS, L_Delta, V = _validated_problem(K_XX, K_XS, Delta, V)
+    B = _gram(K_XS, L_Delta) - K_XX - V
+    B = 0.5 * (B + B.T)
+    d = cp.Variable(len(B), nonneg=True)
+    problem = cp.Problem(cp.Minimize(cp.sum(d)), [cp.diag(d) - B >> 0])
+    problem.solve(solver="CLARABEL")
+    if problem.status != cp.OPTIMAL:
+        raise RuntimeError(f"diagonal-noise SDP not solved: status {problem.status}")
+    variances = np.maximum(d.value, 0.0)
+    slack = np.linalg.eigvalsh(np.diag(variances) - B)[0]
+    scale = max(np.max(np.abs(B)), 1.0)
+    if slack < -1e-6 * scale:
+        raise RuntimeError(f"diagonal-noise SDP answer violates the constraint by {slack:.3g}")
+    return np.diag(variances)
+
+
+def sample_synthetic_noise(factor, size=None, seed=None):
+    """Draw ``Z ~ N(0, Sigma)`` from a factored PSD covariance.
+
+    Parameters
+    ----------
+    factor : PSDPart
+        Sigma in factored form (e.g. from :func:`optimal_noise_factor`).
+    size : int, optional
+        Number of independent draws; ``None`` for one draw of shape (n,).
+    seed : int or numpy.random.Generator, optional
+        Randomness; by default fresh operating-system entropy (a release must not be
+        reproducible by others).
+
+    Returns
+    -------
+    ndarray, shape (n,) or (size, n)
+        ``Z = U (sqrt(lambda) * omega)`` with omega standard normal.
+
+    Notes
+    -----
+    [TCB] §4.1, steps 1-3 of the sampling procedure.
+    """
+    rng = np.random.default_rng(seed)
+    shape = (factor.rank,) if size is None else (size, factor.rank)
+    omega = rng.standard_normal(shape)
+    return (np.sqrt(factor.eigenvalues) * omega) @ factor.eigenvectors.T
+
+
+def privacy_certificate(K_XX, K_XS, Delta, Sigma, V=None):
+    """Smallest eigenvalue of (posterior covariance at S) - (K_SS - Delta).
+
+    The release is private in the sense of [TCB] (5) exactly when this is >= 0. It
+    equals ``lambda_min(Delta - K_SX (K_XX + V + Sigma)^{-1} K_XS)``.
+
+    Parameters
+    ----------
+    K_XX, K_XS, Delta, V
+        As in :func:`optimal_noise_covariance`.
+    Sigma : array_like, shape (n, n) or PSDPart
+        Covariance of the synthetic noise added to the data.
+
+    Returns
+    -------
+    float
+        The certificate (output units^2); non-negative up to round-off for a valid
+        design.
+
+    Raises
+    ------
+    ValueError
+        On invalid input, or a ``K_XX + V + Sigma`` that is not positive definite.
+
+    Notes
+    -----
+    [TCB] constraint (5); computed with a Cholesky factor (no jitter: a jitter would
+    make the certificate optimistic).
+    """
+    K_XX, K_XS, L_Delta, V = _validated_problem(K_XX, K_XS, Delta, V)
+    Sigma = Sigma.matrix() if isinstance(Sigma, PSDPart) else psd_matrix(Sigma, "Sigma", len(K_XX))
+    L, _ = cholesky_with_jitter(K_XX + V + Sigma, "K_XX + V + Sigma", jitter=0.0)
+    B = linalg.solve_triangular(L, K_XS, lower=True)
+    Delta = L_Delta @ L_Delta.T
+    return float(np.linalg.eigvalsh(Delta - B.T @ B)[0])
+
+
+def release(y, factor, seed=None):
+    """The released data ``W = Y + Z`` with ``Z ~ N(0, Sigma)``.
+
+    Parameters
+    ----------
+    y : array_like, shape (n,)
+        The owner's outputs.
+    factor : PSDPart
+        Sigma in factored form.
+    seed : int or numpy.random.Generator, optional
+        Randomness; fresh entropy by default.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        W.
+
+    Raises
+    ------
+    ValueError
+        If y is non-finite or does not match Sigma.
+
+    Notes
+    -----
+    [TCB] §4.1, the mechanism ``W = Y + Z``.
+    """
+    y = as_finite_array(y, "y", ndim=1)
+    if len(y) != factor.eigenvectors.shape[0]:
+        raise ValueError(f"y has {len(y)} entries but Sigma is {factor.eigenvectors.shape[0]}x"
+                         f"{factor.eigenvectors.shape[0]}")
+    return y + sample_synthetic_noise(factor, seed=seed)
+
+
+@dataclass(frozen=True)
+class ObfuscationResult:
+    """One privacy-aware release.
+
+    Attributes
+    ----------
+    W : ndarray, shape (n,)
+        Released outputs.
+    Sigma : PSDPart
+        Synthetic-noise covariance, factored.
+    certificate : float
+        :func:`privacy_certificate` of the release (>= 0 up to round-off).
+    """
+
+    W: np.ndarray
+    Sigma: PSDPart
+    certificate: float
+
+
+def obfuscate(kernel, X, y, S0, alpha, V=None, seed=None):
+    """Design Sigma_opt for a sensitive region, release ``W = Y + Z`` and certify it.
+
+    Parameters
+    ----------
+    kernel : callable
+        Prior kernel K.
+    X : array_like, shape (n, d) or (n,)
+        Training inputs.
+    y : array_like, shape (n,)
+        Training outputs, centred or not (the mechanism adds zero-mean noise).
+    S0 : array_like, shape (s, d) or (s,)
+        Dense finite subset of the sensitive region.
+    alpha : float
+        Privacy level in (0, 1) (``H = alpha K``; smaller is stronger).
+    V : float or array_like, shape (n, n), optional
+        Observation-noise covariance.
+    seed : int or numpy.random.Generator, optional
+        Randomness of the release; fresh entropy by default.
+
+    Returns
+    -------
+    ObfuscationResult
+
+    Raises
+    ------
+    ValueError
+        As :func:`region_noise_factor` and :func:`release`.
+
+    Notes
+    -----
+    [TCB] §4.2, (11) with Theorem 3, then the sampling steps of §4.1.
+    """
+    alpha = open_interval(alpha, "alpha")
+    K_XX, K_XS, Delta = kernel(X), kernel(X, S0), alpha * kernel(S0)
+    factor = optimal_noise_factor(K_XX, K_XS, Delta, V)
+    W = release(y, factor, seed=seed)
+    return ObfuscationResult(W=W, Sigma=factor,
+                             certificate=privacy_certificate(K_XX, K_XS, Delta, factor, V))
+
+
+def privacy_aware_gp(gp, X, W, Sigma):
+    """The user's GP posterior given a release: the same prior, noise ``V + Sigma``.
+
+    Parameters
+    ----------
+    gp : ssa_privacy.gp.GaussianProcess
+        The owner's model (kernel, constant mean, observation noise V), as known to
+        the user.
+    X : array_like, shape (n, d) or (n,)
+        Released inputs.
+    W : array_like, shape (n,)
+        Released outputs ``Y + Z``.
+    Sigma : PSDPart or array_like, shape (n, n)
+        Covariance of the synthetic noise Z.
+
+    Returns
+    -------
+    ssa_privacy.gp.GaussianProcess
+        Fitted to (X, W); its ``predict`` gives the privacy-aware mean and covariance.
+
+    Raises
+    ------
+    ValueError
+        On shape mismatches or a ``K + V + Sigma`` that does not factorise.
+
+    Notes
+    -----
+    [TCB] §4: (1)-(2) with V replaced by ``V + Sigma``; its covariance at S satisfies
+    (5).
+    """
+    Sigma = Sigma.matrix() if isinstance(Sigma, PSDPart) else psd_matrix(Sigma, "Sigma")
+    noise = noise_matrix(gp.noise, len(Sigma)) + Sigma
+    return GaussianProcess(gp.kernel, gp.mean, noise).fit(X, W)

@@ -1,0 +1,118 @@
+"""Figures and the trajectory table of the satellite study ([TCB] Figures 2-5 and 7)."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from ssa_privacy.studies._common import METHOD_COLOURS as COLOURS  # noqa: E402
+from ssa_privacy.studies._common import band  # noqa: E402
+
+LABELS = (r"$r / R_e$", r"$\dot r / (R_e / T_{orb})$", r"$\theta$ (rad)", r"$\dot\theta$ (rad / $T_{orb}$)")
+#: Percentiles of the 96% empirical band of Figures 4-5 (the paper's 2%-98%).
+BAND_PERCENTILES = (2.0, 98.0)
+
+
+def trajectory_rows(design):
+    """Rows of ``trajectory.csv``: time, the four normalized states, is_private."""
+    names = ("r", "r_dot", "theta", "theta_dot")
+    return [{"time": t, **dict(zip(names, state)), "is_private": int(p)}
+            for t, state, p in zip(design.t, design.states, design.private_dense)]
+
+
+def _grid(rows, columns, title):
+    figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 2.6 * rows),
+                                squeeze=False, sharex=True)
+    figure.suptitle(title)
+    for axis in axes[-1]:
+        axis.set_xlabel(r"$t / T_{orb}$")
+    return figure, axes
+
+
+def _truth(axis, design, c):
+    axis.plot(design.t, design.states[:, c], color=COLOURS["truth"], lw=1, label="truth")
+    private = np.where(design.private_dense, design.states[:, c], np.nan)
+    axis.plot(design.t, private, color=COLOURS["private"], lw=1.5, label="private segment")
+
+
+def _decorate(axes, alphas):
+    """Column titles (alpha), row labels (outputs) and one legend."""
+    for axis, alpha in zip(axes[0], alphas):
+        axis.set_title(rf"$\alpha$ = {alpha}", fontsize=9)
+    for axis, label in zip(axes[:, 0], LABELS):
+        axis.set_ylabel(label, fontsize=8)
+    axes[0, 0].legend(loc="best", fontsize=6)
+
+
+def figure_trajectory(design):
+    """Figure 2: the four state components, the private segment in red."""
+    figure, axes = _grid(4, 1, "Planar J2 trajectory (normalized units)")
+    for c, axis in enumerate(axes[:, 0]):
+        _truth(axis, design, c)
+        axis.set_ylabel(LABELS[c])
+    axes[0, 0].legend(loc="best", fontsize=7)
+    return figure
+
+
+def figure_privacy_aware(design, rep, alphas, dropout=None, title="Privacy-aware GP"):
+    """Figure 3 (and 7): truth, release, privacy-aware GP with 95% band, baselines."""
+    figure, axes = _grid(4, len(alphas), title)
+    for j, alpha in enumerate(alphas):
+        for c in range(4):
+            axis = axes[c, j]
+            _truth(axis, design, c)
+            axis.plot(design.X, rep["W"][alpha, c], ".", color=COLOURS["released"], ms=3, label="released W")
+            band(axis, design.t, rep["pa_mean"][alpha, c], 1.96 * np.sqrt(rep["pa_var"][alpha, c]),
+                 COLOURS["privacy-aware"], "privacy-aware (95%)")
+            if dropout is not None:
+                axis.plot(design.t, dropout[c], "--", color=COLOURS["dropout"], label="Dropout")
+            if rep["stationary"]:
+                axis.plot(design.t, rep["stationary"][alpha, c], "--", color=COLOURS["stationary"],
+                          label="Stationary")
+    _decorate(axes, alphas)
+    return figure
+
+
+def figure_replications(design, reps, alphas):
+    """Figure 4: replication mean of the privacy-aware mean with a 96% band, and the non-private GP."""
+    figure, axes = _grid(4, len(alphas), f"Privacy-aware GP over {len(reps)} replications")
+    for j, alpha in enumerate(alphas):
+        for c in range(4):
+            axis = axes[c, j]
+            means = np.array([r["pa_mean"][alpha, c] for r in reps])
+            low, high = np.percentile(means, BAND_PERCENTILES, axis=0)
+            axis.plot(design.t, means.mean(axis=0), color=COLOURS["privacy-aware"], label="privacy-aware mean")
+            axis.fill_between(design.t, low, high, color=COLOURS["privacy-aware"], alpha=0.25, lw=0,
+                              label="96% empirical band")
+            np_mean, np_var = design.gps[c].predict(design.t)
+            band(axis, design.t, np_mean, 1.96 * np.sqrt(np_var), COLOURS["non-private"], "non-private (95%)", 0.15)
+    _decorate(axes, alphas)
+    return figure
+
+
+def figure_squared_error(design, reps, alphas):
+    """Figure 5: mean over replications of (privacy-aware mean - non-private mean)^2, 96% band."""
+    figure, axes = _grid(4, len(alphas), "Squared difference to the non-private GP")
+    for j, alpha in enumerate(alphas):
+        for c in range(4):
+            axis = axes[c, j]
+            np_mean = design.gps[c].predict(design.t)[0]
+            squared = np.array([(r["pa_mean"][alpha, c] - np_mean) ** 2 for r in reps])
+            low, high = np.percentile(squared, BAND_PERCENTILES, axis=0)
+            axis.plot(design.t, squared.mean(axis=0), color=COLOURS["privacy-aware"], label="mean")
+            axis.fill_between(design.t, low, high, color=COLOURS["privacy-aware"], alpha=0.25, lw=0,
+                              label="96% empirical band")
+    _decorate(axes, alphas)
+    return figure
+
+
+def write_all(output, design, reps, dropout, zero_design, zero_rep, alphas):
+    """Write Figures 2, 3, 4, 5 and 7 as PNG and PDF."""
+    output.save_figure(figure_trajectory(design), "figure2_trajectory")
+    output.save_figure(figure_privacy_aware(design, reps[0], alphas, dropout), "figure3_privacy_aware")
+    output.save_figure(figure_replications(design, reps, alphas), "figure4_replications")
+    output.save_figure(figure_squared_error(design, reps, alphas), "figure5_squared_difference")
+    output.save_figure(figure_privacy_aware(zero_design, zero_rep, alphas,
+                                            title="Privacy-aware GP with zero prior mean"),
+                       "figure7_zero_mean")
