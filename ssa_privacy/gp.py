@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import linalg, optimize
 from scipy.linalg import lapack
+from scipy.spatial import distance
 
 from ssa_privacy._validation import as_finite_array, positive, psd_matrix
 
@@ -94,7 +95,7 @@ class RBF:
         A = as_inputs(A, "A")
         B = A if B is None else as_inputs(B, "B")
         scales = np.broadcast_to(np.atleast_1d(self.lengthscale), (A.shape[1],))
-        return np.exp(-0.5 * np.sum(_squared_differences(A / scales, B / scales), axis=2))
+        return np.exp(-0.5 * distance.cdist(A / scales, B / scales, "sqeuclidean"))
 
     def __call__(self, A, B=None):
         """Return the kernel matrix K_{A,B}, shape (nA, nB)."""
@@ -124,8 +125,7 @@ class Exponential:
         A = as_inputs(A, "A")
         B = A if B is None else as_inputs(B, "B")
         scales = np.broadcast_to(np.atleast_1d(self.lengthscale), (A.shape[1],))
-        distance = np.sqrt(np.sum(_squared_differences(A / scales, B / scales), axis=2))
-        return np.exp(-distance)
+        return np.exp(-distance.cdist(A / scales, B / scales, "euclidean"))
 
     __call__ = RBF.__call__
 
@@ -426,7 +426,7 @@ def _profile_nll(theta, D, y):
     return nll, np.append(grad_l, grad_tau)
 
 
-def fit_hyperparameters(X, y, restarts=5, seed=None, noise_ratio_bounds=(1e-8, 1e2)):
+def fit_hyperparameters(X, y, restarts=5, seed=None, noise_ratio_bounds=(1e-8, 1e2), initial=None):
     """Full maximum-likelihood fit of a constant-mean GP with an ARD RBF kernel.
 
     Fits beta, sigma^2, one length scale per input dimension and the noise variance
@@ -448,6 +448,9 @@ def fit_hyperparameters(X, y, restarts=5, seed=None, noise_ratio_bounds=(1e-8, 1
         Seeds the random starts.
     noise_ratio_bounds : tuple of float
         Bounds on sigma_n^2 / sigma^2.
+    initial : GaussianProcess, optional
+        A model with an :class:`RBF` kernel and scalar noise whose length scales and
+        noise-to-signal ratio replace the first start.
 
     Returns
     -------
@@ -477,7 +480,10 @@ def fit_hyperparameters(X, y, restarts=5, seed=None, noise_ratio_bounds=(1e-8, 1
     d = X.shape[1]
     bounds = [(np.log(1e-2), np.log(1e2))] * d + [tuple(np.log(noise_ratio_bounds))]
     rng = np.random.default_rng(seed)
-    starts = [np.append(np.zeros(d), np.log(0.1))] + [
+    first = (np.append(np.zeros(d), np.log(0.1)) if initial is None else np.append(
+        np.log(np.broadcast_to(initial.kernel.lengthscale, (d,)) / scale),
+        np.log(max(initial.noise / initial.kernel.variance, noise_ratio_bounds[0]))))
+    starts = [np.clip(first, *np.array(bounds).T)] + [
         np.append(rng.uniform(np.log(0.1), np.log(10.0), d), rng.uniform(np.log(1e-4), 0.0))
         for _ in range(restarts - 1)
     ]
