@@ -351,7 +351,8 @@ def fit_mean_and_variance(X, y, kernel, zero_mean=False):
     Returns
     -------
     GaussianProcess
-        Fitted to (X, y) with V = 0 (plus reported jitter).
+        Fitted to (X, y) with V = 0; if R needed a jitter, the same jitter (times
+        sigma^2) is added to K and reported in ``jitter``.
 
     Raises
     ------
@@ -362,11 +363,13 @@ def fit_mean_and_variance(X, y, kernel, zero_mean=False):
     y = as_finite_array(y, "y", ndim=1)
     R = kernel.correlation(X)
     if zero_mean:
-        L, _ = cholesky_with_jitter(R, "correlation matrix")
+        L, jitter = cholesky_with_jitter(R, "correlation matrix")
         beta, sigma2 = 0.0, float(y @ linalg.cho_solve((L, True), y) / len(y))
     else:
-        beta, sigma2, _ = constant_mean_variance_mle(R, y)
-    return GaussianProcess(kernel.with_variance(positive(sigma2, "fitted variance")), beta).fit(X, y)
+        beta, sigma2, jitter = constant_mean_variance_mle(R, y)
+    kernel = kernel.with_variance(positive(sigma2, "fitted variance"))
+    # The same (relative) jitter as the fit of R, so that model and fit agree.
+    return GaussianProcess(kernel, beta, jitter=sigma2 * jitter if jitter else None).fit(X, y)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,199 @@
+"""Privacy-aware GP regression [TCB]: the optimal noise, its release and its guarantee."""
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ssa_privacy.gp import RBF, GaussianProcess
+from ssa_privacy.privacy import (
+    diagonal_noise_covariance,
+    obfuscate,
+    optimal_noise_covariance,
+    optimal_noise_factor,
+    privacy_aware_gp,
+    privacy_certificate,
+    psd_part,
+    region_noise_factor,
+    sample_synthetic_noise,
+    uniform_noise_covariance,
+)
+
+#: Certificates of valid designs must be non-negative up to this round-off.
+CERTIFICATE_TOLERANCE = 1e-8
+
+
+def random_instance(seed, n_max=30):
+    """A random, well-posed design problem (K_XX, K_XS, Delta, V) with Sigma_opt != 0.
+
+    Delta = alpha K_SS + a ridge (any positive definite Delta is allowed by (5)), and
+    the observation noise V keeps K_XX + V well conditioned.
+    """
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(4, n_max + 1)), int(rng.integers(1, 3))
+    X = rng.uniform(0, 1, (n, d))
+    variance = rng.uniform(0.5, 2.0)
+    kernel = RBF(lengthscale=rng.uniform(0.15, 0.4, d), variance=variance)
+    S = X[rng.choice(n, int(rng.integers(1, max(2, n // 3) + 1)), replace=False)]
+    alpha = rng.uniform(0.05, 0.8)
+    Delta = alpha * kernel(S) + 0.05 * alpha * variance * np.eye(len(S))
+    V = rng.uniform(1e-3, 0.05) * variance
+    return kernel(X), kernel(X, S), Delta, V, alpha
+
+
+def sdp_minimum_trace(K_XX, K_XS, Delta, V):
+    """Independent solve of the SDP (7) of [TCB] with cvxpy and Clarabel."""
+    n = len(K_XX)
+    B = K_XS @ np.linalg.solve(Delta, K_XS.T) - K_XX - V * np.eye(n)
+    Sigma = cp.Variable((n, n), PSD=True)
+    problem = cp.Problem(cp.Minimize(cp.trace(Sigma)), [Sigma - 0.5 * (B + B.T) >> 0])
+    problem.solve(solver="CLARABEL")
+    assert problem.status == cp.OPTIMAL
+    return Sigma.value
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_closed_form_equals_independent_sdp_solve(seed):
+    K_XX, K_XS, Delta, V, _ = random_instance(seed)
+    closed_form = optimal_noise_covariance(K_XX, K_XS, Delta, V)
+    solved = sdp_minimum_trace(K_XX, K_XS, Delta, V)
+    assert np.trace(closed_form) > 0
+    assert abs(np.trace(closed_form) - np.trace(solved)) / np.trace(closed_form) < 1e-6
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_optimal_release_is_certified_and_the_constraint_binds(seed):
+    K_XX, K_XS, Delta, V, _ = random_instance(seed)
+    Sigma = optimal_noise_covariance(K_XX, K_XS, Delta, V)
+    certificate = privacy_certificate(K_XX, K_XS, Delta, Sigma, V)
+    scale = np.linalg.norm(Delta, 2)
+    assert certificate >= -CERTIFICATE_TOLERANCE * scale
+    # Minimum trace: any less noise breaks the guarantee, so the constraint is active.
+    assert certificate <= 1e-7 * scale
+    assert privacy_certificate(K_XX, K_XS, Delta, 0.9 * Sigma, V) < -CERTIFICATE_TOLERANCE * scale
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_noise_eigenvalues_decrease_as_alpha_grows(seed):
+    """G/alpha - K - V decreases in alpha, so by Weyl every ordered eigenvalue of its PSD
+    part, and the trace, decrease too (the PSD part itself need not be Loewner-monotone)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, (12, 1))
+    kernel = RBF(0.3)
+    low, high = np.sort(rng.uniform(0.05, 0.95, 2))
+    strong = np.linalg.eigvalsh(region_noise_factor(kernel, X, X[:4], low).matrix())
+    weak = np.linalg.eigvalsh(region_noise_factor(kernel, X, X[:4], high).matrix())
+    assert np.all(strong >= weak - 1e-9 * strong.max())
+    assert strong.sum() > weak.sum()
+
+
+def test_partial_eigensolver_agrees_with_dense():
+    rng = np.random.default_rng(3)
+    n, s = 200, 7
+    B = rng.normal(size=(s, n))
+    M = rng.normal(size=(n, n))
+    A = B.T @ B - (M @ M.T / n + np.eye(n))
+    partial, dense = psd_part(A, rank_bound=s), psd_part(A)
+    assert partial.method == "partial" and dense.method == "dense"
+    assert partial.rank == dense.rank <= s
+    np.testing.assert_allclose(partial.matrix(), dense.matrix(), atol=1e-10 * np.abs(A).max())
+    eigenvalues, vectors = np.linalg.eigh(A)
+    reference = (vectors * np.maximum(eigenvalues, 0)) @ vectors.T
+    np.testing.assert_allclose(dense.matrix(), reference, atol=1e-10 * np.abs(A).max())
+
+
+@pytest.mark.parametrize("V", [None, 0.01])
+def test_kernel_form_with_S_equal_to_X_is_the_uniform_solution(V):
+    X = np.linspace(0, 1, 8)
+    kernel, alpha = RBF(0.3), 0.4
+    K = kernel(X)
+    kernel_form = region_noise_factor(kernel, X, X, alpha, V).matrix()
+    eigenvalues, vectors = np.linalg.eigh(K / alpha - K - (0.0 if V is None else V) * np.eye(8))
+    projected = (vectors * np.maximum(eigenvalues, 0)) @ vectors.T
+    np.testing.assert_allclose(kernel_form, projected, atol=1e-9)
+    np.testing.assert_allclose(uniform_noise_covariance(K, alpha, V), projected, atol=1e-9)
+
+
+def test_posterior_variance_at_S_is_one_minus_alpha_of_the_prior():
+    """Noiseless white-noise prior: the guarantee holds with equality at every private point."""
+    X = np.linspace(0, 3, 61)
+    kernel = RBF(1 / 400, variance=2.0)
+    private = (X >= 1) & (X <= 2)
+    for alpha in (0.1, 0.5, 0.9):
+        factor = region_noise_factor(kernel, X, X[private], alpha)
+        gp = privacy_aware_gp(GaussianProcess(kernel), X, np.zeros(61), factor)
+        variance = gp.predict(X[private])[1]
+        np.testing.assert_allclose(variance, (1 - alpha) * 2.0, rtol=1e-10)
+        np.testing.assert_allclose(factor.trace, private.sum() * 2.0 * (1 / alpha - 1), rtol=1e-10)
+
+
+def test_example1_numbers_and_diagonal_needs_more_noise():
+    """[TCB] Example 1; reference values recomputed independently in privacygp_spec §3."""
+    X = np.arange(1, 10) / 10
+    kernel = RBF(np.sqrt(1 / 20))
+    K_XX, K_XS, Delta = kernel(X), kernel(X, [0.5]), np.array([[0.5]])
+    optimal = optimal_noise_covariance(K_XX, K_XS, Delta)
+    diagonal = diagonal_noise_covariance(K_XX, K_XS, Delta)
+    assert np.trace(optimal) == pytest.approx(3.545614, abs=1e-6)
+    assert np.linalg.matrix_rank(optimal, tol=1e-9) == 1
+    assert np.trace(diagonal) == pytest.approx(20.07292, abs=1e-4)
+    assert np.trace(diagonal) > np.trace(optimal)
+    assert privacy_certificate(K_XX, K_XS, Delta, diagonal) >= -1e-6
+
+
+def test_synthetic_noise_has_the_designed_covariance():
+    X = np.linspace(0, 1, 6)
+    factor = region_noise_factor(RBF(0.25), X, X[2:4], 0.3, V=0.01)
+    Sigma, draws = factor.matrix(), 40_000
+    Z = sample_synthetic_noise(factor, size=draws, seed=11)
+    empirical = Z.T @ Z / draws
+    # Standard error of a sample covariance entry of a zero-mean Gaussian.
+    standard_error = np.sqrt((np.outer(np.diag(Sigma), np.diag(Sigma)) + Sigma**2) / draws)
+    assert np.all(np.abs(empirical - Sigma) <= 5 * standard_error + 1e-12)
+
+
+def test_release_draws_fresh_entropy_unless_seeded():
+    X = np.linspace(0, 1, 10)
+    y = np.sin(X)
+    kernel = RBF(0.2)
+    first, second = obfuscate(kernel, X, y, X[3:6], 0.5), obfuscate(kernel, X, y, X[3:6], 0.5)
+    assert not np.allclose(first.W, second.W)
+    np.testing.assert_array_equal(obfuscate(kernel, X, y, X[3:6], 0.5, seed=4).W,
+                                  obfuscate(kernel, X, y, X[3:6], 0.5, seed=4).W)
+    assert min(first.certificate, second.certificate) >= -CERTIFICATE_TOLERANCE
+
+
+def test_factored_design_matches_the_dense_matrix():
+    K_XX, K_XS, Delta, V, _ = random_instance(7)
+    np.testing.assert_allclose(optimal_noise_factor(K_XX, K_XS, Delta, V).matrix(),
+                               optimal_noise_covariance(K_XX, K_XS, Delta, V), atol=1e-12)
+
+
+GOOD = dict(K_XX=np.eye(3) * 2.0, K_XS=np.ones((3, 1)), Delta=np.array([[0.5]]))
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(K_XX=np.array([[1.0, 0.5, 0], [0.0, 1, 0], [0, 0, 1]])), "K_XX is not symmetric"),
+    (dict(K_XX=np.diag([1.0, -1.0, 1.0])), "K_XX is not positive semi-definite"),
+    (dict(K_XX=np.full((3, 3), np.nan)), "K_XX contains non-finite"),
+    (dict(K_XS=np.ones((4, 1))), "K_XS has shape"),
+    (dict(Delta=np.array([[-0.5]])), "Delta is not positive definite"),
+    (dict(Delta=np.eye(2)), "Delta must be 1x1"),
+    (dict(V=np.diag([1.0, -1.0, 0.0])), "V is not positive semi-definite"),
+    (dict(V=-1.0), "V .* must be non-negative"),
+])
+def test_bad_input_raises_a_clear_error(change, message):
+    with pytest.raises(ValueError, match=message):
+        optimal_noise_covariance(**{**GOOD, **change})
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0, -0.2, 1.5, np.nan])
+def test_alpha_outside_the_open_unit_interval_is_rejected(alpha):
+    with pytest.raises(ValueError, match="alpha must lie in the open interval"):
+        region_noise_factor(RBF(0.3), np.linspace(0, 1, 5), [0.5], alpha)
+    with pytest.raises(ValueError, match="alpha must lie in the open interval"):
+        uniform_noise_covariance(np.eye(3), alpha)
