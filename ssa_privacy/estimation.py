@@ -1,0 +1,263 @@
+"""Kalman filtering of privatized outputs, and the PML lower bounds on its error [LKC §4].
+
+The adversary (or the fusion centre) observes ``Y_k = C X_k + V_k``, ``V_k ~ N(0, Theta)``,
+of a plant ``X_{k+1} = A X_k + W_k`` (:class:`ssa_privacy.plants.LTIPlant`) and runs the
+Kalman filter. Its steady-state filtered error covariance ``P`` comes from the DARE;
+(epsilon, delta)-PML privacy of the static mechanism ``Y = C X + V`` with the stationary
+prior ``Sigma_XX`` bounds ``P`` from below::
+
+    log det P >= log det Q + log det Gamma - log det Sigma_XX     (chain, from [LKC] (55))
+              >= log_det_ratio_bound(epsilon, delta, l) + log det Q     ([LKC] (28))
+    trace P   >= n + log det P                                    ([LKC] Corollary 4.2, (29))
+
+The middle step holds only when the mechanism is private in the convention used for the
+bound: in the paper convention ``log_det_ratio_bound = F^{-1}(1 - delta)/2 - epsilon``,
+in the exact one ``F^{-1}(1 - delta) - 2 epsilon`` (SPEC §5). A Theta designed in the
+exact convention is in general *not* private in the paper convention, so the paper's (28)
+does not apply to it.
+
+Units: covariances in state units squared; log-determinants of those values.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from filterpy.kalman import KalmanFilter
+from scipy import linalg
+
+from ssa_privacy._validation import as_finite_array, as_matrix, pd_cholesky
+from ssa_privacy.privacy.pml import (
+    DESIGN_ATOL,
+    is_pml_private,
+    linear_mechanism_covariances,
+    log_det_ratio_bound,
+    mutual_information,
+)
+
+
+@dataclass(frozen=True)
+class SteadyState:
+    """Steady-state Kalman filter of a plant observed through ``Y = C X + V``.
+
+    Attributes
+    ----------
+    P : ndarray, shape (n, n)
+        Filtered error covariance ``lim E[(X_k - Xhat_{k|k})(...)^T]``, [LKC] (26).
+    P_pred : ndarray, shape (n, n)
+        Predicted error covariance, the DARE solution ``P^-`` of [LKC] (56).
+    K : ndarray, shape (n, m)
+        Filter gain ``P^- C^T (C P^- C^T + Theta)^{-1}`` (filterpy's ``K``; python-control's
+        ``dlqe`` predictor gain is ``A K``).
+    """
+
+    P: np.ndarray
+    P_pred: np.ndarray
+    K: np.ndarray
+
+
+def _theta(plant, Theta):
+    pd_cholesky(Theta, "Theta", plant.m)
+    Theta = as_matrix(Theta, "Theta")
+    return 0.5 * (Theta + Theta.T)
+
+
+def steady_state(plant, Theta):
+    """Steady-state Kalman filter covariances and gain, from the DARE.
+
+    Parameters
+    ----------
+    plant : LTIPlant
+        The plant (A, C, Q).
+    Theta : array_like, shape (m, m)
+        Measurement (privacy) noise covariance, positive definite, output units squared.
+
+    Returns
+    -------
+    SteadyState
+        ``P`` (filtered), ``P_pred`` (predicted) and the gain ``K``.
+
+    Raises
+    ------
+    ValueError
+        If ``Theta`` has the wrong shape or is not symmetric positive definite.
+
+    Notes
+    -----
+    [LKC] DARE (56) solved by :func:`scipy.linalg.solve_discrete_are` (dual form), then
+    ``P = P^- - P^- C^T (C P^- C^T + Theta)^{-1} C P^-`` ([LKC] proof of Theorem 4.1).
+    """
+    Theta = _theta(plant, Theta)
+    A, C = plant.A, plant.C
+    P_pred = linalg.solve_discrete_are(A.T, C.T, plant.Q, Theta)
+    P_pred = 0.5 * (P_pred + P_pred.T)
+    innovation = linalg.cho_factor(C @ P_pred @ C.T + Theta, lower=True)
+    K = linalg.cho_solve(innovation, C @ P_pred).T
+    P = P_pred - K @ C @ P_pred
+    return SteadyState(P=0.5 * (P + P.T), P_pred=P_pred, K=K)
+
+
+def kalman_filter(plant, Theta, x0=None, P0=None):
+    """A filterpy :class:`~filterpy.kalman.KalmanFilter` for the privatized plant.
+
+    Parameters
+    ----------
+    plant : LTIPlant
+        The plant (A, C, Q).
+    Theta : array_like, shape (m, m)
+        Measurement noise covariance, positive definite.
+    x0 : array_like, shape (n,), optional
+        Prior mean of ``X_0`` (default 0, the stationary mean).
+    P0 : array_like, shape (n, n), optional
+        Prior covariance of ``X_0`` (default ``Sigma_XX`` of [LKC] (27)).
+
+    Returns
+    -------
+    filterpy.kalman.KalmanFilter
+        With ``F = A``, ``H = C``, ``Q``, ``R = Theta`` and the prior of ``X_0`` loaded, so
+        that the first call must be ``update`` (then ``predict``).
+
+    Raises
+    ------
+    ValueError
+        On wrong shapes or invalid covariances.
+
+    Notes
+    -----
+    [LKC] filter (24)-(25).
+    """
+    Theta = _theta(plant, Theta)
+    kf = KalmanFilter(dim_x=plant.n, dim_z=plant.m)
+    kf.F, kf.H, kf.Q, kf.R = plant.A.copy(), plant.C.copy(), plant.Q.copy(), Theta
+    if x0 is not None:
+        kf.x = as_matrix(np.reshape(x0, (-1, 1)), "x0", (plant.n, 1)).copy()
+    P0 = plant.prior_covariance() if P0 is None else P0
+    pd_cholesky(P0, "P0", plant.n)
+    kf.P = np.array(P0, dtype=float)
+    return kf
+
+
+def filter_outputs(plant, Theta, Y, x0=None, P0=None):
+    """Filtered state estimates ``Xhat_{k|k}`` of privatized outputs, run by run.
+
+    Parameters
+    ----------
+    plant : LTIPlant
+        The plant (A, C, Q).
+    Theta : array_like, shape (m, m)
+        Measurement noise covariance, positive definite.
+    Y : array_like, shape (T, m) or (R, T, m)
+        The outputs ``Y_0 ... Y_{T-1}`` of one run or R runs.
+    x0, P0 : optional
+        Prior of ``X_0``, as :func:`kalman_filter`.
+
+    Returns
+    -------
+    X_hat : ndarray, shape (T, n) or (R, T, n)
+        Filtered estimates, state units.
+    P : ndarray, shape (T, n, n)
+        Filtered error covariances ``P_k`` (the same for every run).
+
+    Raises
+    ------
+    ValueError
+        On wrong shapes, non-finite outputs or invalid covariances.
+
+    Notes
+    -----
+    [LKC] (24)-(25), through :meth:`filterpy.kalman.KalmanFilter.batch_filter` with the
+    update first (the prior is that of ``X_0``).
+    """
+    Y = as_finite_array(Y, "Y")
+    if Y.ndim not in (2, 3) or Y.shape[-1] != plant.m:
+        raise ValueError(f"Y must have shape (T, {plant.m}) or (R, T, {plant.m}), got {Y.shape}")
+    runs = Y.reshape(-1, *Y.shape[-2:])
+    estimates = np.empty((*runs.shape[:2], plant.n))
+    for r, outputs in enumerate(runs):
+        kf = kalman_filter(plant, Theta, x0, P0)
+        means, covariances, _, _ = kf.batch_filter(outputs[:, :, None], update_first=True)
+        estimates[r] = means[:, :, 0]
+    return estimates.reshape(*Y.shape[:-1], plant.n), covariances
+
+
+@dataclass(frozen=True)
+class ErrorBounds:
+    """Lower bounds on the steady-state filtered error covariance P, [LKC] §4.
+
+    Attributes
+    ----------
+    log_det_chain : float
+        ``log det Q + log det Gamma - log det Sigma_XX`` for the actual Theta (always valid).
+    log_det : float
+        [LKC] (28) in the chosen convention: ``log_det_ratio_bound + log det Q``.
+    trace_chain : float
+        ``n + log_det_chain`` (always valid).
+    trace : float
+        [LKC] (29): ``n + log_det``.
+    applies : bool
+        Whether the mechanism ``Y = C X + V`` is (epsilon, delta)-PML private in the chosen
+        convention (to ``DESIGN_ATOL`` nats); (28) and (29) are guaranteed only when it is.
+    convention : str
+        The convention of ``log_det``, ``trace`` and ``applies``.
+    """
+
+    log_det_chain: float
+    log_det: float
+    trace_chain: float
+    trace: float
+    applies: bool
+    convention: str
+
+
+def error_covariance_bounds(plant, Theta, epsilon, delta, convention="exact"):
+    """The lower bounds of [LKC] §4 on the steady-state Kalman error covariance.
+
+    Parameters
+    ----------
+    plant : LTIPlant
+        The plant (A, C, Q); the prior ``Sigma_XX`` is its stationary covariance (27).
+    Theta : array_like, shape (m, m)
+        Measurement noise covariance, positive definite.
+    epsilon : float
+        Leakage bound, nats, above the necessary condition (9).
+    delta : float
+        Failure probability in (0, 1).
+    convention : {"exact", "paper"}
+        Convention of (28)-(29) and of the privacy check ``applies``.
+
+    Returns
+    -------
+    ErrorBounds
+        The chain bound (for this Theta), (28), their trace versions and whether (28)-(29)
+        apply (the mechanism is private in the convention).
+
+    Raises
+    ------
+    ValueError
+        On invalid covariances, ``delta`` outside (0, 1) or ``epsilon`` below (9).
+
+    Notes
+    -----
+    [LKC] Theorem 4.1, (28) and its proof (55); Corollary 4.2, (29). Exact convention:
+    SPEC §5. Since ``log det Gamma - log det Sigma_XX = -2 I(X; Y)``, the chain bound is
+    ``log det Q - 2 I(X; Y)``.
+    """
+    Theta = _theta(plant, Theta)
+    Sigma_XX = plant.prior_covariance()
+    Sigma_XY, Sigma_YY = linear_mechanism_covariances(plant.C, Sigma_XX, Theta)
+    log_det_Q = np.linalg.slogdet(plant.Q)[1]
+    chain = log_det_Q - 2.0 * mutual_information(Sigma_XX, Sigma_XY, Sigma_YY)
+    bound_28 = float(
+        log_det_ratio_bound(epsilon, delta, np.linalg.matrix_rank(plant.C), convention) + log_det_Q
+    )
+    return ErrorBounds(
+        log_det_chain=float(chain),
+        log_det=bound_28,
+        trace_chain=float(plant.n + chain),
+        trace=plant.n + bound_28,
+        applies=bool(
+            is_pml_private(
+                Sigma_XX, Sigma_XY, Sigma_YY, epsilon, delta, convention, atol=DESIGN_ATOL
+            )
+        ),
+        convention=convention,
+    )

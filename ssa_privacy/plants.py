@@ -1,0 +1,339 @@
+"""Discrete-time linear time-invariant plants driven by Gaussian process noise.
+
+A plant is::
+
+    X_{k+1} = A X_k + W_k,    Z_k = C X_k,    W_k ~ N(0, Q) i.i.d.,
+
+held as a python-control :class:`control.StateSpace` (input matrix the identity, so the
+input is the process noise ``W_k`` itself) together with the noise covariance ``Q``.
+The privacy mechanism adds ``V_k ~ N(0, Theta)`` to ``Z_k`` (see
+:mod:`ssa_privacy.privacy.pml`). The adversary's prior on the state is the stationary
+distribution ``N(0, Sigma_XX)`` with ``Sigma_XX`` from the discrete Lyapunov equation
+[LKC] (27).
+
+Units: the state is in the plant's physical unit (for the zone-temperature model, the
+temperature deviation from its set point in kelvin); ``Q`` and ``Sigma_XX`` are in that
+unit squared; the time step is one sampling period.
+
+References
+----------
+[LKC] L. Liu, Y. Kawano, M. Cao, "Privacy protection under the exposure of systems'
+prior information" (pointwise maximal leakage for LTI systems).
+"""
+
+from dataclasses import dataclass, field
+
+import control
+import numpy as np
+from scipy import linalg
+
+from ssa_privacy._validation import PSD_RTOL, SYMMETRY_RTOL, as_matrix, pd_cholesky, psd_matrix
+
+#: A plant is accepted as Schur stable when its spectral radius is below this value.
+MAX_SPECTRAL_RADIUS = 1.0
+
+
+def _schur_stable(A, name="A"):
+    """Return ``A`` as a float array (one matrix or a stack ``(..., n, n)``) after
+    checking it is finite, square and Schur stable (spectral radius < 1).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, on a non-finite or non-square array or a spectral radius >= 1
+        (the index of the first unstable matrix is given for a stack).
+    """
+    A = np.asarray(A, dtype=float)
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise ValueError(
+            f"{name} must be square (or a stack of square matrices), got shape {A.shape}"
+        )
+    if not np.all(np.isfinite(A)):
+        raise ValueError(f"{name} contains non-finite values (NaN or inf)")
+    radius = np.max(np.abs(np.linalg.eigvals(A)), axis=-1)
+    unstable = np.flatnonzero(radius >= MAX_SPECTRAL_RADIUS)
+    if unstable.size:
+        where = "" if A.ndim == 2 else f" (agent {unstable[0]})"
+        value = np.ravel(radius)[unstable[0]]
+        raise ValueError(
+            f"{name} is not Schur stable{where}: spectral radius {value:.6g} >= 1, so the "
+            "state has no stationary distribution"
+        )
+    return A
+
+
+def _covariance_stack(value, name, size=None, definite=True):
+    """Return a stack ``(..., n, n)`` of symmetric positive (semi-)definite matrices, symmetrized.
+
+    The stacked counterpart of :func:`ssa_privacy._validation.pd_cholesky` and
+    :func:`~ssa_privacy._validation.psd_matrix`, vectorised so that 10^5 small matrices
+    are checked at once.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, on a non-finite, non-square, asymmetric or not positive definite
+        (``definite=True``) / semi-definite matrix, with the index of the first offending
+        matrix for a stack.
+    """
+    array = np.asarray(value, dtype=float)
+    if array.ndim == 2:
+        (pd_cholesky if definite else psd_matrix)(array, name, size)
+        return 0.5 * (array + array.T)
+    if array.ndim < 2 or array.shape[-1] != array.shape[-2]:
+        raise ValueError(f"{name} must be a stack of square matrices, got shape {array.shape}")
+    if size is not None and array.shape[-1] != size:
+        raise ValueError(f"{name} must hold {size}x{size} matrices, got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} contains non-finite values (NaN or inf)")
+    transpose = np.swapaxes(array, -1, -2)
+    scale = np.maximum(np.max(np.abs(array), axis=(-2, -1)), np.finfo(float).tiny)
+    asymmetric = np.flatnonzero(
+        np.max(np.abs(array - transpose), axis=(-2, -1)) > SYMMETRY_RTOL * scale
+    )
+    if asymmetric.size:
+        raise ValueError(f"{name} is not symmetric (matrix {asymmetric[0]} of the stack)")
+    array = 0.5 * (array + transpose)
+    smallest = np.linalg.eigvalsh(array)[..., 0]
+    bad = np.flatnonzero(smallest <= 0 if definite else smallest < -PSD_RTOL * scale)
+    if bad.size:
+        kind = "positive definite" if definite else "positive semi-definite"
+        raise ValueError(
+            f"{name} is not {kind} (matrix {bad[0]} of the stack has smallest eigenvalue "
+            f"{np.ravel(smallest)[bad[0]]:.3g})"
+        )
+    return array
+
+
+def prior_covariance(A, Q):
+    """Stationary state covariance ``Sigma_XX`` solving ``Sigma_XX = A Sigma_XX A^T + Q``.
+
+    Parameters
+    ----------
+    A : array_like, shape (n, n) or (N, n, n)
+        Schur-stable state matrix, or a stack of N of them (one per agent).
+    Q : array_like, shape (n, n) or (N, n, n)
+        Positive definite process-noise covariance(s), in state units squared;
+        broadcast against ``A``.
+
+    Returns
+    -------
+    Sigma_XX : ndarray, shape (n, n) or (N, n, n)
+        The prior (stationary) covariance, symmetric positive definite, state units squared.
+
+    Raises
+    ------
+    ValueError
+        If ``A`` is not Schur stable or ``Q`` is not symmetric positive definite.
+
+    Notes
+    -----
+    [LKC] equation (27) (and (32) per agent). A single matrix is solved with
+    :func:`control.dlyap`; a stack is solved at once through the vectorised Kronecker
+    form ``(I - A (x) A) vec(Sigma_XX) = vec(Q)`` (batched :func:`numpy.linalg.solve`),
+    which is exact and fast for the small state dimensions of an agent.
+    """
+    A = _schur_stable(A)
+    Q = _covariance_stack(Q, "Q", A.shape[-1])
+    if A.ndim == 2 and Q.ndim == 2:
+        Sigma = control.dlyap(A, Q)
+        return 0.5 * (Sigma + Sigma.T)
+    A, Q = np.broadcast_arrays(A, Q)
+    n = A.shape[-1]
+    kron = np.einsum("...ij,...kl->...ikjl", A, A).reshape(*A.shape[:-2], n * n, n * n)
+    vec = np.linalg.solve(np.eye(n * n) - kron, Q.reshape(*Q.shape[:-2], n * n, 1))
+    Sigma = vec.reshape(Q.shape)
+    return 0.5 * (Sigma + np.swapaxes(Sigma, -1, -2))
+
+
+@dataclass(frozen=True)
+class LTIPlant:
+    """A discrete-time LTI plant ``X_{k+1} = A X_k + W_k``, ``Z_k = C X_k``, ``W_k ~ N(0, Q)``.
+
+    Parameters
+    ----------
+    A : array_like, shape (n, n)
+        Schur-stable state matrix (dimensionless, per sampling period).
+    C : array_like, shape (m, n)
+        Output matrix.
+    Q : array_like, shape (n, n)
+        Positive definite process-noise covariance, state units squared.
+    dt : float or True, optional
+        Sampling period in seconds, or ``True`` for an unspecified period (default).
+
+    Attributes
+    ----------
+    system : control.StateSpace
+        The discrete-time state-space model with input ``W_k`` (``B = I``), output
+        ``Z_k`` and ``D = 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``A`` is not Schur stable, ``C`` has the wrong shape or ``Q`` is not
+        symmetric positive definite.
+
+    Notes
+    -----
+    [LKC] system (23) without the measurement noise, which the privacy mechanism adds.
+    """
+
+    A: np.ndarray
+    C: np.ndarray
+    Q: np.ndarray
+    dt: object = True
+    system: control.StateSpace = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        A = _schur_stable(as_matrix(self.A, "A"))
+        n = A.shape[0]
+        C = as_matrix(self.C, "C", (None, n))
+        Q = _covariance_stack(self.Q, "Q", n)
+        system = control.ss(A, np.eye(n), C, np.zeros((C.shape[0], n)), self.dt)
+        for name, value in (("A", A), ("C", C), ("Q", Q), ("system", system)):
+            object.__setattr__(self, name, value)
+
+    @property
+    def n(self):
+        """State dimension."""
+        return self.A.shape[0]
+
+    @property
+    def m(self):
+        """Output dimension."""
+        return self.C.shape[0]
+
+    def prior_covariance(self):
+        """Stationary state covariance ``Sigma_XX``, [LKC] (27); see :func:`prior_covariance`."""
+        return prior_covariance(self.A, self.Q)
+
+    def simulate(self, steps, runs=1, rng=None, x0=None):
+        """Simulate state trajectories, started from the stationary prior by default.
+
+        Parameters
+        ----------
+        steps : int
+            Number of time steps T (states ``X_0 ... X_{T-1}``).
+        runs : int, optional
+            Number of independent runs R.
+        rng : numpy.random.Generator or int or None, optional
+            Source of randomness; ``None`` draws fresh entropy.
+        x0 : array_like, shape (n,), optional
+            Initial state of every run; by default ``X_0 ~ N(0, Sigma_XX)`` independently
+            per run, so that every ``X_k`` has the stationary distribution.
+
+        Returns
+        -------
+        X : ndarray, shape (R, T, n)
+            The states, in state units.
+
+        Raises
+        ------
+        ValueError
+            If ``steps`` or ``runs`` is not a positive integer, or ``x0`` has the wrong shape.
+        """
+        steps, runs = _positive_int(steps, "steps"), _positive_int(runs, "runs")
+        rng = np.random.default_rng(rng)
+        if x0 is None:
+            L0 = np.linalg.cholesky(self.prior_covariance())
+            state = rng.standard_normal((runs, self.n)) @ L0.T
+        else:
+            state = np.tile(as_matrix(np.reshape(x0, (1, -1)), "x0", (1, self.n)), (runs, 1))
+        noise = rng.standard_normal((steps, runs, self.n)) @ np.linalg.cholesky(self.Q).T
+        X = np.empty((runs, steps, self.n))
+        for k in range(steps):
+            X[:, k] = state
+            state = state @ self.A.T + noise[k]
+        return X
+
+
+def _positive_int(value, name):
+    if int(value) != value or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def zone_temperature_plant(a, q, b=1.0, dt=True):
+    """Zone-temperature model of a building zone, [LKC] §2.1.
+
+    ``X_{k+1} = a X_k + b W_k`` with ``W_k ~ N(0, q)`` the occupancy disturbance; the
+    zone reports its temperature deviation ``Z_k = X_k``.
+
+    Parameters
+    ----------
+    a : float
+        Decay factor of the temperature deviation per sampling period, ``|a| < 1``.
+    q : float
+        Variance of the occupancy disturbance ``W_k``, K^2 (before scaling by ``b``).
+    b : float, optional
+        Gain of the disturbance on the temperature (default 1).
+    dt : float or True, optional
+        Sampling period in seconds, or ``True`` when unspecified (default).
+
+    Returns
+    -------
+    LTIPlant
+        Scalar plant with ``A = a``, ``C = 1`` and ``Q = b^2 q`` (K^2).
+
+    Raises
+    ------
+    ValueError
+        If ``|a| >= 1`` or ``b^2 q <= 0``.
+
+    Notes
+    -----
+    [LKC] §2.1; the stationary variance is ``b^2 q / (1 - a^2)``.
+    """
+    return LTIPlant([[a]], [[1.0]], [[b * b * q]], dt)
+
+
+def zone_temperature_plants(a, q, b=1.0, dt=True):
+    """The N zones of a building, [LKC] §2.1 and §5.2, one :class:`LTIPlant` each.
+
+    Parameters
+    ----------
+    a, q, b : float or array_like, shape (N,)
+        Per-zone parameters of :func:`zone_temperature_plant`, broadcast together.
+    dt : float or True, optional
+        Common sampling period.
+
+    Returns
+    -------
+    list of LTIPlant
+        One scalar plant per zone.
+
+    Raises
+    ------
+    ValueError
+        As :func:`zone_temperature_plant`, for any zone.
+    """
+    a, q, b = np.broadcast_arrays(np.atleast_1d(a), np.atleast_1d(q), np.atleast_1d(b))
+    return [zone_temperature_plant(ai, qi, bi, dt) for ai, qi, bi in zip(a, q, b)]
+
+
+def network(plants):
+    """Block-diagonal plant of N independent subsystems, [LKC] (30).
+
+    Parameters
+    ----------
+    plants : sequence of LTIPlant
+        The subsystems, with a common sampling period.
+
+    Returns
+    -------
+    LTIPlant
+        The network, state ``(X_1, ..., X_N)`` and output ``(Z_1, ..., Z_N)`` stacked in
+        order; ``A``, ``C`` and ``Q`` are block diagonal.
+
+    Raises
+    ------
+    ValueError
+        If ``plants`` is empty or the sampling periods differ.
+    """
+    plants = list(plants)
+    if not plants:
+        raise ValueError("plants must hold at least one LTIPlant")
+    if len({str(p.dt) for p in plants}) > 1:
+        raise ValueError(f"plants have different sampling periods: {[p.dt for p in plants]}")
+    blocks = {name: linalg.block_diag(*(getattr(p, name) for p in plants)) for name in "ACQ"}
+    return LTIPlant(blocks["A"], blocks["C"], blocks["Q"], plants[0].dt)

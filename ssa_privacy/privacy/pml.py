@@ -1,0 +1,1039 @@
+"""Pointwise maximal leakage (PML) of Gaussian mechanisms, and noise design [LKC §2-3].
+
+For jointly Gaussian ``X`` (n-dim, the private state) and ``Y`` (m-dim, the release)
+the PML at an observation ``y`` is ``l(X -> y) = log ess sup_x f_{X|Y}(x|y) / f_X(x)``.
+With ``Gamma = Sigma_XX - Sigma_XY Sigma_YY^{-1} Sigma_XY^T`` the posterior covariance
+and ``l = rank(Sigma_XY)``::
+
+    l(X -> y) = w * I(X; Y) + xi / 2,   I(X; Y) = (log det Sigma_XX - log det Gamma) / 2,
+
+where ``xi ~ chi^2_l`` when ``Y`` is drawn from its distribution. The weight ``w``
+depends on the convention:
+
+``"exact"`` (default), ``w = 1``
+    The PML as defined; confirmed by a numerical maximisation of the density ratio
+    (SPEC §4).
+``"paper"``, ``w = 2``
+    [LKC] Theorem 3.2 as printed (its proof drops the 1/2 of the Gaussian density's
+    normalisation). Its privacy condition (8), kappa (11), LMI (12) and Corollary 3.7
+    are stricter than needed, hence still sufficient for the exact PML; use it to
+    reproduce the paper's numbers.
+
+Every (epsilon, delta) statement reduces to one inequality (Theorem 3.3, condition (8)):
+the mechanism is (epsilon, delta)-PML private iff::
+
+    log det Gamma - log det Sigma_XX >= (F^{-1}_{chi^2_l}(1 - delta) - 2 epsilon) / w,
+
+the right side being :func:`log_det_ratio_bound` (``n log kappa`` in the paper's
+notation). Leakages are in nats.
+
+References
+----------
+[LKC] L. Liu, Y. Kawano, M. Cao, "Privacy protection under the exposure of systems'
+prior information".
+[BW18] B. Balle, Y.-X. Wang, "Improving the Gaussian mechanism for differential privacy:
+analytical calibration and optimal denoising", ICML 2018.
+"""
+
+import warnings
+from collections import namedtuple
+
+import cvxpy as cp
+import numpy as np
+from scipy import linalg, optimize, stats
+
+from ssa_privacy._validation import as_finite_array, as_matrix, pd_cholesky, positive, psd_matrix
+from ssa_privacy.plants import _covariance_stack
+
+#: The two conventions, and the weight ``w`` of I(X; Y) in the leakage for each.
+CONVENTIONS = {"exact": 1.0, "paper": 2.0}
+#: Canonical correlations at or below this value count as zero when computing l.
+CORRELATION_TOL = 1e-10
+#: A designed mechanism must meet its privacy condition to this many nats.
+DESIGN_ATOL = 1e-6
+#: Clarabel tolerances of the noise designers (default 1e-8): tighter, so that a small
+#: Theta next to a large Sigma_ZZ is still accurate to DESIGN_ATOL nats (one or two more
+#: iterations).
+SOLVER_SETTINGS = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
+#: Changed settings of a second attempt when the first stops "almost solved" (a stall of
+#: the interior-point steps that a slightly shorter step removes).
+RETRY_SETTINGS = {"max_step_fraction": 0.95}
+
+
+def _weight(convention):
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention must be one of {sorted(CONVENTIONS)}, got {convention!r}")
+    return CONVENTIONS[convention]
+
+
+def _unit_interval(value, name):
+    array = np.asarray(value, dtype=float)
+    bad = ~(np.isfinite(array) & (array > 0) & (array < 1))
+    if np.any(bad):
+        first = float(np.ravel(array)[np.flatnonzero(bad)[0]])
+        raise ValueError(f"{name} must lie in the open interval (0, 1), got {first!r}")
+    return array
+
+
+def _degrees(l):
+    array = np.asarray(l)
+    if np.any(array < 1) or np.any(array != np.round(array)):
+        raise ValueError(
+            f"l (the rank of Sigma_XY) must be a positive integer, got {l!r}; with l = 0 "
+            "the release is independent of X and leaks nothing"
+        )
+    return array.astype(int)
+
+
+def _scalar(array):
+    return float(array) if np.ndim(array) == 0 else array
+
+
+def minimum_epsilon(delta, l):
+    """Infimum of the feasible epsilon, ``F^{-1}_{chi^2_l}(1 - delta) / 2``.
+
+    Parameters
+    ----------
+    delta : float or array_like
+        Failure probability, in (0, 1).
+    l : int or array_like
+        Rank of ``Sigma_XY`` (degrees of freedom), >= 1.
+
+    Returns
+    -------
+    float or ndarray
+        The bound in nats; (epsilon, delta)-PML privacy needs ``epsilon`` strictly above it.
+
+    Raises
+    ------
+    ValueError
+        If ``delta`` is outside (0, 1) or ``l`` is not a positive integer.
+
+    Notes
+    -----
+    [LKC] Corollary 3.4, necessary condition (9); the same in both conventions.
+    """
+    return _scalar(stats.chi2.isf(_unit_interval(delta, "delta"), _degrees(l)) / 2.0)
+
+
+def check_epsilon(epsilon, delta, l):
+    """Return ``epsilon`` after checking the necessary condition (9) holds.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Leakage bound in nats.
+    delta : float or array_like
+        Failure probability in (0, 1), broadcast against ``epsilon``.
+    l : int or array_like
+        Rank of ``Sigma_XY``.
+
+    Returns
+    -------
+    float or ndarray
+        ``epsilon`` as float(s).
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon <= F^{-1}_{chi^2_l}(1 - delta) / 2``; the message names that smallest
+        feasible epsilon (an infimum, not attained).
+
+    Notes
+    -----
+    [LKC] Corollary 3.4, condition (9).
+    """
+    epsilon = as_finite_array(epsilon, "epsilon")
+    floor = np.asarray(minimum_epsilon(delta, l))
+    epsilon, floor = np.broadcast_arrays(epsilon, floor)
+    bad = np.flatnonzero(epsilon <= floor)
+    if bad.size:
+        i = bad[0]
+        where = "" if epsilon.ndim == 0 else f" (entry {i})"
+        raise ValueError(
+            f"epsilon = {np.ravel(epsilon)[i]:.6g}{where} is infeasible: (epsilon, delta)-PML "
+            f"privacy needs epsilon > F^-1_chi2_l(1 - delta) / 2 = {np.ravel(floor)[i]:.6g} "
+            "([LKC] necessary condition (9)); choose epsilon above this smallest feasible value "
+            "or a larger delta"
+        )
+    return _scalar(epsilon.astype(float))
+
+
+def log_det_ratio_bound(epsilon, delta, l, convention="exact"):
+    """Smallest admissible ``log det Gamma - log det Sigma_XX`` for (epsilon, delta)-PML.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Leakage bound in nats, above :func:`minimum_epsilon`.
+    delta : float or array_like
+        Failure probability in (0, 1).
+    l : int or array_like
+        Rank of ``Sigma_XY``.
+    convention : {"exact", "paper"}
+        Which PML formula the guarantee refers to (module docstring).
+
+    Returns
+    -------
+    float or ndarray
+        ``(F^{-1}_{chi^2_l}(1 - delta) - 2 epsilon) / w`` (negative), nats. It equals
+        ``n log kappa_l`` of [LKC] (11) in the paper convention.
+
+    Raises
+    ------
+    ValueError
+        On a bad ``delta``, ``l`` or ``convention``, or an ``epsilon`` violating (9).
+
+    Notes
+    -----
+    [LKC] Theorem 3.3, condition (8); exact convention: SPEC §4.
+    """
+    weight = _weight(convention)
+    epsilon = check_epsilon(epsilon, delta, l)
+    return _scalar(
+        (2.0 * np.asarray(minimum_epsilon(delta, l)) - 2.0 * np.asarray(epsilon)) / weight
+    )
+
+
+def _epsilon_for_bound(bound, delta, l, convention):
+    """Inverse of :func:`log_det_ratio_bound` in epsilon."""
+    return _scalar(
+        (2.0 * np.asarray(minimum_epsilon(delta, l)) - _weight(convention) * np.asarray(bound))
+        / 2.0
+    )
+
+
+def kappa(epsilon, delta, n, l, convention="exact"):
+    """The contraction factor kappa_l(epsilon, delta) of [LKC] (11).
+
+    Parameters
+    ----------
+    epsilon, delta, l, convention
+        As :func:`log_det_ratio_bound`.
+    n : int or array_like
+        Dimension of X.
+
+    Returns
+    -------
+    float or ndarray
+        ``exp(log_det_ratio_bound / n)``, in (0, 1). The exact convention gives the
+        square of the paper's value.
+
+    Raises
+    ------
+    ValueError
+        As :func:`log_det_ratio_bound`.
+
+    Notes
+    -----
+    [LKC] equation (11); exact convention: SPEC §4 (``kappa_exact = kappa_paper^2``).
+    """
+    return _scalar(
+        np.exp(np.asarray(log_det_ratio_bound(epsilon, delta, l, convention)) / np.asarray(n))
+    )
+
+
+_Canonical = namedtuple("_Canonical", "rho scores information n m")
+
+
+def _canonical(Sigma_XX, Sigma_XY, Sigma_YY):
+    """Canonical correlations of (X, Y) and the map from ``y - mu_Y`` to canonical scores.
+
+    With ``L_X``, ``L_Y`` the Cholesky factors,
+    ``K = L_X^{-1} Sigma_XY L_Y^{-T} = U diag(rho) V^T``.
+    Whitened, the prior is N(0, I) and the posterior along each canonical pair is
+    ``N(rho_i s_i, 1 - rho_i^2)`` with score ``s_i = v_i^T L_Y^{-1} (y - mu_Y) ~ N(0, 1)``;
+    the log density ratio along it peaks at ``-log(1 - rho_i^2)/2 + s_i^2/2``.
+    """
+    L_X = pd_cholesky(Sigma_XX, "Sigma_XX")
+    L_Y = pd_cholesky(Sigma_YY, "Sigma_YY")
+    n, m = L_X.shape[0], L_Y.shape[0]
+    Sigma_XY = as_matrix(Sigma_XY, "Sigma_XY", (n, m))
+    right = linalg.solve_triangular(L_Y, Sigma_XY.T, lower=True)  # L_Y^{-1} Sigma_XY^T
+    K = linalg.solve_triangular(L_X, right.T, lower=True)
+    _, rho, Vt = linalg.svd(K, full_matrices=False)
+    if rho.size and 1.0 - rho[0] ** 2 <= 1e-12:
+        raise ValueError(
+            "the joint covariance [[Sigma_XX, Sigma_XY], [Sigma_XY^T, Sigma_YY]] is not positive "
+            f"definite: largest canonical correlation {rho[0]:.12g} >= 1"
+        )
+    keep = rho > CORRELATION_TOL
+    scores = linalg.solve_triangular(L_Y, Vt[keep].T, lower=True, trans="T").T  # V_l^T L_Y^{-1}
+    information = -0.5 * float(np.sum(np.log1p(-rho[keep] ** 2)))
+    return _Canonical(rho[keep], scores, information, n, m)
+
+
+def mutual_information(Sigma_XX, Sigma_XY, Sigma_YY):
+    """Mutual information I(X; Y) of a jointly Gaussian pair, in nats.
+
+    Parameters
+    ----------
+    Sigma_XX : array_like, shape (n, n)
+        Prior covariance of X, positive definite.
+    Sigma_XY : array_like, shape (n, m)
+        Cross covariance.
+    Sigma_YY : array_like, shape (m, m)
+        Covariance of Y, positive definite.
+
+    Returns
+    -------
+    float
+        ``(log det Sigma_XX - log det Gamma) / 2 = -sum_i log(1 - rho_i^2) / 2`` over the
+        canonical correlations ``rho_i``.
+
+    Raises
+    ------
+    ValueError
+        On wrong shapes, non-finite or not positive definite covariances, or a singular
+        joint covariance.
+
+    Notes
+    -----
+    [LKC] Definition 3.10 and proof of Theorem 3.11 (for a linear mechanism it equals
+    ``log det(I + Sigma_XX^{1/2} C^T Theta^{-1} C Sigma_XX^{1/2}) / 2``).
+    """
+    return _canonical(Sigma_XX, Sigma_XY, Sigma_YY).information
+
+
+def pointwise_maximal_leakage(
+    Sigma_XX, Sigma_XY, Sigma_YY, y, mu_X=None, mu_Y=None, convention="exact"
+):
+    """PML ``l(X -> y)`` of a jointly Gaussian pair at an observation ``y``, in nats.
+
+    Parameters
+    ----------
+    Sigma_XX : array_like, shape (n, n)
+        Prior covariance of X, positive definite.
+    Sigma_XY : array_like, shape (n, m)
+        Cross covariance of X and Y.
+    Sigma_YY : array_like, shape (m, m)
+        Covariance of Y, positive definite.
+    y : array_like, shape (m,) or (k, m)
+        One observation, or k of them.
+    mu_X : array_like, shape (n,), optional
+        Mean of X (default 0). The leakage does not depend on it (the supremum over x is
+        translation invariant); it is only validated.
+    mu_Y : array_like, shape (m,), optional
+        Mean of Y (default 0).
+    convention : {"exact", "paper"}
+        ``"exact"``: ``I(X;Y) + xi/2``; ``"paper"``: [LKC] (6) as printed, ``2 I(X;Y) + xi/2``.
+
+    Returns
+    -------
+    float or ndarray, shape (k,)
+        The leakage, >= 0.
+
+    Raises
+    ------
+    ValueError
+        On wrong shapes, non-finite values, covariances that are not positive definite, a
+        singular joint covariance, or an unknown convention.
+
+    Notes
+    -----
+    [LKC] Theorem 3.2, (6)-(7), evaluated through canonical correlations:
+    ``xi = |V_l^T L_Y^{-1} (y - mu_Y)|^2`` with ``V_l`` the right singular vectors of
+    ``L_X^{-1} Sigma_XY L_Y^{-T}`` whose singular values exceed ``CORRELATION_TOL``.
+    Exact convention (factor 1/2 on the log-det term): SPEC §4.
+    """
+    weight = _weight(convention)
+    canon = _canonical(Sigma_XX, Sigma_XY, Sigma_YY)
+    y = as_finite_array(y, "y")
+    if y.ndim not in (1, 2) or y.shape[-1] != canon.m:
+        raise ValueError(f"y must have shape ({canon.m},) or (k, {canon.m}), got {y.shape}")
+    if mu_X is not None:
+        as_matrix(np.reshape(mu_X, (1, -1)), "mu_X", (1, canon.n))
+    if mu_Y is not None:
+        y = y - as_matrix(np.reshape(mu_Y, (1, -1)), "mu_Y", (1, canon.m))[0]
+    xi = np.sum((y @ canon.scores.T) ** 2, axis=-1)
+    return _scalar(weight * canon.information + 0.5 * xi)
+
+
+def leakage_probability(Sigma_XX, Sigma_XY, Sigma_YY, epsilon, convention="exact"):
+    """``P_Y[l(X -> Y) <= epsilon]`` in closed form.
+
+    Parameters
+    ----------
+    Sigma_XX, Sigma_XY, Sigma_YY
+        As :func:`pointwise_maximal_leakage`.
+    epsilon : float
+        Leakage level, nats.
+    convention : {"exact", "paper"}
+        Which leakage formula.
+
+    Returns
+    -------
+    float
+        ``F_{chi^2_l}(2 epsilon - 2 w I(X;Y))`` (1 when ``l = 0``: nothing leaks).
+
+    Raises
+    ------
+    ValueError
+        As :func:`pointwise_maximal_leakage`, or a non-finite ``epsilon``.
+
+    Notes
+    -----
+    [LKC] proof of Theorem 3.3 (xi ~ chi^2_l); exact convention: SPEC §4.
+    """
+    weight = _weight(convention)
+    epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
+    canon = _canonical(Sigma_XX, Sigma_XY, Sigma_YY)
+    if canon.rho.size == 0:
+        return float(epsilon >= 0)
+    return float(stats.chi2.cdf(2.0 * (epsilon - weight * canon.information), canon.rho.size))
+
+
+def pml_margin(Sigma_XX, Sigma_XY, Sigma_YY, epsilon, delta, convention="exact"):
+    """Slack of the (epsilon, delta)-PML condition, in nats (>= 0 iff private).
+
+    Parameters
+    ----------
+    Sigma_XX, Sigma_XY, Sigma_YY
+        As :func:`pointwise_maximal_leakage`.
+    epsilon : float
+        Leakage bound, nats.
+    delta : float
+        Failure probability in (0, 1).
+    convention : {"exact", "paper"}
+        Which leakage formula.
+
+    Returns
+    -------
+    float
+        ``epsilon - w I(X;Y) - F^{-1}_{chi^2_l}(1 - delta) / 2``; ``epsilon`` when ``l = 0``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`pointwise_maximal_leakage`, or ``delta`` outside (0, 1).
+
+    Notes
+    -----
+    [LKC] Theorem 3.3, condition (8); exact convention: SPEC §4.
+    """
+    weight = _weight(convention)
+    delta = float(_unit_interval(delta, "delta"))
+    epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
+    canon = _canonical(Sigma_XX, Sigma_XY, Sigma_YY)
+    if canon.rho.size == 0:
+        return epsilon
+    return float(epsilon - weight * canon.information - minimum_epsilon(delta, canon.rho.size))
+
+
+def is_pml_private(Sigma_XX, Sigma_XY, Sigma_YY, epsilon, delta, convention="exact", atol=1e-9):
+    """Whether X is (epsilon, delta)-PML private given Y (Theorem 3.3).
+
+    Parameters
+    ----------
+    Sigma_XX, Sigma_XY, Sigma_YY, epsilon, delta, convention
+        As :func:`pml_margin`.
+    atol : float, optional
+        Tolerance in nats on the condition, for designs that meet it with equality.
+
+    Returns
+    -------
+    bool
+        ``pml_margin(...) >= -atol``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`pml_margin`.
+
+    Notes
+    -----
+    [LKC] Theorem 3.3, condition (8); exact convention: SPEC §4.
+    """
+    return pml_margin(Sigma_XX, Sigma_XY, Sigma_YY, epsilon, delta, convention) >= -atol
+
+
+def linear_mechanism_covariances(C, Sigma_XX, Theta):
+    """Covariances of the linear Gaussian mechanism ``Y = C X + V``, ``V ~ N(0, Theta)``.
+
+    Parameters
+    ----------
+    C : array_like, shape (m, n)
+        Output matrix.
+    Sigma_XX : array_like, shape (n, n)
+        Prior covariance of X, positive definite.
+    Theta : array_like, shape (m, m)
+        Noise covariance, positive semi-definite.
+
+    Returns
+    -------
+    Sigma_XY : ndarray, shape (n, m)
+        ``Sigma_XX C^T``.
+    Sigma_YY : ndarray, shape (m, m)
+        ``C Sigma_XX C^T + Theta``.
+
+    Raises
+    ------
+    ValueError
+        On wrong shapes or invalid covariances.
+
+    Notes
+    -----
+    [LKC] (14) and proof of Corollary 3.7.
+    """
+    Sigma_XX = psd_matrix(Sigma_XX, "Sigma_XX")
+    C = as_matrix(C, "C", (None, Sigma_XX.shape[0]))
+    Theta = psd_matrix(Theta, "Theta", C.shape[0])
+    Sigma_YY = C @ Sigma_XX @ C.T + Theta
+    return Sigma_XX @ C.T, 0.5 * (Sigma_YY + Sigma_YY.T)
+
+
+def gaussian_mechanism(Z, Theta, rng=None):
+    """Release ``Y = Z + V`` with ``V ~ N(0, Theta)`` drawn independently for each row.
+
+    Parameters
+    ----------
+    Z : array_like, shape (..., m)
+        The signals to privatize (one per row), in their physical unit.
+    Theta : array_like, shape (m, m)
+        Noise covariance, positive semi-definite, unit squared.
+    rng : numpy.random.Generator or int or None, optional
+        Source of randomness. ``None`` (default) draws fresh entropy, as a release must;
+        pass a seed or Generator only for reproducible studies.
+
+    Returns
+    -------
+    ndarray, shape (..., m)
+        The privatized signals.
+
+    Raises
+    ------
+    ValueError
+        If ``Z`` is not finite or its last axis does not match ``Theta``.
+
+    Notes
+    -----
+    [LKC] Definition 3.5, mechanism (10).
+    """
+    Z = as_finite_array(Z, "Z")
+    Theta = psd_matrix(Theta, "Theta")
+    if Z.ndim < 1 or Z.shape[-1] != Theta.shape[0]:
+        raise ValueError(f"Z must end with an axis of length {Theta.shape[0]}, got shape {Z.shape}")
+    noise = np.random.default_rng(rng).multivariate_normal(
+        np.zeros(Theta.shape[0]), Theta, size=Z.shape[:-1], method="eigh", check_valid="ignore"
+    )
+    return Z + noise
+
+
+MonteCarloProbability = namedtuple("MonteCarloProbability", "estimate low high failures samples")
+MonteCarloProbability.__doc__ = """Monte Carlo estimate of P[l(X -> Y) <= epsilon], with an interval.
+
+Attributes: ``estimate``, ``low`` and ``high`` (the Clopper-Pearson interval),
+``failures`` (draws with ``l > epsilon``) and ``samples``."""
+
+
+def monte_carlo_leakage_probability(
+    C, Sigma_XX, Theta, epsilon, samples, rng=None, convention="exact", confidence=0.99
+):
+    """Monte Carlo estimate of ``P[l(X -> Y) <= epsilon]`` for ``Y = C X + V``.
+
+    Parameters
+    ----------
+    C : array_like, shape (m, n)
+        Output matrix.
+    Sigma_XX : array_like, shape (n, n)
+        Prior covariance of X (zero mean), positive definite.
+    Theta : array_like, shape (m, m)
+        Noise covariance, positive semi-definite.
+    epsilon : float
+        Leakage level, nats.
+    samples : int
+        Number of independent draws of (X, Y).
+    rng : numpy.random.Generator or int or None, optional
+        Source of randomness (``None``: fresh entropy).
+    convention : {"exact", "paper"}
+        Which leakage formula to evaluate at each draw.
+    confidence : float, optional
+        Confidence level of the two-sided Clopper-Pearson interval (default 0.99).
+
+    Returns
+    -------
+    MonteCarloProbability
+        Estimate, interval, number of draws with ``l > epsilon`` and of draws.
+
+    Raises
+    ------
+    ValueError
+        On invalid covariances, shapes, ``samples`` < 1 or ``confidence`` outside (0, 1).
+
+    Notes
+    -----
+    Draws ``X ~ N(0, Sigma_XX)``, releases ``Y`` through :func:`gaussian_mechanism` and
+    evaluates :func:`pointwise_maximal_leakage`; the target is [LKC] (4).
+    """
+    Sigma_XY, Sigma_YY = linear_mechanism_covariances(C, Sigma_XX, Theta)
+    if int(samples) != samples or samples < 1:
+        raise ValueError(f"samples must be a positive integer, got {samples!r}")
+    confidence = float(_unit_interval(confidence, "confidence"))
+    rng = np.random.default_rng(rng)
+    L_X = pd_cholesky(Sigma_XX, "Sigma_XX")
+    X = rng.standard_normal((int(samples), L_X.shape[0])) @ L_X.T
+    Y = gaussian_mechanism(X @ np.asarray(C, dtype=float).T, Theta, rng)
+    leakage = pointwise_maximal_leakage(Sigma_XX, Sigma_XY, Sigma_YY, Y, convention=convention)
+    failures = int(np.sum(leakage > epsilon))
+    interval = stats.binomtest(int(samples) - failures, int(samples)).proportion_ci(
+        confidence, method="exact"
+    )
+    return MonteCarloProbability(
+        1.0 - failures / samples, interval.low, interval.high, failures, int(samples)
+    )
+
+
+def linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention="exact"):
+    """Closed-form noise covariance of Corollary 3.7 for ``Y = C X + V``.
+
+    Parameters
+    ----------
+    C : array_like, shape (m, n) or (..., m, n)
+        Output matrix (or a stack, one per agent), of rank l >= 1.
+    Sigma_XX : array_like, shape (n, n) or (..., n, n)
+        Prior covariance of X, positive definite, broadcast against ``C``.
+    epsilon : float or array_like
+        Leakage bound(s), nats, above the necessary condition (9).
+    delta : float or array_like
+        Failure probability(ies) in (0, 1).
+    convention : {"exact", "paper"}
+        ``"paper"`` reproduces [LKC] (15); ``"exact"`` uses ``kappa_exact = kappa_paper^2``.
+
+    Returns
+    -------
+    Theta : ndarray, shape (m, m) or (..., m, m)
+        ``kappa / (1 - kappa) C Sigma_XX C^T``, the smallest Theta satisfying LMI (12)
+        (units of ``C X`` squared).
+
+    Raises
+    ------
+    ValueError
+        On shape mismatches, non-finite values, a ``Sigma_XX`` not positive definite, a
+        zero ``C``, ``delta`` outside (0, 1) or ``epsilon`` below condition (9) (the message
+        names the smallest feasible epsilon).
+
+    Notes
+    -----
+    [LKC] Corollary 3.7, (15) (and (33), (36) per agent); kappa from (11) with
+    ``l = rank(C)``. Exact convention: SPEC §4.
+    """
+    Sigma = _covariance_stack(Sigma_XX, "Sigma_XX")
+    C = as_finite_array(C, "C")
+    if C.ndim < 2 or C.shape[-1] != Sigma.shape[-1]:
+        raise ValueError(f"C must have shape (..., m, {Sigma.shape[-1]}), got {C.shape}")
+    k = np.asarray(kappa(epsilon, delta, Sigma.shape[-1], np.linalg.matrix_rank(C), convention))
+    CSC = C @ Sigma @ np.swapaxes(C, -1, -2)
+    Theta = (k / (1.0 - k))[..., None, None] * (0.5 * (CSC + np.swapaxes(CSC, -1, -2)))
+    return Theta
+
+
+def _design_problem(Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, convention):
+    """Validated data, Theta variable and objective shared by the two designers.
+
+    ``(X, Z)`` may be degenerate (``Z = C X`` in Corollary 3.7); only its joint covariance
+    must be positive semi-definite and ``Sigma_XX`` positive definite.
+    """
+    L_X = pd_cholesky(Sigma_XX, "Sigma_XX")
+    Sigma_XX = psd_matrix(Sigma_XX, "Sigma_XX")
+    n = L_X.shape[0]
+    Sigma_XZ = as_matrix(Sigma_XZ, "Sigma_XZ", (n, None))
+    m = Sigma_XZ.shape[1]
+    Sigma_ZZ = psd_matrix(Sigma_ZZ, "Sigma_ZZ", m)
+    psd_matrix(
+        np.block([[Sigma_XX, Sigma_XZ], [Sigma_XZ.T, Sigma_ZZ]]), "joint covariance of (X, Z)"
+    )
+    l = np.linalg.matrix_rank(linalg.solve_triangular(L_X, Sigma_XZ, lower=True))
+    if l == 0:
+        raise ValueError(
+            "Sigma_XZ is zero: the release carries no information about X, no noise is needed"
+        )
+    bound = log_det_ratio_bound(epsilon, delta, l, convention)
+    L = np.eye(m) if L is None else as_matrix(L, "L", (None, m))
+    Theta = cp.Variable((m, m), PSD=True)
+    goal = cp.trace(L @ Theta @ L.T) if objective is None else objective(Theta)
+    data = dict(Sigma_XX=Sigma_XX, Sigma_XZ=Sigma_XZ, Sigma_ZZ=Sigma_ZZ)
+    return data, bound, n, Theta, cp.Minimize(goal)
+
+
+def _solve_clarabel(problem, what, **settings):
+    """Solve a cvxpy problem with Clarabel and ``settings``; retry once, adding
+    ``RETRY_SETTINGS``, if the answer is only "optimal_inaccurate".
+
+    Raises
+    ------
+    RuntimeError
+        Naming ``what``, unless Clarabel reports an optimal solution.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+        problem.solve(solver="CLARABEL", **settings)
+        if problem.status == cp.OPTIMAL_INACCURATE:
+            problem.solve(solver="CLARABEL", **settings, **RETRY_SETTINGS)
+    if problem.status != cp.OPTIMAL:
+        raise RuntimeError(f"{what} did not solve: Clarabel status {problem.status!r}")
+
+
+def _solve_and_verify(problem, Theta, data, epsilon, delta, convention):
+    _solve_clarabel(problem, "the noise design", **SOLVER_SETTINGS)
+    eigenvalues, vectors = np.linalg.eigh(0.5 * (Theta.value + Theta.value.T))
+    Theta = (
+        vectors * np.maximum(eigenvalues, 0.0)
+    ) @ vectors.T  # PSD at solver precision; only adds noise
+    margin = pml_margin(
+        data["Sigma_XX"], data["Sigma_XZ"], data["Sigma_ZZ"] + Theta, epsilon, delta, convention
+    )
+    if margin < -DESIGN_ATOL:
+        raise RuntimeError(
+            f"the designed Theta misses the ({epsilon}, {delta})-PML condition "
+            f"by {-margin:.3g} nats"
+        )
+    return Theta
+
+
+def lmi_mechanism_noise(
+    Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L=None, objective=None, convention="exact"
+):
+    """Noise covariance Theta of a Gaussian mechanism ``Y = Z + V`` from the LMI of Theorem 3.6.
+
+    Parameters
+    ----------
+    Sigma_XX : array_like, shape (n, n)
+        Prior covariance of the private X, positive definite.
+    Sigma_XZ : array_like, shape (n, m)
+        Cross covariance of X and the signal Z.
+    Sigma_ZZ : array_like, shape (m, m)
+        Covariance of Z, positive semi-definite. ``(X, Z)`` may be degenerate (e.g.
+        ``Z = C X``, ``Sigma_XZ = Sigma_XX C^T``, ``Sigma_ZZ = C Sigma_XX C^T``); its joint
+        covariance must be positive semi-definite.
+    epsilon : float
+        Leakage bound, nats, above the necessary condition (9).
+    delta : float
+        Failure probability in (0, 1).
+    L : array_like, shape (q, m), optional
+        Weight of the default objective ``min tr(L Theta L^T)`` (default identity).
+    objective : callable, optional
+        ``objective(Theta)`` returning a convex scalar cvxpy expression to minimise;
+        replaces the default.
+    convention : {"exact", "paper"}
+        kappa of the exact PML (default) or of [LKC] (11).
+
+    Returns
+    -------
+    Theta : ndarray, shape (m, m)
+        Symmetric PSD noise covariance; the mechanism is (epsilon, delta)-PML private in the
+        chosen convention (verified after solving, to ``DESIGN_ATOL`` nats). Eigenvalues
+        below zero at solver precision are set to zero, which only adds noise.
+
+    Raises
+    ------
+    ValueError
+        On invalid covariances, ``delta`` outside (0, 1), or ``epsilon`` below (9).
+    RuntimeError
+        If Clarabel does not report an optimal solution or the result fails verification.
+
+    Notes
+    -----
+    [LKC] Theorem 3.6, LMI (12):
+    ``[[(1 - kappa) Sigma_XX, Sigma_XZ], [Sigma_XZ^T, Theta + Sigma_ZZ]] >= 0``, solved by
+    cvxpy with Clarabel. A sufficient condition: :func:`logdet_mechanism_noise` is exact.
+    """
+    data, bound, n, Theta, goal = _design_problem(
+        Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, convention
+    )
+    k = np.exp(bound / n)
+    lmi = cp.bmat(
+        [
+            [(1.0 - k) * data["Sigma_XX"], data["Sigma_XZ"]],
+            [data["Sigma_XZ"].T, Theta + data["Sigma_ZZ"]],
+        ]
+    )
+    problem = cp.Problem(goal, [0.5 * (lmi + lmi.T) >> 0])
+    return _solve_and_verify(problem, Theta, data, epsilon, delta, convention)
+
+
+def logdet_mechanism_noise(
+    Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L=None, objective=None, convention="exact"
+):
+    """Noise covariance Theta meeting the PML condition exactly, through a log-det cone.
+
+    Parameters
+    ----------
+    Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, convention
+        As :func:`lmi_mechanism_noise`.
+
+    Returns
+    -------
+    Theta : ndarray, shape (m, m)
+        Symmetric PSD noise covariance, optimal among all Theta with
+        ``log det Gamma(Theta) - log det Sigma_XX >= log_det_ratio_bound`` (verified).
+
+    Raises
+    ------
+    ValueError
+        As :func:`lmi_mechanism_noise`.
+    RuntimeError
+        If Clarabel does not report an optimal solution or the result fails verification.
+
+    Notes
+    -----
+    SPEC §4 (beyond [LKC]): ``log det Gamma(Theta)`` is concave, so with a variable G,
+    ``[[Sigma_XX - G, Sigma_XZ], [Sigma_XZ^T, Sigma_ZZ + Theta]] >= 0`` (i.e.
+    ``G <= Gamma(Theta)``) and ``log det G >= log det Sigma_XX + bound`` describe exactly the
+    private mechanisms of [LKC] Theorem 3.3. Never needs more noise than LMI (12).
+    """
+    data, bound, n, Theta, goal = _design_problem(
+        Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, convention
+    )
+    G = cp.Variable((n, n), symmetric=True)
+    block = cp.bmat(
+        [[data["Sigma_XX"] - G, data["Sigma_XZ"]], [data["Sigma_XZ"].T, Theta + data["Sigma_ZZ"]]]
+    )
+    log_det_prior = np.linalg.slogdet(data["Sigma_XX"])[1]
+    constraints = [0.5 * (block + block.T) >> 0, cp.log_det(G) >= log_det_prior + bound]
+    return _solve_and_verify(cp.Problem(goal, constraints), Theta, data, epsilon, delta, convention)
+
+
+def analytic_gaussian_delta(epsilon_DP, ratio):
+    """delta of the Gaussian mechanism at a given epsilon_DP, by Balle and Wang's formula.
+
+    Parameters
+    ----------
+    epsilon_DP : float
+        Differential-privacy epsilon, >= 0.
+    ratio : float or array_like
+        Sensitivity over noise standard deviation, ``Delta / sigma`` >= 0 (in [LKC]
+        Lemma 10.1, ``zeta |Theta^{-1/2} C|``).
+
+    Returns
+    -------
+    float or ndarray
+        ``Phi(r/2 - eps/r) - e^eps Phi(-r/2 - eps/r)``: the smallest delta_DP for which the
+        mechanism is (epsilon_DP, delta_DP)-DP (0 at ratio 0).
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon_DP`` is negative or ``ratio`` is negative or non-finite.
+
+    Notes
+    -----
+    [BW18] Theorem 8 (analytic Gaussian mechanism); [LKC] Theorem 3.9, function phi.
+    """
+    epsilon_DP = float(as_finite_array(epsilon_DP, "epsilon_DP", ndim=0))
+    ratio = as_finite_array(ratio, "ratio")
+    if epsilon_DP < 0 or np.any(ratio < 0):
+        raise ValueError(f"epsilon_DP and ratio must be >= 0, got {epsilon_DP!r} and {ratio!r}")
+    safe = np.where(ratio > 0, ratio, 1.0)
+    value = stats.norm.cdf(safe / 2 - epsilon_DP / safe) - np.exp(
+        epsilon_DP + stats.norm.logcdf(-safe / 2 - epsilon_DP / safe)
+    )
+    return _scalar(np.where(ratio > 0, np.maximum(value, 0.0), 0.0))
+
+
+def analytic_gaussian_ratio(epsilon_DP, delta_DP):
+    """Largest sensitivity-to-noise ratio of an (epsilon_DP, delta_DP)-DP Gaussian mechanism.
+
+    Parameters
+    ----------
+    epsilon_DP : float
+        Differential-privacy epsilon, >= 0.
+    delta_DP : float
+        Differential-privacy delta in (0, 1).
+
+    Returns
+    -------
+    float
+        ``phi^{-1}_{epsilon_DP}(delta_DP)`` of [LKC] Theorem 3.9: the r with
+        ``analytic_gaussian_delta(epsilon_DP, r) = delta_DP`` (root found by Brent's method).
+
+    Raises
+    ------
+    ValueError
+        If ``delta_DP`` is outside (0, 1) or ``epsilon_DP`` negative.
+
+    Notes
+    -----
+    [BW18] Theorem 8; [LKC] Lemma 10.1.
+    """
+    delta_DP = float(_unit_interval(delta_DP, "delta_DP"))
+    high = 1.0
+    while analytic_gaussian_delta(epsilon_DP, high) < delta_DP:
+        high *= 2.0
+    return optimize.brentq(
+        lambda r: analytic_gaussian_delta(epsilon_DP, r) - delta_DP, 0.0, high, xtol=1e-13
+    )
+
+
+def gaussian_mechanism_dp_delta(C, Theta, epsilon_DP, zeta):
+    """delta_DP of ``M(x) = C x + V``, ``V ~ N(0, Theta)``, for neighbours ``|x - x'| <= zeta``.
+
+    Parameters
+    ----------
+    C : array_like, shape (m, n)
+        Output matrix.
+    Theta : array_like, shape (m, m)
+        Noise covariance, positive definite.
+    epsilon_DP : float
+        Differential-privacy epsilon, >= 0.
+    zeta : float
+        Adjacency radius in state units, > 0.
+
+    Returns
+    -------
+    float
+        The smallest delta_DP with (epsilon_DP, delta_DP)-DP.
+
+    Raises
+    ------
+    ValueError
+        On invalid shapes, a Theta not positive definite, or a non-positive ``zeta``.
+
+    Notes
+    -----
+    [LKC] Lemma 10.1: the sensitivity ratio is ``zeta sqrt(lambda_max(C^T Theta^{-1} C))``;
+    [BW18] Theorem 8.
+    """
+    L_Theta = pd_cholesky(Theta, "Theta")
+    C = as_matrix(C, "C", (L_Theta.shape[0], None))
+    whitened = linalg.solve_triangular(L_Theta, C, lower=True)
+    ratio = positive(zeta, "zeta") * linalg.norm(whitened, 2)
+    return analytic_gaussian_delta(epsilon_DP, ratio)
+
+
+def pml_to_dp_delta(Sigma_XX, epsilon, delta, l, epsilon_DP, zeta, convention="exact"):
+    """DP guarantee implied by (epsilon, delta)-PML privacy of a linear Gaussian mechanism.
+
+    Parameters
+    ----------
+    Sigma_XX : array_like, shape (n, n)
+        Prior covariance of X, positive definite.
+    epsilon, delta : float
+        The PML guarantee (epsilon in nats).
+    l : int
+        ``rank(C)``.
+    epsilon_DP : float
+        The DP epsilon asked for, >= 0.
+    zeta : float
+        Adjacency radius, state units, > 0.
+    convention : {"exact", "paper"}
+        The convention of the PML guarantee.
+
+    Returns
+    -------
+    float
+        The smallest delta_DP satisfying (18): the mechanism is (epsilon_DP, delta_DP)-DP.
+
+    Raises
+    ------
+    ValueError
+        On invalid inputs or an epsilon below (9).
+
+    Notes
+    -----
+    [LKC] Theorem 3.9 (i), condition (18), with phi from [BW18]; kappa^n = exp of
+    :func:`log_det_ratio_bound`.
+    """
+    bound = log_det_ratio_bound(epsilon, delta, l, convention)
+    smallest = np.linalg.eigvalsh(psd_matrix(Sigma_XX, "Sigma_XX"))[0]
+    ratio = positive(zeta, "zeta") / np.sqrt(np.exp(bound) * smallest)
+    return analytic_gaussian_delta(epsilon_DP, ratio)
+
+
+def dp_to_pml_epsilon(Sigma_XX, epsilon_DP, delta_DP, zeta, delta, l, convention="exact"):
+    """PML guarantee implied by (epsilon_DP, delta_DP)-DP of a linear Gaussian mechanism.
+
+    Parameters
+    ----------
+    Sigma_XX : array_like, shape (n, n)
+        Prior covariance of X, positive definite.
+    epsilon_DP, delta_DP : float
+        The DP guarantee for neighbours at distance <= ``zeta``.
+    zeta : float
+        Adjacency radius, state units, > 0.
+    delta : float
+        The PML failure probability asked for, in (0, 1).
+    l : int
+        ``rank(C)``.
+    convention : {"exact", "paper"}
+        The convention of the PML guarantee returned.
+
+    Returns
+    -------
+    float
+        The smallest epsilon (nats) satisfying (19): the mechanism is (epsilon, delta)-PML
+        private for every epsilon at or above it.
+
+    Raises
+    ------
+    ValueError
+        On invalid inputs.
+
+    Notes
+    -----
+    [LKC] Theorem 3.9 (ii), condition (19), with phi^{-1} from [BW18].
+    """
+    Sigma_XX = psd_matrix(Sigma_XX, "Sigma_XX")
+    ratio = analytic_gaussian_ratio(epsilon_DP, delta_DP) / positive(zeta, "zeta")
+    bound = -np.linalg.slogdet(np.eye(Sigma_XX.shape[0]) + ratio**2 * Sigma_XX)[1]
+    _unit_interval(delta, "delta")
+    return _epsilon_for_bound(bound, delta, l, convention)
+
+
+def pml_to_mi_epsilon(epsilon, delta, l, convention="exact"):
+    """Mutual-information guarantee implied by (epsilon, delta)-PML privacy.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The PML guarantee (nats).
+    l : int
+        ``rank(C)``.
+    convention : {"exact", "paper"}
+        The convention of the PML guarantee.
+
+    Returns
+    -------
+    float
+        ``-(n/2) log kappa``, nats: ``I(X; Y)`` is at most this (condition (21)).
+
+    Raises
+    ------
+    ValueError
+        On invalid inputs or an epsilon below (9).
+
+    Notes
+    -----
+    [LKC] Theorem 3.11 (i), (21); exact convention: SPEC §4.
+    """
+    return -0.5 * log_det_ratio_bound(epsilon, delta, l, convention)
+
+
+def mi_to_pml_epsilon(epsilon_MI, delta, l, convention="exact"):
+    """PML guarantee implied by ``I(X; Y) <= epsilon_MI``.
+
+    Parameters
+    ----------
+    epsilon_MI : float
+        Mutual-information bound, nats, > 0.
+    delta : float
+        The PML failure probability asked for, in (0, 1).
+    l : int
+        ``rank(C)``.
+    convention : {"exact", "paper"}
+        The convention of the PML guarantee returned.
+
+    Returns
+    -------
+    float
+        The smallest epsilon (nats) meeting (22) and (9): ``F^{-1}(1 - delta)/2 + w epsilon_MI``.
+
+    Raises
+    ------
+    ValueError
+        On invalid inputs.
+
+    Notes
+    -----
+    [LKC] Theorem 3.11 (ii), (22); exact convention: SPEC §4.
+    """
+    return _epsilon_for_bound(-2.0 * positive(epsilon_MI, "epsilon_MI"), delta, l, convention)

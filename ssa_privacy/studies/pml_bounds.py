@@ -1,0 +1,304 @@
+"""[LKC] §4 in closed loop: Kalman error covariance against the PML bounds, over epsilon.
+
+Plant: two coupled building zones (state in K, time step one sampling period),
+
+    A = [[0.75, 0.10], [0.10, 0.65]],  C = I_2,  Q = [[0.40, 0.05], [0.05, 0.30]] K^2,
+
+observed through ``Y_k = X_k + V_k``. For each epsilon of the sweep and each design
+
+- ``corollary-3.7/paper``: closed form (15) with the paper's kappa,
+- ``corollary-3.7/exact``: closed form (15) with the exact kappa,
+- ``log-det/exact``: the exact log-det-cone design of SPEC §4 (min tr Theta),
+
+the study simulates the plant and the filterpy Kalman filter over many seeded runs and
+compares the empirical steady-state error covariance P (log det and trace) with the DARE
+value and the lower bounds: the chain ``log det Q + log det Gamma - log det Sigma_XX`` and
+[LKC] (28)/(29) in the design's own convention (the pairing that is guaranteed). For the
+exact designs the paper-convention (28) is also reported, marked as a pairing that is not
+guaranteed. Independent draws of ``(X, Y)`` give a Monte Carlo estimate of
+``P[l(X -> Y) <= epsilon]`` (true, exact PML) with a 99% Clopper-Pearson interval,
+against ``1 - delta``.
+"""
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from ssa_privacy.estimation import error_covariance_bounds, filter_outputs, steady_state
+from ssa_privacy.output import StudyOutput
+from ssa_privacy.plants import LTIPlant
+from ssa_privacy.privacy.pml import (
+    gaussian_mechanism,
+    leakage_probability,
+    linear_mechanism_covariances,
+    linear_mechanism_noise,
+    logdet_mechanism_noise,
+    monte_carlo_leakage_probability,
+)
+
+DESCRIPTION = (
+    "[LKC] §4: Kalman error covariance vs PML bounds (28)-(29) and P[l <= eps] over epsilon"
+)
+
+A_PLANT = [[0.75, 0.10], [0.10, 0.65]]
+C_PLANT = [[1.0, 0.0], [0.0, 1.0]]
+Q_PLANT = [[0.40, 0.05], [0.05, 0.30]]
+DEFAULT_EPSILONS = (5.0, 5.5, 6.0, 7.0, 8.0, 10.0)
+#: Design name -> (method, convention).
+DESIGNS = {
+    "corollary-3.7/paper": ("closed form", "paper"),
+    "corollary-3.7/exact": ("closed form", "exact"),
+    "log-det/exact": ("log-det", "exact"),
+}
+
+
+def add_arguments(parser):
+    """Options of the pml-bounds study."""
+    parser.add_argument(
+        "--runs", type=int, default=100, help="independent simulation runs (default: 100)"
+    )
+    parser.add_argument("--steps", type=int, default=500, help="time steps per run (default: 500)")
+    parser.add_argument(
+        "--burn-in",
+        type=int,
+        default=50,
+        help="initial steps left out of the averages (default: 50)",
+    )
+    parser.add_argument(
+        "--delta", type=float, default=0.01, help="PML failure probability (default: 0.01)"
+    )
+    parser.add_argument(
+        "--epsilons",
+        type=lambda text: tuple(float(v) for v in text.split(",")),
+        default=DEFAULT_EPSILONS,
+        help="comma-separated leakage levels in nats (default: 5,5.5,6,7,8,10)",
+    )
+    parser.add_argument(
+        "--mc-samples",
+        type=int,
+        default=400_000,
+        help="independent (X, Y) draws per design for P[l <= epsilon] (default: 400000)",
+    )
+
+
+def _design(plant, method, convention, epsilon, delta):
+    Sigma = plant.prior_covariance()
+    if method == "closed form":
+        return linear_mechanism_noise(plant.C, Sigma, epsilon, delta, convention)
+    return logdet_mechanism_noise(
+        Sigma, Sigma @ plant.C.T, plant.C @ Sigma @ plant.C.T, epsilon, delta, convention=convention
+    )
+
+
+def _empirical_covariance(plant, Theta, runs, steps, burn_in, rng):
+    """Pooled steady-state error covariance over runs, and standard errors from the spread of runs.
+
+    The runs are independent, so the per-run covariances ``S_r`` give the standard error of
+    the trace directly and that of log det through its derivative ``tr(S^{-1} dS)``.
+    """
+    X = plant.simulate(steps, runs, rng)
+    Y = gaussian_mechanism(X @ plant.C.T, Theta, rng)
+    X_hat, _ = filter_outputs(plant, Theta, Y)
+    errors = (X - X_hat)[:, burn_in:]
+    per_run = np.einsum("rti,rtj->rij", errors, errors) / errors.shape[1]
+    S = per_run.mean(axis=0)
+    sensitivity = np.trace(np.linalg.solve(S, per_run), axis1=-2, axis2=-1)
+    se = lambda values: float(np.std(values, ddof=1) / np.sqrt(runs))  # noqa: E731
+    return S, se(np.trace(per_run, axis1=-2, axis2=-1)), se(sensitivity)
+
+
+def _row(plant, name, epsilon, delta, Theta, options, rng):
+    convention = DESIGNS[name][1]
+    ss = steady_state(plant, Theta)
+    bounds = error_covariance_bounds(plant, Theta, epsilon, delta, convention)
+    S, trace_se, log_det_se = _empirical_covariance(
+        plant, Theta, options["runs"], options["steps"], options["burn_in"], rng
+    )
+    values = {
+        "logdet_P_dare": np.linalg.slogdet(ss.P)[1],
+        "logdet_P_empirical": np.linalg.slogdet(S)[1],
+        "trace_P_dare": np.trace(ss.P),
+        "trace_P_empirical": np.trace(S),
+    }
+    Sigma = plant.prior_covariance()
+    Sigma_XY, Sigma_YY = linear_mechanism_covariances(plant.C, Sigma, Theta)
+    mc = monte_carlo_leakage_probability(plant.C, Sigma, Theta, epsilon, options["mc_samples"], rng)
+    row = {
+        "epsilon": epsilon,
+        "delta": delta,
+        "design": name,
+        "convention": convention,
+        "trace_Theta": np.trace(Theta),
+        **values,
+        "logdet_P_empirical_se": log_det_se,
+        "trace_P_empirical_se": trace_se,
+        "bound_chain_logdet": bounds.log_det_chain,
+        "bound_28": bounds.log_det,
+        "bound_chain_trace": bounds.trace_chain,
+        "bound_29": bounds.trace,
+        "bound_28_29_guaranteed": bounds.applies,
+    }
+    for kind in ("dare", "empirical"):
+        row[f"holds_chain_{kind}"] = values[f"logdet_P_{kind}"] >= bounds.log_det_chain
+        row[f"holds_28_{kind}"] = values[f"logdet_P_{kind}"] >= bounds.log_det
+        row[f"holds_trace_chain_{kind}"] = values[f"trace_P_{kind}"] >= bounds.trace_chain
+        row[f"holds_29_{kind}"] = values[f"trace_P_{kind}"] >= bounds.trace
+    if convention == "exact":
+        paper = error_covariance_bounds(plant, Theta, epsilon, delta, "paper")
+        row["paper_bound_28_not_guaranteed"] = paper.log_det
+        row["paper_bound_28_holds_dare"] = values["logdet_P_dare"] >= paper.log_det
+    row.update(
+        {
+            "P_leak_le_eps_analytic": leakage_probability(
+                Sigma, Sigma_XY, Sigma_YY, epsilon, "exact"
+            ),
+            "P_leak_le_eps_mc": mc.estimate,
+            "P_mc_ci99_low": mc.low,
+            "P_mc_ci99_high": mc.high,
+            "P_leak_mc_failures": mc.failures,
+            "mc_samples": mc.samples,
+            "privacy_holds_mc": mc.high >= 1.0 - delta,
+        }
+    )
+    return row
+
+
+def _figures(output, rows, delta):
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(DESIGNS), 2, figsize=(10, 3.2 * len(DESIGNS)), sharex=True)
+    for axes_row, name in zip(axes, DESIGNS):
+        mine = [r for r in rows if r["design"] == name]
+        eps = np.array([r["epsilon"] for r in mine])
+        for ax, kind, bound, chain in (
+            (axes_row[0], "logdet", "bound_28", "bound_chain_logdet"),
+            (axes_row[1], "trace", "bound_29", "bound_chain_trace"),
+        ):
+            get = lambda key: np.array([r[key] for r in mine], dtype=float)  # noqa: E731
+            ax.errorbar(
+                eps,
+                get(f"{kind}_P_empirical"),
+                yerr=2 * get(f"{kind}_P_empirical_se"),
+                fmt="o",
+                color="black",
+                ms=4,
+                capsize=3,
+                label="empirical (±2 s.e.)",
+            )
+            ax.plot(eps, get(f"{kind}_P_dare"), color="tab:green", label="DARE")
+            ax.plot(eps, get(chain), color="tab:blue", ls="--", label="chain bound (this Theta)")
+            ax.plot(
+                eps,
+                get(bound),
+                color="tab:red",
+                ls=":",
+                label=f"(28)/(29), {DESIGNS[name][1]} convention",
+            )
+            if kind == "logdet" and "paper_bound_28_not_guaranteed" in mine[0]:
+                ax.plot(
+                    eps,
+                    get("paper_bound_28_not_guaranteed"),
+                    color="grey",
+                    ls="-.",
+                    label="paper (28): not guaranteed here",
+                )
+            ax.set_ylabel("log det P" if kind == "logdet" else "trace P (K^2)")
+            ax.set_title(name, fontsize=9)
+            ax.legend(fontsize=7)
+    for ax in axes[-1]:
+        ax.set_xlabel("epsilon (nats)")
+    fig.suptitle(f"Steady-state Kalman error covariance vs PML bounds (delta = {delta:g})")
+    output.save_figure(fig, "fig_error_covariance_bounds")
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, color in zip(DESIGNS, ("tab:red", "tab:orange", "tab:blue")):
+        mine = [r for r in rows if r["design"] == name]
+        eps = np.array([r["epsilon"] for r in mine])
+        fail = np.array([1.0 - r["P_leak_le_eps_mc"] for r in mine])
+        err = np.array(
+            [
+                [
+                    r["P_leak_le_eps_mc"] - r["P_mc_ci99_low"],
+                    r["P_mc_ci99_high"] - r["P_leak_le_eps_mc"],
+                ]
+                for r in mine
+            ]
+        ).T
+        ax.errorbar(
+            eps,
+            fail,
+            yerr=err[::-1],
+            fmt="o",
+            color=color,
+            capsize=3,
+            label=f"{name}: Monte Carlo (99% CI)",
+        )
+        ax.plot(eps, [1.0 - r["P_leak_le_eps_analytic"] for r in mine], color=color, ls=":", lw=1)
+    ax.axhline(delta, color="black", ls="--", label="delta")
+    ax.set_yscale("log")
+    ax.set_xlabel("epsilon (nats)")
+    ax.set_ylabel("P[l(X -> Y) > epsilon]")
+    ax.set_title("Leakage failure probability of the designed mechanisms (dotted: closed form)")
+    ax.legend(fontsize=7)
+    output.save_figure(fig, "fig_leakage_probability")
+
+
+def run(
+    out,
+    seed,
+    progress,
+    runs=100,
+    steps=500,
+    burn_in=50,
+    delta=0.01,
+    epsilons=DEFAULT_EPSILONS,
+    mc_samples=400_000,
+):
+    """Run the study; write design.json, results.csv/json and the two figures into ``out``."""
+    if not 0 <= burn_in < steps:
+        raise ValueError(f"burn_in must lie in [0, steps), got {burn_in} with steps = {steps}")
+    options = dict(runs=runs, steps=steps, burn_in=burn_in, mc_samples=mc_samples)
+    parameters = dict(
+        seed=seed, delta=delta, epsilons=list(epsilons), A=A_PLANT, C=C_PLANT, Q=Q_PLANT, **options
+    )
+    output = StudyOutput(out, "pml-bounds", parameters)
+    plant = LTIPlant(A_PLANT, C_PLANT, Q_PLANT)
+    rng = np.random.default_rng(seed)
+    cases = [(eps, name) for eps in epsilons for name in DESIGNS]
+    rows, thetas = [], {name: {} for name in DESIGNS}
+    for eps, name in tqdm(cases, desc="epsilon x design", disable=not progress):
+        Theta = thetas[name][str(eps)] = _design(plant, *DESIGNS[name], eps, delta)
+        rows.append(_row(plant, name, eps, delta, Theta, options, rng))
+    output.write_json(
+        "design.json",
+        {
+            "A": A_PLANT,
+            "C": C_PLANT,
+            "Q": Q_PLANT,
+            "Sigma_XX": plant.prior_covariance(),
+            "delta": delta,
+            "designs": {
+                name: {
+                    "method": DESIGNS[name][0],
+                    "convention": DESIGNS[name][1],
+                    "Theta_by_epsilon": thetas[name],
+                }
+                for name in DESIGNS
+            },
+        },
+    )
+    guaranteed = [k for k in rows[0] if k.startswith("holds_")] + ["privacy_holds_mc"]
+    all_hold = bool(all(r[k] for r in rows for k in guaranteed))
+    output.write_results(rows, all_guaranteed_checks_hold=all_hold, checks=guaranteed)
+    _figures(output, rows, delta)
+    return {
+        "all_guaranteed_checks_hold": all_hold,
+        "failed_checks": [
+            (r["epsilon"], r["design"], k) for r in rows for k in guaranteed if not r[k]
+        ],
+        "paper_bound_28_on_exact_designs_holds_dare": all(
+            r["paper_bound_28_holds_dare"] for r in rows if "paper_bound_28_holds_dare" in r
+        ),
+        "min_P_leak_le_eps_mc": min(r["P_leak_le_eps_mc"] for r in rows),
+        "one_minus_delta": 1.0 - delta,
+        "out": str(output.folder),
+    }

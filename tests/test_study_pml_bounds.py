@@ -1,0 +1,89 @@
+"""Smoke test of the pml-bounds study through the CLI, with theory checks."""
+
+import json
+
+import pytest
+from scipy import stats
+
+from ssa_privacy.cli import main
+
+DELTA, SAMPLES = 0.01, 40000
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("pml_bounds")
+    assert (
+        main(
+            [
+                "run",
+                "pml-bounds",
+                "--out",
+                str(out),
+                "--seed",
+                "5",
+                "--no-progress",
+                "--runs",
+                "10",
+                "--steps",
+                "120",
+                "--burn-in",
+                "20",
+                "--epsilons",
+                "5.5,7",
+                "--delta",
+                str(DELTA),
+                "--mc-samples",
+                str(SAMPLES),
+            ]
+        )
+        == 0
+    )
+    for name in (
+        "design.json",
+        "results.csv",
+        "results.json",
+        "fig_error_covariance_bounds.png",
+        "fig_error_covariance_bounds.pdf",
+        "fig_leakage_probability.png",
+        "fig_leakage_probability.pdf",
+    ):
+        assert (out / name).stat().st_size > 0
+    return json.loads((out / "results.json").read_text())
+
+
+def test_every_guaranteed_bound_holds(results):
+    rows = results["results"]
+    assert len(rows) == 6 and results["all_guaranteed_checks_hold"]
+    for row in rows:
+        assert row["bound_28_29_guaranteed"]
+        assert row["logdet_P_dare"] >= row["bound_chain_logdet"] >= row["bound_28"] - 1e-7
+        assert row["trace_P_dare"] >= row["bound_chain_trace"] >= row["bound_29"] - 1e-7
+        assert row["logdet_P_empirical"] >= row["bound_chain_logdet"]
+        assert row["trace_P_empirical"] >= row["bound_chain_trace"]
+
+
+def test_designs_are_private_and_the_exact_ones_are_tight(results):
+    rows = results["results"]
+    for row in rows:
+        assert row["P_leak_le_eps_analytic"] >= 1 - DELTA - 1e-7
+        if row["convention"] == "exact":
+            assert row["P_leak_le_eps_analytic"] == pytest.approx(1 - DELTA, abs=1e-6)
+        # Monte Carlo failures: one-sided binomial test of P[l > eps] <= delta at level 1e-4.
+        assert row["P_leak_mc_failures"] <= stats.binom.ppf(1 - 1e-4, SAMPLES, DELTA)
+    for eps in (5.5, 7.0):
+        trace = {r["design"]: r["trace_Theta"] for r in rows if r["epsilon"] == eps}
+        assert trace["log-det/exact"] <= trace["corollary-3.7/exact"] * (1 + 1e-6)
+        assert trace["corollary-3.7/exact"] < trace["corollary-3.7/paper"]
+
+
+def test_empirical_covariance_agrees_with_the_dare(results):
+    for row in results["results"]:
+        # 10 runs x 100 steps: agreement within 5 standard errors of the run-to-run spread.
+        assert (
+            abs(row["trace_P_empirical"] - row["trace_P_dare"]) <= 5 * row["trace_P_empirical_se"]
+        )
+        assert (
+            abs(row["logdet_P_empirical"] - row["logdet_P_dare"])
+            <= 5 * row["logdet_P_empirical_se"]
+        )
