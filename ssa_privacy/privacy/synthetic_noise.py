@@ -35,7 +35,7 @@ from ssa_privacy._validation import (
 )
 from ssa_privacy.gp import GaussianProcess, cholesky_with_jitter, noise_matrix
 
-#: Use the subset eigensolver when |S| <= PARTIAL_EIGENSOLVE_FRACTION * n.
+#: Use the subset eigensolver when the number of sensitive inputs is at most this fraction of n.
 PARTIAL_EIGENSOLVE_FRACTION = 0.25
 
 
@@ -100,7 +100,11 @@ def psd_part(A, rank_bound=None):
     -----
     [TCB] §4.1 (the PSD part via the spectral decomposition) and Theorem 1.
     """
-    A = symmetric_matrix(A, "A")
+    return _psd_part(symmetric_matrix(A, "A"), rank_bound)
+
+
+def _psd_part(A, rank_bound):
+    """:func:`psd_part` of an already validated symmetric matrix."""
     n = len(A)
     if rank_bound is not None and rank_bound <= PARTIAL_EIGENSOLVE_FRACTION * n:
         eigenvalues, eigenvectors = linalg.eigh(A, subset_by_value=[0.0, np.inf], driver="evr")
@@ -167,7 +171,8 @@ def optimal_noise_factor(K_XX, K_XS, Delta, V=None):
         ``Sigma_opt = U diag(lambda) U^T`` with rank <= s.
     """
     K_XX, K_XS, L_Delta, V = _validated_problem(K_XX, K_XS, Delta, V)
-    return psd_part(_gram(K_XS, L_Delta) - K_XX - V, rank_bound=K_XS.shape[1])
+    A = _gram(K_XS, L_Delta) - K_XX - V
+    return _psd_part(0.5 * (A + A.T), rank_bound=K_XS.shape[1])
 
 
 def optimal_noise_covariance(K_XX, K_XS, Delta, V=None):
