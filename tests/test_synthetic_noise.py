@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ssa_privacy.gp import RBF, GaussianProcess
+from ssa_privacy.privacy.synthetic_noise import DESIGN_MARGIN
 from ssa_privacy.privacy import (
     diagonal_noise_covariance,
     obfuscate,
@@ -124,7 +125,7 @@ def test_posterior_variance_at_S_is_one_minus_alpha_of_the_prior():
     kernel = RBF(1 / 400, variance=2.0)
     private = (X >= 1) & (X <= 2)
     for alpha in (0.1, 0.5, 0.9):
-        factor = region_noise_factor(kernel, X, X[private], alpha)
+        factor = region_noise_factor(kernel, X, X[private], alpha, margin=0.0)
         gp = privacy_aware_gp(GaussianProcess(kernel), X, np.zeros(61), factor)
         variance = gp.predict(X[private])[1]
         np.testing.assert_allclose(variance, (1 - alpha) * 2.0, rtol=1e-10)
@@ -154,6 +155,22 @@ def test_synthetic_noise_has_the_designed_covariance():
     # Standard error of a sample covariance entry of a zero-mean Gaussian.
     standard_error = np.sqrt((np.outer(np.diag(Sigma), np.diag(Sigma)) + Sigma**2) / draws)
     assert np.all(np.abs(empirical - Sigma) <= 5 * standard_error + 1e-12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_released_designs_keep_a_strictly_positive_certificate(seed):
+    """The design margin leaves a slack of about margin * lambda_min(Delta) for round-off,
+    at the price of tightening Delta by the relative amount margin."""
+    rng = np.random.default_rng(seed)
+    X = np.linspace(0, 1, 15)
+    kernel, alpha = RBF(rng.uniform(0.03, 0.1), rng.uniform(1e-6, 1e3)), rng.uniform(0.05, 0.95)
+    V = rng.choice([None, 1e-3 * kernel.variance])
+    result = obfuscate(kernel, X, np.zeros(15), X[3:8], alpha, V=V)
+    assert result.certificate > 0
+    exact = region_noise_factor(kernel, X, X[3:8], alpha, V=V, margin=0.0)
+    condition = np.linalg.cond(kernel(X[3:8]))
+    assert exact.trace <= result.Sigma.trace <= exact.trace * (1 + 10 * DESIGN_MARGIN * condition)
 
 
 def test_release_draws_fresh_entropy_unless_seeded():

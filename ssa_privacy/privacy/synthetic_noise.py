@@ -35,6 +35,9 @@ from ssa_privacy._validation import (
 )
 from ssa_privacy.gp import GaussianProcess, cholesky_with_jitter, noise_matrix
 
+#: Relative safety margin of released designs: they target ``(1 - DESIGN_MARGIN) Delta`` so
+#: that round-off cannot make the certificate of the release negative.
+DESIGN_MARGIN = 1e-9
 #: Use the subset eigensolver when the number of sensitive inputs is at most this fraction of n.
 PARTIAL_EIGENSOLVE_FRACTION = 0.25
 
@@ -243,7 +246,7 @@ def uniform_noise_covariance(K_XX, alpha, V=None):
     return psd_part(K_XX / alpha - K_XX - noise_matrix(V, len(K_XX), "V")).matrix()
 
 
-def region_noise_factor(kernel, X, S0, alpha, V=None):
+def region_noise_factor(kernel, X, S0, alpha, V=None, margin=DESIGN_MARGIN):
     """Sigma_opt for a sensitive region approximated by a dense finite subset S0.
 
     Parameters
@@ -258,6 +261,12 @@ def region_noise_factor(kernel, X, S0, alpha, V=None):
         Privacy level in (0, 1), ``H = alpha K``.
     V : float or array_like, shape (n, n), optional
         Observation-noise covariance.
+    margin : float
+        Relative safety margin in [0, 1e-3]: the design uses ``H = (1 - margin) alpha K``,
+        so that the released data meet (5) with a slack of about
+        ``margin * lambda_min(Delta)`` that round-off cannot erase. The extra noise is
+        that of tightening Delta by the relative amount ``margin``: negligible unless
+        ``K_{S0,S0}`` is badly conditioned. 0 gives exactly (11).
 
     Returns
     -------
@@ -275,7 +284,9 @@ def region_noise_factor(kernel, X, S0, alpha, V=None):
     [TCB] (11) with ``H = alpha K`` and Theorem 3 (G(S0) -> G(S) as S0 fills S).
     """
     alpha = open_interval(alpha, "alpha")
-    return optimal_noise_factor(kernel(X), kernel(X, S0), alpha * kernel(S0), V)
+    if not 0.0 <= margin <= 1e-3:
+        raise ValueError(f"margin must lie in [0, 1e-3], got {margin!r}")
+    return optimal_noise_factor(kernel(X), kernel(X, S0), (1.0 - margin) * alpha * kernel(S0), V)
 
 
 def diagonal_noise_covariance(K_XX, K_XS, Delta, V=None):
@@ -469,11 +480,12 @@ def obfuscate(kernel, X, y, S0, alpha, V=None, seed=None):
 
     Notes
     -----
-    [TCB] §4.2, (11) with Theorem 3, then the sampling steps of §4.1.
+    [TCB] §4.2, (11) with Theorem 3 (with the safety margin of
+    :func:`region_noise_factor`), then the sampling steps of §4.1.
     """
     alpha = open_interval(alpha, "alpha")
     K_XX, K_XS, Delta = kernel(X), kernel(X, S0), alpha * kernel(S0)
-    factor = optimal_noise_factor(K_XX, K_XS, Delta, V)
+    factor = optimal_noise_factor(K_XX, K_XS, (1.0 - DESIGN_MARGIN) * Delta, V)
     W = release(y, factor, seed=seed)
     return ObfuscationResult(W=W, Sigma=factor,
                              certificate=privacy_certificate(K_XX, K_XS, Delta, factor, V))
