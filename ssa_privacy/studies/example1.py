@@ -31,7 +31,10 @@ GRID = np.linspace(0.0, 1.0, 101)
 
 
 def add_arguments(parser):
-    """Example 1 has no options beyond ``--out`` and ``--seed``."""
+    """Options of ``ssa-privacy run example1``: none that change it (it is deterministic)."""
+    parser.add_argument("--replications", type=int, default=1,
+                        help="accepted for a uniform command line; the example is deterministic")
+    parser.add_argument("--data", help="accepted for a uniform command line; the example needs no data")
 
 
 def designs():
@@ -70,7 +73,7 @@ def figure1(covariances):
     return figure
 
 
-def run(out, seed=0, progress=True):
+def run(out, seed=0, progress=True, replications=1, data=None):
     """Run Example 1; write Figure 1 and the results table into ``out``.
 
     Parameters
@@ -81,6 +84,8 @@ def run(out, seed=0, progress=True):
         Recorded only (the example is deterministic).
     progress : bool
         Unused (the example is instantaneous).
+    replications, data : ignored
+        Accepted for a uniform command line.
 
     Returns
     -------
