@@ -1,0 +1,247 @@
+"""Validation of the 3D J2 propagator: against SGP4 on real element sets, and J2 secular rates.
+
+SGP4 comparison. For each element set (default: the ISS set of ``sgp4/tests.py`` and the
+near-Earth satellites of ``SGP4-VER.TLE``), the J2 propagator (rtol = atol = 1e-10)
+starts from SGP4's TEME state at epoch and both propagate for a day. The TEME frame is
+treated as inertial (its precession over a day is negligible here). The differences come
+from what the J2 model leaves out (drag, J3/J4 and the other terms of SGP4), from the
+different constants (WGS-72 in SGP4) and from starting an osculating propagation at SGP4's
+state while SGP4 propagates mean elements: the along-track difference grows with time.
+Element sets that SGP4 itself cannot propagate over the horizon (decay) are reported as
+skipped.
+
+Secular rates. Inclined LEO orbits (a = 7000 km, e = 0.05) are propagated for several
+days; the node and the argument of perigee, averaged over each orbit (removing the
+short-periodic J2 terms), are fitted with a line and compared with the first-order
+analytic rates (Curtis §4.7; Vallado Ch. 9).
+"""
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from ssa_privacy.orbits import (
+    R_EARTH,
+    J2Propagator,
+    elements_to_state,
+    orbit_averaged_rates,
+    orbit_averages,
+    rsw_frame,
+    state_to_elements,
+)
+from ssa_privacy.output import StudyOutput
+from ssa_privacy.tle import ISS_CATALOG_NUMBER, iss_element_set, verification_element_sets
+
+DESCRIPTION = "J2 propagator vs SGP4 on real TLEs over a day, and J2 secular rates"
+
+#: Element sets with a period below this (min) are "near Earth" (SGP4's own split).
+NEAR_EARTH_PERIOD_MIN = 225.0
+#: Secular-rate test orbits: a (km), e, inclinations (deg), node and perigee (deg).
+SECULAR_A, SECULAR_E = 7000.0, 0.05
+SECULAR_INCLINATIONS = (28.5, 51.6, 97.8)
+SECULAR_RAAN, SECULAR_ARGP = 30.0, 60.0
+#: Samples per orbit of the secular-rate propagation.
+SAMPLES_PER_ORBIT = 64
+DEG_PER_DAY = np.degrees(1.0) * 86400.0
+
+
+def add_arguments(parser):
+    """Options of the sgp4-validation study."""
+    parser.add_argument(
+        "--satellites", default="all",
+        help="comma-separated 'iss' and SGP4-VER.TLE catalogue numbers, or 'all' (default: "
+             "the ISS and every near-Earth verification satellite)")
+    parser.add_argument("--hours", type=float, default=24.0, help="comparison span (h, default 24)")
+    parser.add_argument("--step", type=float, default=60.0, help="output step (s, default 60)")
+    parser.add_argument("--secular-days", type=float, default=5.0,
+                        help="propagation span of the secular-rate fit (days, default 5)")
+
+
+def _element_sets(satellites):
+    """The selected element sets, ISS first."""
+    verification = verification_element_sets()
+    if satellites == "all":
+        near = {k: v for k, v in verification.items()
+                if v.period / 60.0 < NEAR_EARTH_PERIOD_MIN}
+        return {ISS_CATALOG_NUMBER: iss_element_set(), **near}
+    chosen = {}
+    for name in (s.strip() for s in satellites.split(",")):
+        if name.lower() in ("iss", ISS_CATALOG_NUMBER):
+            chosen[ISS_CATALOG_NUMBER] = iss_element_set()
+        elif name.zfill(5) in verification:
+            chosen[name.zfill(5)] = verification[name.zfill(5)]
+        else:
+            raise ValueError(f"satellites: unknown element set {name!r}; use 'iss' or one of "
+                             f"{', '.join(verification)}")
+    return chosen
+
+
+def compare(element_set, times, propagator):
+    """Position difference of the J2 propagation from SGP4, in SGP4's RSW axes.
+
+    Parameters
+    ----------
+    element_set : ssa_privacy.tle.ElementSet
+        The satellite.
+    times : ndarray, shape (m,)
+        Seconds since epoch, starting at 0.
+    propagator : ssa_privacy.orbits.J2Propagator
+        The model under test (run at rtol = atol = 1e-10).
+
+    Returns
+    -------
+    ndarray, shape (m, 3)
+        ``J2 - SGP4`` position in SGP4's radial, along-track, cross-track axes (km).
+
+    Raises
+    ------
+    ValueError
+        If SGP4 fails on the grid (e.g. decay) or the integration fails.
+    """
+    sgp4_states = element_set.propagate(times)
+    j2_states = propagator.propagate(times, sgp4_states[0])
+    difference = np.einsum("mij,mj->mi", rsw_frame(sgp4_states),
+                           j2_states[:, :3] - sgp4_states[:, :3])
+    return difference
+
+
+def _comparison_row(key, element_set, times, difference):
+    distance = np.linalg.norm(difference, axis=1)
+    first = times <= element_set.period
+    elements = state_to_elements(element_set.state_at_epoch())
+    return {
+        "satellite": element_set.name if key == ISS_CATALOG_NUMBER else key,
+        "epoch_jd": element_set.epoch_jd,
+        "period_min": element_set.period / 60.0,
+        "eccentricity": element_set.satrec.ecco,
+        "inclination_deg": np.degrees(element_set.satrec.inclo),
+        "perigee_altitude_km": elements.a * (1 - elements.e) - R_EARTH,
+        "bstar": element_set.satrec.bstar,
+        "max_difference_first_orbit_km": float(np.max(distance[first])),
+        "max_difference_km": float(np.max(distance)),
+        "difference_at_end_km": float(distance[-1]),
+        "radial_at_end_km": float(difference[-1, 0]),
+        "along_track_at_end_km": float(difference[-1, 1]),
+        "cross_track_at_end_km": float(difference[-1, 2]),
+        "status": "compared",
+    }
+
+
+def secular_rate_rows(propagator, days, progress=False):
+    """Fitted against analytic J2 secular rates for the test orbits (deg/day and relative error).
+
+    Parameters
+    ----------
+    propagator : ssa_privacy.orbits.J2Propagator
+        The model under test.
+    days : float
+        Propagation span (days), at least three orbits.
+    progress : bool, optional
+        Show a progress bar.
+
+    Returns
+    -------
+    list of dict
+        One row per inclination, with the series used by the figure under ``"_series"``.
+    """
+    period = 2 * np.pi / propagator.mean_motion(SECULAR_A)
+    times = np.arange(0.0, days * 86400.0, period / SAMPLES_PER_ORBIT)
+    rows = []
+    for inclination in tqdm(SECULAR_INCLINATIONS, desc="secular rates", disable=not progress):
+        start = elements_to_state(SECULAR_A, SECULAR_E, np.radians(inclination),
+                                  np.radians(SECULAR_RAAN), np.radians(SECULAR_ARGP), 0.0,
+                                  propagator.mu)
+        states = propagator.propagate(times, start)
+        fitted = orbit_averaged_rates(times, states, period, propagator.mu)
+        elements = state_to_elements(states, propagator.mu)
+        analytic = propagator.secular_rates(np.mean(elements.a), np.mean(elements.e),
+                                            np.mean(elements.i))
+        row = {"a_km": SECULAR_A, "e": SECULAR_E, "inclination_deg": inclination, "days": days}
+        for name, fit, exact in zip(("raan", "argp"), fitted, analytic):
+            row[f"{name}_rate_fitted_deg_day"] = fit * DEG_PER_DAY
+            row[f"{name}_rate_analytic_deg_day"] = float(exact) * DEG_PER_DAY
+            row[f"{name}_rate_relative_error"] = abs(fit / float(exact) - 1.0)
+        row["_series"] = (times, states, analytic)
+        rows.append(row)
+    return rows
+
+
+def _figure_differences(output, results, hours):
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2))
+    key, (element_set, times, difference) = next(iter(results.items()))
+    t = times / 3600.0
+    for c, (label, colour) in enumerate(zip(("radial", "along-track", "cross-track"),
+                                            ("tab:blue", "tab:red", "tab:green"))):
+        left.plot(t, difference[:, c], color=colour, label=label)
+    left.plot(t, np.linalg.norm(difference, axis=1), color="black", label="|difference|")
+    left.axvspan(0, element_set.period / 3600.0, color="0.9", label="first orbit")
+    left.set(xlabel="time since epoch (h)", ylabel="J2 - SGP4 position (km)",
+             title=f"{element_set.name}: J2 propagator minus SGP4 (TEME)")
+    left.legend(fontsize=7)
+    for key, (element_set, times, difference) in results.items():
+        right.semilogy(times / 3600.0, np.linalg.norm(difference, axis=1), lw=1,
+                       label=f"{key} (e = {element_set.satrec.ecco:.3f})")
+    right.set(xlabel="time since epoch (h)", ylabel="|J2 - SGP4| (km)", xlim=(0, hours),
+              title="near-Earth element sets")
+    right.legend(fontsize=6, ncol=2)
+    output.save_figure(fig, "fig_sgp4_difference")
+
+
+def _figure_secular(output, rows, propagator):
+    import matplotlib.pyplot as plt
+
+    period = 2 * np.pi / propagator.mean_motion(SECULAR_A)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+    for row, colour in zip(rows, ("tab:blue", "tab:red", "tab:green")):
+        times, states, analytic = row["_series"]
+        mean_times, *averages = orbit_averages(times, states, period, propagator.mu)
+        for ax, angle, rate in zip(axes, averages, analytic):
+            residual = np.degrees(angle - angle[0] - float(rate) * (mean_times - mean_times[0]))
+            ax.plot(mean_times / 86400.0, residual, ".-", color=colour, ms=3, lw=0.6,
+                    label=f"i = {row['inclination_deg']:g} deg")
+    for ax, name in zip(axes, ("node", "argument of perigee")):
+        ax.set(xlabel="days", ylabel="deg", title=f"{name}: orbit average minus analytic drift")
+        ax.legend(fontsize=7)
+    fig.suptitle(f"J2 secular rates, a = {SECULAR_A:g} km, e = {SECULAR_E:g}: the residual's "
+                 "slope is the error of the first-order analytic rate", fontsize=10)
+    output.save_figure(fig, "fig_secular_rates")
+
+
+def run(out, seed, progress, satellites="all", hours=24.0, step=60.0, secular_days=5.0):
+    """Run the validation; write results.csv/json, secular_rates.csv and two figures."""
+    del seed  # deterministic study
+    if not (0 < step <= hours * 3600.0 and secular_days > 0):
+        raise ValueError("step, hours and secular_days must be positive, with step <= hours")
+    output = StudyOutput(out, "sgp4-validation",
+                         dict(satellites=satellites, hours=hours, step=step,
+                              secular_days=secular_days))
+    propagator = J2Propagator()
+    times = np.arange(0.0, hours * 3600.0 + 1e-9, step)
+    rows, results = [], {}
+    for key, element_set in tqdm(_element_sets(satellites).items(), desc="element sets",
+                                 disable=not progress):
+        try:
+            difference = compare(element_set, times, propagator)
+        except ValueError as error:  # SGP4 rejects decayed orbits: report, do not compare
+            rows.append({"satellite": key, "status": f"skipped: {error}"})
+            continue
+        results[key] = (element_set, times, difference)
+        rows.append(_comparison_row(key, element_set, times, difference))
+    secular = secular_rate_rows(propagator, secular_days, progress)
+    secular_table = [{k: v for k, v in r.items() if k != "_series"} for r in secular]
+    output.write_csv("secular_rates.csv", secular_table)
+    output.write_results(rows, secular_rates=secular_table)
+    _figure_differences(output, results, hours)
+    _figure_secular(output, secular, propagator)
+    compared = [r for r in rows if r["status"] == "compared"]
+    return {
+        "max_difference_first_orbit_km": {
+            r["satellite"]: round(r["max_difference_first_orbit_km"], 3) for r in compared},
+        "difference_at_end_km": {r["satellite"]: round(r["difference_at_end_km"], 2)
+                                 for r in compared},
+        "skipped": [r["satellite"] for r in rows if r["status"] != "compared"],
+        "max_secular_rate_relative_error": max(
+            max(r["raan_rate_relative_error"], r["argp_rate_relative_error"]) for r in secular),
+        "out": str(output.folder),
+    }

@@ -1,0 +1,465 @@
+"""SSA sensor network: PML-privatized ground radars, a tracking UKF on a real orbit, CW bounds.
+
+Owners of three ground radars (approximate positions of the Goldstone, Madrid and
+Canberra deep-space sites) share measurements of a satellite (default: the ISS element
+set shipped with ``sgp4``) with a fusion centre. Each station privatizes its measurements
+with Gaussian noise designed for its own (epsilon_i, delta) level; the fusion centre
+tracks the satellite.
+
+What is private: the satellite's deviation from its nominal slot caused by the operator's
+unannounced manoeuvres. The manoeuvre model is the Clohessy-Wiltshire (CW) motion about
+the nominal orbit under a published LQR station-keeping law, driven by white random
+accelerations; its stationary covariance ``Sigma_CW`` (Hill frame, [LKC] (27)) is the
+prior that every station protects.
+
+Part 1, the orbit (nonlinear). Truth: the J2 propagator (rtol = atol = 1e-10) from the
+TLE's TEME state, propagated to the start of the window and displaced by a draw of
+``Sigma_CW`` (mapped to ECI). Each visible station measures (azimuth, elevation, range,
+range rate) with sensor noise, and adds privacy noise ``Theta_i`` from Corollary 3.7
+applied to the measurement linearised about the fusion centre's predicted state ``x^``:
+``Theta_i = kappa / (1 - kappa) H Sigma_XX H^T`` with ``H = dh/dx(x^)`` and
+``Sigma_XX = T(x^) Sigma_CW T(x^)^T`` (``T`` the Hill-to-ECI map). The fusion centre runs
+a UKF (filterpy) with the J2 process model (1e-9 tolerance) and measurement covariance
+sensor + ``Theta_i``. Privacy levels: epsilon_i = level + offset_i, plus "no privacy".
+Monte Carlo runs use common random numbers across levels (same initial offset, same
+sensor and privacy noise draws), so that differences between levels are paired.
+
+Part 2, the CW plant (linear). Each station reports the relative position ``[I_3, 0] X``
+with sensor noise and its privacy noise (Corollary 3.7 with ``Sigma_CW``); a linear
+Kalman filter per station and one for the fusion of all three. The steady-state error
+covariance (empirical, and the DARE value) is compared with the chain bound and with
+[LKC] (28)-(29) in the design's convention (SPEC §5). For the fusion (three releases) and
+for "no privacy", the bounds are evaluated at the implied level, the smallest epsilon at
+which that release is private.
+
+Privacy checks: Monte Carlo estimates of ``P[l(X -> Y) <= epsilon_i]`` (true PML) of each
+designed mechanism, with 99% Clopper-Pearson intervals, for the CW stations and for the
+linearised radar measurement at each station's highest elevation in the window.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg
+from tqdm.auto import tqdm
+
+from ssa_privacy.estimation import empirical_error_covariance, error_covariance_bounds, steady_state
+from ssa_privacy.orbits import J2Propagator, hill_to_inertial
+from ssa_privacy.output import StudyOutput
+from ssa_privacy.plants import cw_plant, station_keeping_gain
+from ssa_privacy.privacy.pml import (
+    CONVENTIONS,
+    check_epsilon,
+    leakage_probability,
+    linear_mechanism_covariances,
+    linear_mechanism_noise,
+    monte_carlo_leakage_probability,
+    pml_margin,
+)
+from ssa_privacy.sensors import MEASUREMENTS, EarthRotation, GroundStation, OrbitTracker
+from ssa_privacy.studies import _ssa_network_figures as figures
+from ssa_privacy.studies._common import check_positive_count, replication_rng
+from ssa_privacy.tle import load_element_set
+
+DESCRIPTION = (
+    "SSA network: PML-privatized ground radars tracking a real LEO orbit (UKF), CW bounds"
+)
+
+#: The three stations (approximate WGS-84 positions of the deep-space antennas).
+STATIONS = (
+    GroundStation("Goldstone", 35.4259, -116.8895, 1.002),
+    GroundStation("Madrid", 40.4313, -4.2480, 0.865),
+    GroundStation("Canberra", -35.4024, 148.9813, 0.689),
+)
+DEFAULT_EPSILONS = (7.0, 9.0, 12.0, 16.0, 24.0)
+DEFAULT_OFFSETS = (0.0, 1.0, 2.0)
+#: Station keeping (LQR by Bryson's rule): position, velocity, acceleration scales
+#: (km, km/s, km/s^2); and the manoeuvres' acceleration PSD (km^2/s^3). Together they give
+#: a stationary excursion of about 1 km and 1 m/s per axis.
+KEEPING_SCALES = (1.0, 1.0e-3, 1.0e-6)
+MANOEUVRE_PSD = 4.0e-9
+#: Sensor noise of a CW relative-position report (km, per axis).
+CW_SENSOR_STD = 0.1
+#: White-acceleration PSD of the UKF's process noise (km^2/s^3): covers the looser
+#: integration tolerance of its process model.
+FILTER_PSD = 1.0e-14
+FILTER_TOLERANCE = 1.0e-9
+#: Confidence of the Monte Carlo privacy intervals.
+CONFIDENCE = 0.99
+NO_PRIVACY = "none"
+
+
+def _floats(text):
+    return tuple(float(v) for v in text.split(","))
+
+
+def add_arguments(parser):
+    """Options of the ssa-network study."""
+    add = parser.add_argument
+    add("--satellite", default="iss", help="'iss' or a catalogue number of SGP4-VER.TLE")
+    add("--start-hours", type=float, default=6.0, help="window start after epoch (h, default 6)")
+    add("--hours", type=float, default=10.0, help="tracking window length (h, default 10)")
+    add("--dt", type=float, default=30.0, help="measurement interval (s, default 30)")
+    add("--gap-step", type=float, default=600.0,
+        help="filter step between passes, a multiple of --dt (s, default 600)")
+    add("--burn-in-hours", type=float, default=2.0,
+        help="time left out of the RMSE after the window start (h, default 2)")
+    add("--epsilons", type=_floats, default=DEFAULT_EPSILONS,
+        help="privacy levels: epsilon of the first station (nats, default 7,9,12,16,24)")
+    add("--offsets", type=_floats, default=DEFAULT_OFFSETS,
+        help="epsilon_i = level + offset_i per station (default 0,1,2)")
+    add("--delta", type=float, default=0.01, help="PML failure probability (default 0.01)")
+    add("--convention", choices=sorted(CONVENTIONS), default="exact",
+        help="PML convention of the noise design and of the bounds (default exact)")
+    add("--runs", type=int, default=12, help="UKF Monte Carlo runs per level (default 12)")
+    add("--cw-runs", type=int, default=20, help="CW simulation runs (default 20)")
+    add("--cw-steps", type=int, default=300, help="CW time steps per run (default 300)")
+    add("--cw-burn-in", type=int, default=50, help="CW steps left out (default 50)")
+    add("--cw-dt", type=float, default=60.0, help="CW sampling period (s, default 60)")
+    add("--mc-samples", type=int, default=100_000,
+        help="draws per mechanism for P[l <= epsilon] (default 100000)")
+
+
+#: Output matrix of a CW relative-position report.
+C_POSITION = np.hstack([np.eye(3), np.zeros((3, 3))])
+
+
+class Scenario:
+    """Fixed quantities of a run: orbit, Earth, manoeuvre prior, nominal track and levels."""
+
+    def __init__(self, options):
+        self.element_set = load_element_set(options["satellite"])
+        self.earth = EarthRotation(self.element_set.gmst_epoch)
+        self.propagator = J2Propagator()
+        self.t0 = options["start_hours"] * 3600.0
+        self.fine = self.t0 + np.arange(0.0, options["hours"] * 3600.0 + 1e-9, options["dt"])
+        start = self.propagator.propagate([0.0, self.t0], self.element_set.state_at_epoch())[-1]
+        self.nominal = self.propagator.propagate(self.fine, start)
+        self.mean_motion = 2 * np.pi / self.element_set.period
+        self.gain = station_keeping_gain(self.mean_motion, *KEEPING_SCALES)
+        self.Sigma_cw = self.cw_plant(C_POSITION, options["cw_dt"]).prior_covariance()
+        self.convention, self.delta = options["convention"], options["delta"]
+        offsets = np.asarray(options["offsets"], dtype=float)
+        if offsets.shape != (len(STATIONS),):
+            raise ValueError(f"offsets must hold {len(STATIONS)} values, got {options['offsets']}")
+        self.levels = [(f"{e:g}", tuple(e + offsets)) for e in sorted(options["epsilons"])]
+        # A radar measurement has rank 4 (the CW report 3, with a lower floor).
+        check_epsilon([eps for _, eps in self.levels], self.delta, len(MEASUREMENTS))
+        self.levels.append((NO_PRIVACY, None))
+
+    def cw_plant(self, C, dt):
+        """The station-kept CW plant about the nominal orbit, with output matrix ``C``."""
+        return cw_plant(self.mean_motion, dt, MANOEUVRE_PSD, C, self.gain)
+
+    def prior_eci(self, state):
+        """The manoeuvre prior ``T Sigma_CW T^T`` about an ECI state, shape (6, 6)."""
+        T = hill_to_inertial(state)
+        Sigma = T @ self.Sigma_cw @ T.T
+        return 0.5 * (Sigma + Sigma.T)
+
+    def station_noise(self, station, state, time, epsilon):
+        """Privacy noise of a radar measurement linearised about ``state`` (see module doc)."""
+        return station.privacy_noise(state, time, self.earth, self.prior_eci(state), epsilon,
+                                     self.delta, self.convention)
+
+
+@dataclass
+class Tracking:
+    """The UKF part's grid and outputs.
+
+    ``times`` are the filter epochs (s), ``evaluate`` marks the regular epochs after the
+    burn-in used by the RMSE, ``truth`` is run 0's true state, and ``results[level]``
+    holds per-run ``errors`` (R, m, 6), covariances ``P`` (R, m, 6, 6) and the privacy
+    noise standard deviations of range.
+    """
+
+    times: np.ndarray
+    evaluate: np.ndarray
+    truth: np.ndarray
+    results: dict
+
+
+def _truths(scenario, runs, seed):
+    """Truth of each run on the fine grid, shape (R, m, 6): the nominal start displaced by
+    a draw of the manoeuvre prior, propagated at rtol = atol = 1e-10."""
+    L = np.linalg.cholesky(scenario.prior_eci(scenario.nominal[0]))
+    starts = np.array([scenario.nominal[0] + L @ replication_rng(seed, r, 0).standard_normal(6)
+                       for r in range(runs)])
+    return scenario.propagator.propagate(scenario.fine, starts)
+
+
+def _grid(visible, dt, gap_step):
+    """Indices into the fine grid of the filter epochs (every gap step, and every epoch at
+    which some run sees the satellite), and the mask of the regular (gap-step) epochs."""
+    regular = np.arange(visible.shape[1]) % round(gap_step / dt) == 0
+    return np.flatnonzero(regular | visible.any(axis=(0, 2))), regular
+
+
+def _measurements(scenario, level, truth, time, seen, x_pred, rngs):
+    """Privatized measurements and their covariances of the visible stations at one epoch."""
+    z, R, range_std = [], [], []
+    for s in seen:
+        station = STATIONS[s]
+        z_s = station.measure(truth, time, scenario.earth)
+        z_s = z_s + np.asarray(station.noise_std) * rngs[0].standard_normal(4)
+        R_s = station.noise_covariance
+        if level is not None:
+            Theta = scenario.station_noise(station, x_pred, time, level[s])
+            # Cholesky factor times standard normals (not gaussian_mechanism's eigenvectors,
+            # whose signs may flip): the same draws at every level, smoothly scaled.
+            z_s = z_s + np.linalg.cholesky(Theta) @ rngs[1].standard_normal(4)
+            R_s = R_s + Theta
+            range_std.append(np.sqrt(Theta[2, 2]))
+        z.append(z_s)
+        R.append(R_s)
+    return np.array(z), R, range_std
+
+
+def _track(scenario, times, level, truth, visible, rngs):
+    """One UKF run at one privacy level: errors (m, 6), covariances (m, 6, 6), range stds."""
+    tracker = OrbitTracker(scenario.propagator, scenario.earth, scenario.nominal[0],
+                           scenario.prior_eci(scenario.nominal[0]), FILTER_PSD, scenario.t0,
+                           FILTER_TOLERANCE)
+    errors, covariances, range_std = [], [], []
+    for k, t in enumerate(times):
+        tracker.predict(t)
+        seen = np.flatnonzero(visible[k])
+        if seen.size:
+            z, R, stds = _measurements(scenario, level, truth[k], t, seen, tracker.x, rngs)
+            tracker.update([STATIONS[s] for s in seen], z, R)
+            range_std.extend(stds)
+        errors.append(tracker.x - truth[k])
+        covariances.append(tracker.P)
+    return np.array(errors), np.array(covariances), range_std
+
+
+def _ukf_study(scenario, options, seed, progress):
+    """All UKF runs at all levels (common random numbers across levels)."""
+    runs = options["runs"]
+    truth = _truths(scenario, runs, seed)
+    visible = np.stack([s.visible(truth, scenario.fine, scenario.earth) for s in STATIONS],
+                       axis=-1)  # (R, m_fine, S)
+    index, regular = _grid(visible, options["dt"], options["gap_step"])
+    times = scenario.fine[index]
+    evaluate = regular[index] & (times >= scenario.t0 + options["burn_in_hours"] * 3600.0)
+    results = {label: {"errors": [], "P": [], "range_std": []} for label, _ in scenario.levels}
+    cases = [(label, eps, r) for label, eps in scenario.levels for r in range(runs)]
+    for label, eps, r in tqdm(cases, desc="UKF runs (level x run)", disable=not progress):
+        rngs = (replication_rng(seed, r, 1), replication_rng(seed, r, 2))
+        errors, covariances, stds = _track(scenario, times, eps, truth[r, index],
+                                           visible[r, index], rngs)
+        results[label]["errors"].append(errors)
+        results[label]["P"].append(covariances)
+        results[label]["range_std"].extend(stds)
+    return Tracking(times, evaluate, truth[0, index], results)
+
+
+def _rmse_per_run(errors, evaluate, block):
+    """Root-mean-square norm of an error block (position or velocity) per run, shape (R,)."""
+    errors = np.asarray(errors)[:, evaluate][..., block]
+    return np.sqrt(np.mean(np.sum(errors**2, axis=-1), axis=1))
+
+
+def _nees(errors, covariances, evaluate):
+    """Mean position NEES ``e^T P^{-1} e`` over runs and evaluation epochs (3 if consistent)."""
+    e = np.asarray(errors)[:, evaluate, :3]
+    P = np.asarray(covariances)[:, evaluate, :3, :3]
+    return float(np.mean(np.sum(e * np.linalg.solve(P, e[..., None])[..., 0], axis=-1)))
+
+
+def _standard_error(values):
+    return float(np.std(values, ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0
+
+
+def _ukf_rows(scenario, tracking):
+    """One row per level: RMSE (mean and MC standard error), NEES, privacy-noise size."""
+    rows = []
+    for label, eps in scenario.levels:
+        entry = tracking.results[label]
+        pos = _rmse_per_run(entry["errors"], tracking.evaluate, slice(0, 3))
+        vel = _rmse_per_run(entry["errors"], tracking.evaluate, slice(3, 6))
+        rows.append({
+            "level": label,
+            "epsilon_first_station": None if eps is None else eps[0],
+            "epsilons": "-" if eps is None else "/".join(f"{e:g}" for e in eps),
+            "delta": scenario.delta,
+            "convention": scenario.convention,
+            "ukf_position_rmse_km": float(np.mean(pos)),
+            "ukf_position_rmse_se_km": _standard_error(pos),
+            "ukf_velocity_rmse_m_s": 1e3 * float(np.mean(vel)),
+            "ukf_velocity_rmse_se_m_s": 1e3 * _standard_error(vel),
+            "ukf_position_nees": _nees(entry["errors"], entry["P"], tracking.evaluate),
+            "privacy_range_std_km_median": (float(np.median(entry["range_std"]))
+                                            if entry["range_std"] else 0.0),
+            "_per_run_position_rmse": pos,
+        })
+    return rows
+
+
+def _monotone(rows):
+    """Paired differences of per-run position RMSE between consecutive levels (tight to loose)."""
+    checks = []
+    for tight, loose in zip(rows, rows[1:]):
+        diff = tight["_per_run_position_rmse"] - loose["_per_run_position_rmse"]
+        se = _standard_error(diff)
+        checks.append({"from": tight["level"], "to": loose["level"],
+                       "rmse_difference_km": float(np.mean(diff)), "se_km": se,
+                       "decreasing_within_2se": bool(np.mean(diff) > -2 * se)})
+    return checks
+
+
+def _implied_epsilon(plant, Theta, delta, convention):
+    """Smallest epsilon at which ``Y = C X + V`` is (epsilon, delta)-PML private."""
+    Sigma = plant.prior_covariance()
+    Sigma_XY, Sigma_YY = linear_mechanism_covariances(plant.C, Sigma, Theta)
+    return -pml_margin(Sigma, Sigma_XY, Sigma_YY, 0.0, delta, convention)
+
+
+def _cw_row(plant, Theta, epsilon, scenario, options, rng):
+    """Steady-state error covariance of one filter against its bounds."""
+    implied = _implied_epsilon(plant, Theta, scenario.delta, scenario.convention)
+    bound_epsilon = implied if epsilon is None else epsilon
+    bounds = error_covariance_bounds(plant, Theta, bound_epsilon, scenario.delta,
+                                     scenario.convention)
+    P = steady_state(plant, Theta).P
+    S, trace_se, logdet_se = empirical_error_covariance(plant, Theta, options["cw_runs"],
+                                                   options["cw_steps"], options["cw_burn_in"], rng)
+    values = {"logdet_P_dare": np.linalg.slogdet(P)[1],
+              "logdet_P_empirical": np.linalg.slogdet(S)[1],
+              "trace_P_dare": np.trace(P), "trace_P_empirical": np.trace(S)}
+    row = {"epsilon_design": epsilon, "epsilon_implied": implied, "epsilon_of_bound": bound_epsilon,
+           "trace_Theta": np.trace(Theta), **values, "logdet_P_empirical_se": logdet_se,
+           "trace_P_empirical_se": trace_se, "bound_chain_logdet": bounds.log_det_chain,
+           "bound_28": bounds.log_det, "bound_chain_trace": bounds.trace_chain,
+           "bound_29": bounds.trace, "bound_28_29_applies": bounds.applies}
+    for kind in ("dare", "empirical"):
+        row[f"holds_chain_{kind}"] = bool(values[f"logdet_P_{kind}"] >= bounds.log_det_chain)
+        row[f"holds_28_{kind}"] = bool(values[f"logdet_P_{kind}"] >= bounds.log_det)
+        row[f"holds_trace_chain_{kind}"] = bool(values[f"trace_P_{kind}"] >= bounds.trace_chain)
+        row[f"holds_29_{kind}"] = bool(values[f"trace_P_{kind}"] >= bounds.trace)
+    return row
+
+
+def _cw_designs(scenario, station_plant, eps):
+    """Per-station privacy noise (Corollary 3.7 on Sigma_CW), zero without privacy."""
+    if eps is None:
+        return [np.zeros((3, 3)) for _ in STATIONS]
+    return [linear_mechanism_noise(station_plant.C, scenario.Sigma_cw, e, scenario.delta,
+                                   scenario.convention) for e in eps]
+
+
+def _cw_study(scenario, options, rng, progress):
+    """Rows of the CW table: per level, one per station filter and one for the fusion."""
+    station_plant = scenario.cw_plant(C_POSITION, options["cw_dt"])
+    fusion_plant = scenario.cw_plant(np.vstack([C_POSITION] * len(STATIONS)), options["cw_dt"])
+    sensor = CW_SENSOR_STD**2 * np.eye(3)
+    rows, designs = [], {}
+    for label, eps in tqdm(scenario.levels, desc="CW levels", disable=not progress):
+        noise = designs[label] = _cw_designs(scenario, station_plant, eps)
+        for s, station in enumerate(STATIONS):
+            row = _cw_row(station_plant, noise[s] + sensor, None if eps is None else eps[s],
+                          scenario, options, rng)
+            rows.append({"level": label, "filter": station.name, **row})
+        fused = linalg.block_diag(*(Theta + sensor for Theta in noise))
+        rows.append({"level": label, "filter": "fusion",
+                     **_cw_row(fusion_plant, fused, None, scenario, options, rng)})
+    return rows, designs
+
+
+def _privacy_row(kind, station, epsilon, C, Sigma, Theta, scenario, samples, rng):
+    mc = monte_carlo_leakage_probability(C, Sigma, Theta, epsilon, samples, rng,
+                                         confidence=CONFIDENCE)
+    Sigma_XY, Sigma_YY = linear_mechanism_covariances(C, Sigma, Theta)
+    return {"mechanism": kind, "station": station.name, "epsilon": epsilon,
+            "delta": scenario.delta, "convention": scenario.convention,
+            "P_leak_le_eps_analytic": leakage_probability(Sigma, Sigma_XY, Sigma_YY, epsilon),
+            "P_leak_le_eps_mc": mc.estimate, "P_mc_ci99_low": mc.low, "P_mc_ci99_high": mc.high,
+            "P_leak_mc_failures": mc.failures, "mc_samples": mc.samples,
+            "privacy_holds_mc": bool(mc.high >= 1.0 - scenario.delta)}
+
+
+def _privacy_checks(scenario, cw_designs, samples, rng):
+    """Monte Carlo P[l <= epsilon] of every designed mechanism: CW reports, and radar
+    measurements linearised at each station's highest elevation on the nominal track."""
+    rows = []
+    for s, station in enumerate(STATIONS):
+        k = int(np.argmax(station.measure(scenario.nominal, scenario.fine, scenario.earth)[:, 1]))
+        state, time = scenario.nominal[k], scenario.fine[k]
+        H, Sigma = station.jacobian(state, time, scenario.earth), scenario.prior_eci(state)
+        for label, eps in scenario.levels[:-1]:
+            rows.append(_privacy_row("CW relative position", station, eps[s], C_POSITION,
+                                     scenario.Sigma_cw, cw_designs[label][s], scenario, samples,
+                                     rng))
+            Theta = scenario.station_noise(station, state, time, eps[s])
+            rows.append(_privacy_row("radar (linearised)", station, eps[s], H, Sigma, Theta,
+                                     scenario, samples, rng))
+    return rows
+
+
+def _check_options(options):
+    for name in ("runs", "cw_runs", "cw_steps", "mc_samples"):
+        check_positive_count(options[name], name)
+    if not 0 <= options["cw_burn_in"] < options["cw_steps"]:
+        raise ValueError("cw_burn_in must lie in [0, cw_steps)")
+    for name in ("hours", "dt", "gap_step", "cw_dt"):
+        if not options[name] > 0:
+            raise ValueError(f"{name} must be positive, got {options[name]!r}")
+    ratio = options["gap_step"] / options["dt"]
+    if abs(ratio - round(ratio)) > 1e-9:
+        raise ValueError("gap_step must be a multiple of dt")
+    if options["gap_step"] > options["hours"] * 3600.0:
+        raise ValueError("gap_step must not exceed the window (hours)")
+    if not 0 <= options["burn_in_hours"] < options["hours"]:
+        raise ValueError("burn_in_hours must lie in [0, hours)")
+    if not options["epsilons"]:
+        raise ValueError("epsilons must hold at least one level")
+
+
+def run(out, seed, progress, satellite="iss", start_hours=6.0, hours=10.0, dt=30.0,
+        gap_step=600.0, burn_in_hours=2.0, epsilons=DEFAULT_EPSILONS, offsets=DEFAULT_OFFSETS,
+        delta=0.01, convention="exact", runs=12, cw_runs=20, cw_steps=300, cw_burn_in=50,
+        cw_dt=60.0, mc_samples=100_000):
+    """Run the study; write the tables and the four figures into ``out``."""
+    options = dict(satellite=satellite, start_hours=start_hours, hours=hours, dt=dt,
+                   gap_step=gap_step, burn_in_hours=burn_in_hours, epsilons=list(epsilons),
+                   offsets=list(offsets), delta=delta, convention=convention, runs=runs,
+                   cw_runs=cw_runs, cw_steps=cw_steps, cw_burn_in=cw_burn_in, cw_dt=cw_dt,
+                   mc_samples=mc_samples)
+    _check_options(options)
+    scenario = Scenario(options)
+    output = StudyOutput(out, "ssa-network", {"seed": seed, **options})
+    tracking = _ukf_study(scenario, options, seed, progress)
+    rows = _ukf_rows(scenario, tracking)
+    monotone = _monotone(rows)
+    rng = np.random.default_rng([seed, 1])
+    cw_rows, cw_designs = _cw_study(scenario, options, rng, progress)
+    privacy_rows = _privacy_checks(scenario, cw_designs, mc_samples, rng)
+    holds = [k for k in cw_rows[0] if k.startswith("holds_")]
+    for row in rows:
+        mine = [r for r in cw_rows if r["level"] == row["level"]]
+        fusion = next(r for r in mine if r["filter"] == "fusion")
+        row.update({"cw_fusion_logdet_P_empirical": fusion["logdet_P_empirical"],
+                    "cw_fusion_logdet_P_dare": fusion["logdet_P_dare"],
+                    "cw_fusion_trace_P_dare_km2": fusion["trace_P_dare"],
+                    "cw_all_bounds_hold": bool(all(r[k] for r in mine for k in holds))})
+    table = [{k: v for k, v in row.items() if not k.startswith("_")} for row in rows]
+    passes = figures.pass_rows(scenario, STATIONS)
+    output.write_csv("cw_bounds.csv", cw_rows)
+    output.write_csv("privacy_checks.csv", privacy_rows)
+    output.write_csv("passes.csv", passes)
+    summary = {
+        "position_rmse_km": {r["level"]: round(r["ukf_position_rmse_km"], 5) for r in rows},
+        "position_rmse_se_km": {r["level"]: round(r["ukf_position_rmse_se_km"], 5) for r in rows},
+        "rmse_decreasing_in_epsilon_within_2se": all(c["decreasing_within_2se"] for c in monotone),
+        "cw_all_bounds_hold": all(r["cw_all_bounds_hold"] for r in rows),
+        "privacy_holds_mc": all(r["privacy_holds_mc"] for r in privacy_rows),
+        "passes": len(passes),
+    }
+    output.write_results(table, monotone_checks=monotone, cw_bounds=cw_rows,
+                         privacy_checks=privacy_rows, passes=passes, summary=summary,
+                         Sigma_cw=scenario.Sigma_cw, station_keeping_gain=scenario.gain)
+    figures.ground_tracks(output, scenario, STATIONS)
+    figures.tracking_errors(output, scenario, tracking)
+    figures.rmse_vs_epsilon(output, rows)
+    figures.cw_bounds(output, cw_rows, scenario)
+    return {**summary, "out": str(output.folder)}
