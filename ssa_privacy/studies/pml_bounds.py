@@ -23,11 +23,10 @@ against ``1 - delta``.
 import numpy as np
 from tqdm.auto import tqdm
 
-from ssa_privacy.estimation import error_covariance_bounds, filter_outputs, steady_state
+from ssa_privacy.estimation import empirical_error_covariance, error_covariance_bounds, steady_state
 from ssa_privacy.output import StudyOutput
 from ssa_privacy.plants import LTIPlant
 from ssa_privacy.privacy.pml import (
-    gaussian_mechanism,
     leakage_probability,
     linear_mechanism_covariances,
     linear_mechanism_noise,
@@ -89,28 +88,11 @@ def _design(plant, method, convention, epsilon, delta):
     )
 
 
-def _empirical_covariance(plant, Theta, runs, steps, burn_in, rng):
-    """Pooled steady-state error covariance over runs, and standard errors from the spread of runs.
-
-    The runs are independent, so the per-run covariances ``S_r`` give the standard error of
-    the trace directly and that of log det through its derivative ``tr(S^{-1} dS)``.
-    """
-    X = plant.simulate(steps, runs, rng)
-    Y = gaussian_mechanism(X @ plant.C.T, Theta, rng)
-    X_hat, _ = filter_outputs(plant, Theta, Y)
-    errors = (X - X_hat)[:, burn_in:]
-    per_run = np.einsum("rti,rtj->rij", errors, errors) / errors.shape[1]
-    S = per_run.mean(axis=0)
-    sensitivity = np.trace(np.linalg.solve(S, per_run), axis1=-2, axis2=-1)
-    se = lambda values: float(np.std(values, ddof=1) / np.sqrt(runs))  # noqa: E731
-    return S, se(np.trace(per_run, axis1=-2, axis2=-1)), se(sensitivity)
-
-
 def _row(plant, name, epsilon, delta, Theta, options, rng):
     convention = DESIGNS[name][1]
     ss = steady_state(plant, Theta)
     bounds = error_covariance_bounds(plant, Theta, epsilon, delta, convention)
-    S, trace_se, log_det_se = _empirical_covariance(
+    S, trace_se, log_det_se = empirical_error_covariance(
         plant, Theta, options["runs"], options["steps"], options["burn_in"], rng
     )
     values = {
