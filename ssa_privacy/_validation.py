@@ -149,3 +149,92 @@ def positive(value, name):
     if not np.isfinite(number) or number <= 0:
         raise ValueError(f"{name} must be a finite positive number, got {value!r}")
     return number
+
+
+def positive_int(value, name):
+    """Return ``value`` as an int, checking it is a positive integer.
+
+    Raises
+    ------
+    ValueError
+        If the value is not a whole number of at least 1.
+    """
+    if int(value) != value or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+#: A plant is accepted as Schur stable when its spectral radius is below this value.
+MAX_SPECTRAL_RADIUS = 1.0
+
+
+def schur_stable(A, name="A"):
+    """Return ``A`` as a float array (one matrix or a stack ``(..., n, n)``) after
+    checking it is finite, square and Schur stable (spectral radius < 1).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, on a non-finite or non-square array or a spectral radius >= 1
+        (the index of the first unstable matrix is given for a stack).
+    """
+    A = np.asarray(A, dtype=float)
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise ValueError(
+            f"{name} must be square (or a stack of square matrices), got shape {A.shape}"
+        )
+    if not np.all(np.isfinite(A)):
+        raise ValueError(f"{name} contains non-finite values (NaN or inf)")
+    radius = np.max(np.abs(np.linalg.eigvals(A)), axis=-1)
+    unstable = np.flatnonzero(radius >= MAX_SPECTRAL_RADIUS)
+    if unstable.size:
+        where = "" if A.ndim == 2 else f" (agent {unstable[0]})"
+        value = np.ravel(radius)[unstable[0]]
+        raise ValueError(
+            f"{name} is not Schur stable{where}: spectral radius {value:.6g} >= 1, so the "
+            "state has no stationary distribution"
+        )
+    return A
+
+
+def covariance_stack(value, name, size=None, definite=True):
+    """Return a stack ``(..., n, n)`` of symmetric positive (semi-)definite matrices, symmetrized.
+
+    The stacked counterpart of :func:`ssa_privacy._validation.pd_cholesky` and
+    :func:`~ssa_privacy._validation.psd_matrix`, vectorised so that 10^5 small matrices
+    are checked at once.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, on a non-finite, non-square, asymmetric or not positive definite
+        (``definite=True``) / semi-definite matrix, with the index of the first offending
+        matrix for a stack.
+    """
+    array = np.asarray(value, dtype=float)
+    if array.ndim == 2:
+        (pd_cholesky if definite else psd_matrix)(array, name, size)
+        return 0.5 * (array + array.T)
+    if array.ndim < 2 or array.shape[-1] != array.shape[-2]:
+        raise ValueError(f"{name} must be a stack of square matrices, got shape {array.shape}")
+    if size is not None and array.shape[-1] != size:
+        raise ValueError(f"{name} must hold {size}x{size} matrices, got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} contains non-finite values (NaN or inf)")
+    transpose = np.swapaxes(array, -1, -2)
+    scale = np.maximum(np.max(np.abs(array), axis=(-2, -1)), np.finfo(float).tiny)
+    asymmetric = np.flatnonzero(
+        np.max(np.abs(array - transpose), axis=(-2, -1)) > SYMMETRY_RTOL * scale
+    )
+    if asymmetric.size:
+        raise ValueError(f"{name} is not symmetric (matrix {asymmetric[0]} of the stack)")
+    array = 0.5 * (array + transpose)
+    smallest = np.linalg.eigvalsh(array)[..., 0]
+    bad = np.flatnonzero(smallest <= 0 if definite else smallest < -PSD_RTOL * scale)
+    if bad.size:
+        kind = "positive definite" if definite else "positive semi-definite"
+        raise ValueError(
+            f"{name} is not {kind} (matrix {bad[0]} of the stack has smallest eigenvalue "
+            f"{np.ravel(smallest)[bad[0]]:.3g})"
+        )
+    return array

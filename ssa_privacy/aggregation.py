@@ -31,8 +31,10 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ssa_privacy._validation import as_finite_array, positive
-from ssa_privacy.plants import _covariance_stack, _schur_stable, prior_covariance
-from ssa_privacy.privacy.pml import _solve_clarabel, kappa, linear_mechanism_noise
+from ssa_privacy._validation import covariance_stack, schur_stable
+from ssa_privacy.plants import prior_covariance
+from ssa_privacy._solvers import solve_clarabel
+from ssa_privacy.privacy.pml import kappa, linear_mechanism_noise
 
 #: Below this many agents :func:`design_Q` solves in the calling process by default.
 PARALLEL_MIN_AGENTS = 500
@@ -240,7 +242,7 @@ def _solve_chunk(start, A, W, M, Sigma_lower, c):
     for i in range(len(A)):
         par["A"].value, par["W"].value, par["M"].value = A[i], W[i], M[i]
         par["Sigma_lower"].value = Sigma_lower[i]
-        _solve_clarabel(problem, f"the SDP (35) of agent {start + i}")
+        solve_clarabel(problem, f"the SDP (35) of agent {start + i}")
         out_Sigma[i] = 0.5 * (Sigma.value + Sigma.value.T)
         out_Theta[i] = 0.5 * (Theta.value + Theta.value.T)
         violation = _violation(A[i], W[i], Sigma_lower[i], c, out_Sigma[i], out_Theta[i])
@@ -374,9 +376,9 @@ def design_Q(
         A, C, L, epsilon, delta, **({} if Sigma_lower is None else {"Sigma_lower": Sigma_lower})
     )
     N, n = agents["A"].shape[:2]
-    _schur_stable(agents["A"])
+    schur_stable(agents["A"])
     lower = np.zeros((N, n, n)) if Sigma_lower is None else agents["Sigma_lower"]
-    lower = _covariance_stack(lower, "Sigma_lower", n, definite=False)
+    lower = covariance_stack(lower, "Sigma_lower", n, definite=False)
     k = np.atleast_1d(
         kappa(agents["epsilon"], agents["delta"], n, np.linalg.matrix_rank(agents["C"]), convention)
     )

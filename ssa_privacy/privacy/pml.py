@@ -35,15 +35,21 @@ prior information".
 analytical calibration and optimal denoising", ICML 2018.
 """
 
-import warnings
 from collections import namedtuple
 
 import cvxpy as cp
 import numpy as np
 from scipy import linalg, optimize, stats
 
-from ssa_privacy._validation import as_finite_array, as_matrix, pd_cholesky, positive, psd_matrix
-from ssa_privacy.plants import _covariance_stack
+from ssa_privacy._solvers import solve_clarabel
+from ssa_privacy._validation import (
+    as_finite_array,
+    as_matrix,
+    covariance_stack,
+    pd_cholesky,
+    positive,
+    psd_matrix,
+)
 
 #: The two conventions, and the weight ``w`` of I(X; Y) in the leakage for each.
 CONVENTIONS = {"exact": 1.0, "paper": 2.0}
@@ -55,10 +61,6 @@ DESIGN_ATOL = 1e-6
 #: Theta next to a large Sigma_ZZ is still accurate to DESIGN_ATOL nats (one or two more
 #: iterations).
 SOLVER_SETTINGS = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
-#: Changed settings of a second attempt when the first stops "almost solved" (a stall of
-#: the interior-point steps that a slightly shorter step removes).
-RETRY_SETTINGS = {"max_step_fraction": 0.95}
-
 
 def _weight(convention):
     if convention not in CONVENTIONS:
@@ -617,7 +619,7 @@ def linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention="exact"):
     [LKC] Corollary 3.7, (15) (and (33), (36) per agent); kappa from (11) with
     ``l = rank(C)``. Exact convention: SPEC §4.
     """
-    Sigma = _covariance_stack(Sigma_XX, "Sigma_XX")
+    Sigma = covariance_stack(Sigma_XX, "Sigma_XX")
     C = as_finite_array(C, "C")
     if C.ndim < 2 or C.shape[-1] != Sigma.shape[-1]:
         raise ValueError(f"C must have shape (..., m, {Sigma.shape[-1]}), got {C.shape}")
@@ -655,26 +657,8 @@ def _design_problem(Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, 
     return data, bound, n, Theta, cp.Minimize(goal)
 
 
-def _solve_clarabel(problem, what, **settings):
-    """Solve a cvxpy problem with Clarabel and ``settings``; retry once, adding
-    ``RETRY_SETTINGS``, if the answer is only "optimal_inaccurate".
-
-    Raises
-    ------
-    RuntimeError
-        Naming ``what``, unless Clarabel reports an optimal solution.
-    """
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-        problem.solve(solver="CLARABEL", **settings)
-        if problem.status == cp.OPTIMAL_INACCURATE:
-            problem.solve(solver="CLARABEL", **settings, **RETRY_SETTINGS)
-    if problem.status != cp.OPTIMAL:
-        raise RuntimeError(f"{what} did not solve: Clarabel status {problem.status!r}")
-
-
 def _solve_and_verify(problem, Theta, data, epsilon, delta, convention):
-    _solve_clarabel(problem, "the noise design", **SOLVER_SETTINGS)
+    solve_clarabel(problem, "the noise design", **SOLVER_SETTINGS)
     eigenvalues, vectors = np.linalg.eigh(0.5 * (Theta.value + Theta.value.T))
     Theta = (
         vectors * np.maximum(eigenvalues, 0.0)

@@ -33,6 +33,7 @@ from ssa_privacy._validation import (
     psd_matrix,
     symmetric_matrix,
 )
+from ssa_privacy._solvers import solve_clarabel
 from ssa_privacy.gp import GaussianProcess, cholesky_with_jitter, noise_matrix
 
 #: Relative safety margin of released designs: they target ``(1 - DESIGN_MARGIN) Delta`` so
@@ -321,9 +322,7 @@ def diagonal_noise_covariance(K_XX, K_XS, Delta, V=None):
     B = 0.5 * (B + B.T)
     d = cp.Variable(len(B), nonneg=True)
     problem = cp.Problem(cp.Minimize(cp.sum(d)), [cp.diag(d) - B >> 0])
-    problem.solve(solver="CLARABEL")
-    if problem.status != cp.OPTIMAL:
-        raise RuntimeError(f"diagonal-noise SDP not solved: status {problem.status}")
+    solve_clarabel(problem, "the diagonal-noise SDP")
     variances = np.maximum(d.value, 0.0)
     slack = np.linalg.eigvalsh(np.diag(variances) - B)[0]
     scale = max(np.max(np.abs(B)), 1.0)

@@ -45,15 +45,3 @@ def band(axis, x, mean, half_width, colour, label, alpha=0.2):
     """Plot a mean curve with a shaded band ``mean +- half_width``."""
     axis.plot(x, mean, color=colour, label=label)
     axis.fill_between(x, mean - half_width, mean + half_width, color=colour, alpha=alpha, lw=0)
-
-
-def add_argument_replications(parser, default, help_text):
-    """Add the common ``--replications`` option."""
-    parser.add_argument("--replications", type=int, default=default, help=help_text)
-
-
-def check_positive_count(value, name):
-    """Raise a clear error unless ``value`` is a positive integer."""
-    if int(value) != value or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)

@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
+from ssa_privacy._validation import positive_int  # noqa: E402
 from ssa_privacy.attacks import stationary_attack  # noqa: E402
 from ssa_privacy.baselines import dropout_gp  # noqa: E402
 from ssa_privacy.data import load_census  # noqa: E402
@@ -29,7 +30,6 @@ from ssa_privacy.privacy import (  # noqa: E402
 )
 from ssa_privacy.studies._common import METHOD_COLOURS as COLOURS  # noqa: E402
 from ssa_privacy.studies._common import (  # noqa: E402
-    check_positive_count,
     mean_std,
     replication_rng,
     rmse,
@@ -217,7 +217,7 @@ def run(out, seed=0, progress=True, replications=20, data=None, split="authors",
     -----
     [TCB] §5.2, Figure 8, Table 4; privacygp_spec §5.5 and §6 for the authors' runs.
     """
-    replications = check_positive_count(replications, "replications")
+    replications = positive_int(replications, "replications")
     params = {"seed": seed, "replications": replications, "split": split, "restarts": restarts,
               "attack_restarts": attack_restarts, "alphas": ALPHAS,
               "seed_scheme": "default_rng([seed, replication, alpha_index])"}

@@ -17,10 +17,11 @@ from ssa_privacy.attacks import stationary_attack
 from ssa_privacy.baselines import dropout_gp
 from ssa_privacy.gp import RBF, fit_mean_and_variance
 from ssa_privacy.orbits import PlanarJ2Model
+from ssa_privacy._validation import positive_int
 from ssa_privacy.output import StudyOutput
 from ssa_privacy.privacy import privacy_aware_gp, privacy_certificate, region_noise_factor, release
 from ssa_privacy.studies import _satellite_figures as figures
-from ssa_privacy.studies._common import check_positive_count, mean_std, replication_rng, rmse, stopwatch
+from ssa_privacy.studies._common import mean_std, replication_rng, rmse, stopwatch
 
 DESCRIPTION = "[TCB] 5.1: privacy-aware GP of a planar J2 orbit (Figs 2-5, 7; Table 3)"
 
@@ -232,8 +233,8 @@ def run(out, seed=0, progress=True, replications=100, table_seeds=20, kernel_con
     -----
     [TCB] §5.1, Figures 2-5 and 7, Table 3; privacygp_spec §4-5 for the authors' runs.
     """
-    replications = check_positive_count(replications, "replications")
-    table_seeds = check_positive_count(table_seeds, "table_seeds")
+    replications = positive_int(replications, "replications")
+    table_seeds = positive_int(table_seeds, "table_seeds")
     if kernel_convention not in KERNEL_CONVENTIONS:
         raise ValueError(f"kernel_convention must be one of {sorted(KERNEL_CONVENTIONS)}")
     params = {"seed": seed, "replications": replications, "table_seeds": table_seeds,

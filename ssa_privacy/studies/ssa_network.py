@@ -45,6 +45,7 @@ from tqdm.auto import tqdm
 
 from ssa_privacy.estimation import empirical_error_covariance, error_covariance_bounds, steady_state
 from ssa_privacy.orbits import J2Propagator, hill_to_inertial
+from ssa_privacy._validation import positive_int
 from ssa_privacy.output import StudyOutput
 from ssa_privacy.plants import cw_plant, station_keeping_gain
 from ssa_privacy.privacy.pml import (
@@ -58,7 +59,7 @@ from ssa_privacy.privacy.pml import (
 )
 from ssa_privacy.sensors import MEASUREMENTS, EarthRotation, GroundStation, OrbitTracker
 from ssa_privacy.studies import _ssa_network_figures as figures
-from ssa_privacy.studies._common import check_positive_count, replication_rng
+from ssa_privacy.studies._common import replication_rng
 from ssa_privacy.tle import load_element_set
 
 DESCRIPTION = (
@@ -398,7 +399,7 @@ def _privacy_checks(scenario, cw_designs, samples, rng):
 
 def _check_options(options):
     for name in ("runs", "cw_runs", "cw_steps", "mc_samples"):
-        check_positive_count(options[name], name)
+        positive_int(options[name], name)
     if not 0 <= options["cw_burn_in"] < options["cw_steps"]:
         raise ValueError("cw_burn_in must lie in [0, cw_steps)")
     for name in ("hours", "dt", "gap_step", "cw_dt"):
