@@ -16,6 +16,7 @@ import os
 import time
 
 import numpy as np
+from _timing import best_time
 
 from ssa_privacy.aggregation import _agent_problem, design_fixed_Q, design_Q
 
@@ -33,16 +34,6 @@ def agents(N, rng):
     C = rng.standard_normal((N, N_OUT, N_STATE))
     L = rng.standard_normal((N, N_AGG, N_OUT))
     return dict(A=A, C=C, L=L, Q=Q, epsilon=rng.uniform(5.5, 8.0, N), lower=0.5 * Q)
-
-
-def best_time(function, repeats):
-    """Smallest wall-clock time of ``repeats`` calls, in seconds."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def baseline_eigh(rng, calls=20_000):

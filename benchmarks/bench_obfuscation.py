@@ -13,9 +13,9 @@ The issue's target is a ratio of at most 0.5.
 """
 
 import argparse
-import time
 
 import numpy as np
+from _timing import best_time
 
 from ssa_privacy.data import load_census
 from ssa_privacy.gp import RBF
@@ -25,16 +25,6 @@ from ssa_privacy.studies.census import sensitive_mask
 #: Census study ML fit (standardised inputs), rounded; the timing does not depend on it.
 LENGTHSCALE = (99.96, 0.3033, 1.204, 27.10, 0.7825)
 VARIANCE, NOISE = 0.2196, 0.4530
-
-
-def best_time(function, repeats):
-    """Smallest wall-clock time of ``repeats`` calls (s)."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main(argv=None):
