@@ -67,14 +67,19 @@ def symmetric_matrix(value, name, size=None):
         raise ValueError(f"{name} must be square, got shape {array.shape}")
     if size is not None and array.shape[0] != size:
         raise ValueError(f"{name} must be {size}x{size}, got shape {array.shape}")
+    if array.size == 0:
+        return array
     scale = max(np.max(np.abs(array)), np.finfo(float).tiny)
-    asymmetry = np.max(np.abs(array - array.T)) if array.size else 0.0
+    skew = array - array.T
+    asymmetry = np.max(np.abs(skew))
     if asymmetry > SYMMETRY_RTOL * scale:
         raise ValueError(
             f"{name} is not symmetric: max |A - A^T| = {asymmetry:.3g} "
             f"(largest entry {scale:.3g})"
         )
-    return 0.5 * (array + array.T)
+    skew *= -0.5
+    skew += array
+    return skew
 
 
 def psd_matrix(value, name, size=None):
@@ -95,7 +100,7 @@ def psd_matrix(value, name, size=None):
         return array
     scale = max(np.max(np.abs(array)), np.finfo(float).tiny)
     try:
-        np.linalg.cholesky(array + PSD_RTOL * scale * np.eye(len(array)))
+        np.linalg.cholesky(_add_to_diagonal(array, PSD_RTOL * scale))
     except np.linalg.LinAlgError:
         smallest = np.linalg.eigvalsh(array)[0]
         raise ValueError(
@@ -103,6 +108,13 @@ def psd_matrix(value, name, size=None):
             f"{smallest:.3g} (largest entry {scale:.3g})"
         ) from None
     return array
+
+
+def _add_to_diagonal(array, value):
+    """Return a copy of a square array with ``value`` added to its diagonal."""
+    shifted = array.copy()
+    shifted.flat[:: len(array) + 1] += value
+    return shifted
 
 
 def pd_cholesky(value, name, size=None):

@@ -108,10 +108,14 @@ def psd_part(A, rank_bound=None):
 
 
 def _psd_part(A, rank_bound):
-    """:func:`psd_part` of an already validated symmetric matrix."""
+    """:func:`psd_part` of a validated symmetric matrix, which it may overwrite.
+
+    Only the lower triangle of ``A`` is read (LAPACK convention).
+    """
     n = len(A)
     if rank_bound is not None and rank_bound <= PARTIAL_EIGENSOLVE_FRACTION * n:
-        eigenvalues, eigenvectors = linalg.eigh(A, subset_by_value=[0.0, np.inf], driver="evr")
+        eigenvalues, eigenvectors = linalg.eigh(A, subset_by_value=[0.0, np.inf], driver="evr",
+                                                overwrite_a=True, check_finite=False)
         method = "partial"
     else:
         eigenvalues, eigenvectors = np.linalg.eigh(A)
@@ -160,7 +164,7 @@ def kernel_gram_G(K_XS, Delta):
 
 
 def _gram(K_XS, L_Delta):
-    B = linalg.solve_triangular(L_Delta, K_XS.T, lower=True)
+    B = linalg.solve_triangular(L_Delta, K_XS.T, lower=True, check_finite=False)
     return B.T @ B
 
 
@@ -175,8 +179,10 @@ def optimal_noise_factor(K_XX, K_XS, Delta, V=None):
         ``Sigma_opt = U diag(lambda) U^T`` with rank <= s.
     """
     K_XX, K_XS, L_Delta, V = _validated_problem(K_XX, K_XS, Delta, V)
-    A = _gram(K_XS, L_Delta) - K_XX - V
-    return _psd_part(0.5 * (A + A.T), rank_bound=K_XS.shape[1])
+    A = _gram(K_XS, L_Delta)
+    A -= K_XX
+    A -= V
+    return _psd_part(A, rank_bound=K_XS.shape[1])
 
 
 def optimal_noise_covariance(K_XX, K_XS, Delta, V=None):
