@@ -1,0 +1,501 @@
+"""Membership inference against GP posterior-sample releases [MAC §4, App. C].
+
+A LiRA-style attack (Carlini et al. 2022) decides whether a target record was in the
+training set from released values ``f_1..f_L`` at the target input, through the
+statistics
+
+    f_hat = mean_l f_l,        v_hat = sum_l (f_l - f_hat)^2 / (L sigma^2)   (L >= 2),
+
+whose densities under "in" and "out" are fitted on shadow releases and combined into
+a log-likelihood ratio. ``f_hat`` is modelled by the latent mixture of [MAC] App. C,
+``f_hat = tanh(phi / 2) + psi`` with ``phi`` a two-component Gaussian mixture and
+``psi ~ N(0, s_obs^2)``; ``ln v_hat`` by a two-component Gaussian mixture.
+
+Such density fits can fail (``dpgp_spec.md`` C.4: the authors' fit put its mass on the
+wrong side and scored below random), so every LiRA is reported beside a simple
+baseline, a threshold on ``f_hat`` (:class:`MeanThresholdAttack`), and each fit
+carries a sanity check of its mean against the sample mean. An attack weaker than the
+baseline measures nothing.
+
+Evaluation: AUC (Mann-Whitney), ROC curves and TPR at fixed FPR; and the largest TPR
+any test can reach against an (epsilon, delta)-DP release (:func:`max_tpr_under_dp`).
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import integrate, optimize, special, stats
+
+from ssa_privacy._validation import as_finite_array, open_interval, positive
+
+#: False-positive rates at which the true-positive rate is reported.
+DEFAULT_FPRS = (0.01, 0.05, 0.10)
+#: Gauss-Legendre nodes over the latent mean mu = tanh(phi / 2) in (-1, 1).
+QUADRATURE_NODES = 100
+#: Lower bound on the fitted observation sd s_obs. The node spacing is at most
+#: pi / QUADRATURE_NODES, so the relative quadrature error of the convolution is about
+#: exp(-2 pi^2 (s_obs / spacing)^2) < 1e-3.
+MIN_OBSERVATION_SD = 0.02
+#: Histogram bins used for the (binned) maximum-likelihood fit of the latent mixture.
+FIT_BINS = 200
+#: Gauss-Legendre nodes and weights on (-1, 1).
+_NODES, _NODE_WEIGHTS = np.polynomial.legendre.leggauss(QUADRATURE_NODES)
+
+
+def _normal_pdf(x, mean, sd):
+    return np.exp(-0.5 * ((x - mean) / sd) ** 2) / (np.sqrt(2 * np.pi) * sd)
+
+
+def _scores(values, name):
+    array = as_finite_array(values, name, ndim=1)
+    if array.size == 0:
+        raise ValueError(f"{name} is empty")
+    return array
+
+
+# --------------------------------------------------------------------------------------
+# ROC utilities
+# --------------------------------------------------------------------------------------
+
+
+def auc_score(scores_in, scores_out):
+    """Area under the ROC curve, ``P(S_in > S_out) + P(S_in = S_out) / 2`` (Mann-Whitney).
+
+    Parameters
+    ----------
+    scores_in, scores_out : array_like, shape (n_in,), (n_out,)
+        Attack scores (higher = "member") on members and non-members.
+
+    Returns
+    -------
+    float
+        AUC in [0, 1]; 0.5 is random guessing.
+    """
+    scores_in, scores_out = _scores(scores_in, "scores_in"), _scores(scores_out, "scores_out")
+    ranks = stats.rankdata(np.concatenate([scores_in, scores_out]))
+    u = ranks[: len(scores_in)].sum() - len(scores_in) * (len(scores_in) + 1) / 2
+    return float(u / (len(scores_in) * len(scores_out)))
+
+
+def roc_curve(scores_in, scores_out):
+    """Empirical ROC curve of the test "member iff score >= t" over all thresholds t.
+
+    Returns
+    -------
+    fpr, tpr : ndarray
+        Increasing false- and true-positive rates, from (0, 0) to (1, 1).
+    """
+    scores_in, scores_out = _scores(scores_in, "scores_in"), _scores(scores_out, "scores_out")
+    thresholds = np.unique(np.concatenate([scores_in, scores_out]))[::-1]
+    in_sorted, out_sorted = np.sort(scores_in), np.sort(scores_out)
+    tpr = 1.0 - np.searchsorted(in_sorted, thresholds, side="left") / len(in_sorted)
+    fpr = 1.0 - np.searchsorted(out_sorted, thresholds, side="left") / len(out_sorted)
+    return np.concatenate([[0.0], fpr]), np.concatenate([[0.0], tpr])
+
+
+def tpr_at_fpr(scores_in, scores_out, fpr):
+    """True-positive rate at a false-positive rate of at most ``fpr``.
+
+    The threshold is the ``(k+1)``-th largest non-member score with
+    ``k = floor(fpr n_out)``; the test "member iff score > threshold" then has an
+    empirical FPR of at most ``fpr``.
+
+    Parameters
+    ----------
+    scores_in, scores_out : array_like
+        Scores of members and non-members.
+    fpr : float
+        Target false-positive rate in (0, 1).
+
+    Returns
+    -------
+    float
+    """
+    scores_in, scores_out = _scores(scores_in, "scores_in"), _scores(scores_out, "scores_out")
+    k = int(np.floor(open_interval(fpr, "fpr") * len(scores_out)))
+    threshold = np.sort(scores_out)[::-1][min(k, len(scores_out) - 1)]
+    return float(np.mean(scores_in > threshold))
+
+
+@dataclass(frozen=True)
+class AttackResult:
+    """Success of one attack on evaluation releases.
+
+    Attributes
+    ----------
+    name : str
+    auc : float
+    tpr : dict
+        ``{fpr: tpr}`` at the reported false-positive rates.
+    roc : tuple of ndarray
+        (fpr, tpr) of the empirical ROC curve.
+    """
+
+    name: str
+    auc: float
+    tpr: dict
+    roc: tuple = field(repr=False)
+
+    def record(self):
+        """Flat dict for a results row."""
+        row = {"attack": self.name, "auc": self.auc}
+        row.update({f"tpr_at_fpr_{fpr:g}": value for fpr, value in self.tpr.items()})
+        return row
+
+
+def evaluate_attack(name, scores_in, scores_out, fprs=DEFAULT_FPRS):
+    """AUC, TPR at the given FPRs and the ROC curve of an attack.
+
+    Parameters
+    ----------
+    name : str
+        Label of the attack.
+    scores_in, scores_out : array_like
+        Scores on evaluation releases from members / non-members (higher = member).
+    fprs : sequence of float
+        False-positive rates.
+
+    Returns
+    -------
+    AttackResult
+    """
+    return AttackResult(name, auc_score(scores_in, scores_out),
+                        {float(f): tpr_at_fpr(scores_in, scores_out, f) for f in fprs},
+                        roc_curve(scores_in, scores_out))
+
+
+def max_tpr_under_dp(fpr, epsilon, delta):
+    """Largest TPR of any membership test at a given FPR against an (epsilon, delta)-DP release.
+
+    ``min(1, e^eps FPR + delta, 1 - e^-eps (1 - delta - FPR))``.
+
+    Parameters
+    ----------
+    fpr : float or ndarray
+        False-positive rate(s) in [0, 1].
+    epsilon : float
+        >= 0 (``inf`` gives 1).
+    delta : float
+        In [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    Kairouz, Oh and Viswanath (2015), Theorem 2.1 (the privacy region of a DP test).
+    """
+    fpr = np.clip(np.asarray(fpr, dtype=float), 0.0, 1.0)
+    if np.isinf(epsilon):
+        return np.ones_like(fpr)
+    growth = np.exp(min(float(epsilon), 700.0))
+    return np.minimum.reduce([np.ones_like(fpr), growth * fpr + delta,
+                              1.0 - (1.0 - delta - fpr) / growth])
+
+
+def max_auc_under_dp(epsilon, delta):
+    """Largest AUC of any membership test against an (epsilon, delta)-DP release.
+
+    The integral over FPR of :func:`max_tpr_under_dp`.
+
+    Returns
+    -------
+    float
+        In [0.5, 1].
+    """
+    if epsilon > 700:
+        return 1.0
+    kink = (1.0 - delta) / (np.exp(float(epsilon)) + 1.0)
+    value, _ = integrate.quad(lambda f: float(max_tpr_under_dp(f, epsilon, delta)), 0.0, 1.0,
+                              points=[kink, 1.0 - delta], limit=200)
+    return float(value)
+
+
+# --------------------------------------------------------------------------------------
+# Density models of the LiRA statistics
+# --------------------------------------------------------------------------------------
+
+
+def release_statistics(values, sigma):
+    """LiRA statistics of released path values at the target input.
+
+    Parameters
+    ----------
+    values : array_like, shape (k, L)
+        L released values for each of k releases.
+    sigma : float
+        Posterior scale of the mechanism.
+
+    Returns
+    -------
+    f_hat : ndarray, shape (k,)
+        Sample means.
+    v_hat : ndarray, shape (k,) or None
+        ``sum_l (f_l - f_hat)^2 / (L sigma^2)``; None when L = 1.
+
+    Notes
+    -----
+    [MAC] App. C; ``dpgp_spec.md`` B.5.
+    """
+    values = as_finite_array(values, "values", ndim=2)
+    f_hat = values.mean(axis=1)
+    if values.shape[1] == 1:
+        return f_hat, None
+    return f_hat, np.mean((values - f_hat[:, None]) ** 2, axis=1) / positive(sigma, "sigma") ** 2
+
+
+def _em_mixture(x, iterations=200, rtol=1e-6):
+    """Two-component 1-D Gaussian mixture by EM: (weights, means, sds).
+
+    Starts from the 25% / 75% quantiles, the overall variance and equal weights; the
+    variances are floored at 1e-6.
+    """
+    weights = np.array([0.5, 0.5])
+    means = np.quantile(x, [0.25, 0.75])
+    variances = np.full(2, max(np.var(x), 1e-6))
+    previous = -np.inf
+    for _ in range(iterations):
+        log_joint = np.log(weights) + stats.norm.logpdf(x[:, None], means, np.sqrt(variances))
+        log_total = special.logsumexp(log_joint, axis=1)
+        responsibility = np.exp(log_joint - log_total[:, None])
+        mass = responsibility.sum(axis=0) + 1e-300
+        weights = mass / len(x)
+        means = responsibility.T @ x / mass
+        variances = np.maximum(np.sum(responsibility * (x[:, None] - means) ** 2, axis=0) / mass, 1e-6)
+        likelihood = float(log_total.sum())
+        if abs(likelihood - previous) <= rtol * abs(likelihood):
+            break
+        previous = likelihood
+    return weights, means, np.sqrt(variances)
+
+
+@dataclass(frozen=True)
+class LogMixtureDensity:
+    """Density of a positive statistic whose logarithm is a two-component Gaussian mixture.
+
+    Attributes
+    ----------
+    weights, means, sds : ndarray, shape (2,)
+        Mixture parameters of ``ln v``.
+    """
+
+    weights: np.ndarray
+    means: np.ndarray
+    sds: np.ndarray
+
+    @classmethod
+    def fit(cls, samples):
+        """Fit by EM on ``ln max(v, 1e-8)`` ([MAC] App. C)."""
+        return cls(*_em_mixture(np.log(np.maximum(_scores(samples, "samples"), 1e-8))))
+
+    def logpdf(self, v):
+        """Log density of v (including the Jacobian 1/v)."""
+        log_v = np.log(np.maximum(np.asarray(v, dtype=float), 1e-8))
+        mixture = special.logsumexp(np.log(self.weights) + stats.norm.logpdf(log_v[..., None], self.means, self.sds), axis=-1)
+        return mixture - log_v
+
+
+def _softplus(x):
+    return np.logaddexp(0.0, x)
+
+
+@dataclass(frozen=True)
+class LatentMixtureDensity:
+    """Density of ``f = tanh(phi / 2) + psi``, ``phi ~ w N(m1, s1^2) + (1-w) N(m2, s2^2)``, ``psi ~ N(0, s_obs^2)``.
+
+    The density ``int p_mu(mu) N(f - mu; 0, s_obs^2) dmu`` over ``mu = tanh(phi / 2)``
+    in (-1, 1), with ``p_mu(mu) = p_phi(2 artanh mu) 2 / (1 - mu^2)``, is evaluated by
+    Gauss-Legendre quadrature with :data:`QUADRATURE_NODES` nodes, the node
+    probabilities normalised to sum to one.
+
+    Attributes
+    ----------
+    weight : float
+        w.
+    means, sds : ndarray, shape (2,)
+        (m1, m2) and (s1, s2) of phi.
+    observation_sd : float
+        s_obs.
+
+    Notes
+    -----
+    [MAC] App. C (latent Gaussian mixture); ``dpgp_spec.md`` B.5. Deviations: more
+    quadrature nodes than the authors' 40, ``s_obs >= MIN_OBSERVATION_SD`` so that
+    the quadrature resolves the convolution, and a binned likelihood for the fit.
+    """
+
+    weight: float
+    means: np.ndarray
+    sds: np.ndarray
+    observation_sd: float
+
+    @classmethod
+    def _from_theta(cls, theta):
+        weight = special.expit(theta[0])
+        sds = 1e-3 + _softplus(theta[3:5])
+        return cls(float(weight), np.asarray(theta[1:3], dtype=float), sds,
+                   float(MIN_OBSERVATION_SD + _softplus(theta[5])))
+
+    def _latent_density(self):
+        """Quadrature nodes mu_q and their probabilities (weights times p_mu, normalised).
+
+        Normalising makes the model a proper density for every parameter value, also
+        when a latent component is narrower than the node spacing (otherwise the
+        likelihood can exploit the quadrature error).
+        """
+        mu = _NODES
+        phi = 2.0 * np.arctanh(mu)
+        p_phi = (self.weight * _normal_pdf(phi, self.means[0], self.sds[0])
+                 + (1 - self.weight) * _normal_pdf(phi, self.means[1], self.sds[1]))
+        mass = _NODE_WEIGHTS * p_phi * 2.0 / (1.0 - mu**2)
+        return mu, mass / max(mass.sum(), 1e-300)
+
+    def logpdf(self, f):
+        """Log density at f (array)."""
+        mu, mass = self._latent_density()
+        f = np.asarray(f, dtype=float)
+        density = _normal_pdf(f[..., None], mu, self.observation_sd) @ mass
+        return np.log(np.maximum(density, 1e-300))
+
+    def mean(self):
+        """Model mean ``E[tanh(phi / 2)]`` (psi has mean zero)."""
+        mu, mass = self._latent_density()
+        return float(mu @ mass)
+
+    @classmethod
+    def fit(cls, samples, starts=6, seed=None):
+        """Maximum likelihood (L-BFGS-B, several starts) on a fine histogram of the samples.
+
+        Starts: an EM mixture on ``phi = 2 artanh`` of the rescaled, clipped samples
+        (the authors' start), the quartiles of phi, and Gaussian jitters of the first.
+
+        Parameters
+        ----------
+        samples : array_like, shape (k,)
+            Shadow values of f_hat.
+        starts : int
+            Number of optimiser starts.
+        seed : int or numpy.random.Generator, optional
+            Seeds the jittered starts.
+
+        Returns
+        -------
+        LatentMixtureDensity
+        """
+        samples = _scores(samples, "samples")
+        counts, edges = np.histogram(samples, bins=FIT_BINS)
+        centres, used = 0.5 * (edges[1:] + edges[:-1]), counts > 0
+        centres, counts = centres[used], counts[used]
+        scale = max(1.0, float(np.quantile(np.abs(samples), 0.995)))
+        phi = 2.0 * np.arctanh(np.clip(samples / scale, -0.999, 0.999))
+        weights, means, sds = _em_mixture(phi)
+        inverse_softplus = lambda s: np.log(np.expm1(np.maximum(s - 1e-3, 1e-6)))  # noqa: E731
+        first = np.concatenate([[special.logit(np.clip(weights[0], 1e-3, 1 - 1e-3))], means,
+                                inverse_softplus(sds), [np.log(np.expm1(0.05))]])
+        quartiles = np.concatenate([[0.0], np.quantile(phi, [0.25, 0.75]),
+                                    inverse_softplus(np.full(2, np.std(phi) / 2 + 1e-3)), [np.log(np.expm1(0.05))]])
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        jitter = np.array([0.5, 0.5, 0.5, 0.25, 0.25, 0.5])
+        initial = [first, quartiles] + [first + jitter * rng.standard_normal(6) for _ in range(starts - 2)]
+
+        def objective(theta):
+            return -float(counts @ cls._from_theta(theta).logpdf(centres)) / counts.sum()
+
+        fits = [optimize.minimize(objective, x0, method="L-BFGS-B", options={"maxiter": 200})
+                for x0 in initial]
+        return cls._from_theta(min(fits, key=lambda fit: fit.fun).x)
+
+
+# --------------------------------------------------------------------------------------
+# The attacks
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MeanThresholdAttack:
+    """Baseline: a threshold on the released sample mean ``f_hat``.
+
+    Attributes
+    ----------
+    sign : float
+        +1 if members have the larger shadow mean of f_hat, else -1.
+    """
+
+    sign: float
+
+    @classmethod
+    def fit(cls, f_in, f_out):
+        """Orient the score with the shadow means of f_hat under "in" and "out"."""
+        return cls(1.0 if np.mean(_scores(f_in, "f_in")) >= np.mean(_scores(f_out, "f_out")) else -1.0)
+
+    def score(self, f_hat, v_hat=None):
+        """Score ``sign * f_hat`` (higher = member); ``v_hat`` is ignored."""
+        return self.sign * np.asarray(f_hat, dtype=float)
+
+
+@dataclass(frozen=True)
+class LiRA:
+    """Likelihood-ratio attack with fitted "in" and "out" densities [MAC App. C].
+
+    Attributes
+    ----------
+    f_in, f_out : LatentMixtureDensity
+        Densities of f_hat.
+    v_in, v_out : LogMixtureDensity or None
+        Densities of v_hat (None when L = 1).
+    checks : dict
+        Sanity check of each f_hat fit: model mean, sample mean and whether they agree
+        within ``0.02 + 4`` standard errors.
+    """
+
+    f_in: LatentMixtureDensity
+    f_out: LatentMixtureDensity
+    v_in: object
+    v_out: object
+    checks: dict
+
+    @property
+    def fit_ok(self):
+        """True when both f_hat fits pass the mean sanity check."""
+        return all(check["agrees"] for check in self.checks.values())
+
+    @classmethod
+    def fit(cls, f_in, f_out, v_in=None, v_out=None, starts=6, seed=None):
+        """Fit the four densities on shadow statistics.
+
+        Parameters
+        ----------
+        f_in, f_out : array_like
+            Shadow f_hat with and without the target.
+        v_in, v_out : array_like, optional
+            Shadow v_hat (L >= 2).
+        starts : int
+            Optimiser starts of each latent-mixture fit.
+        seed : int or numpy.random.Generator, optional
+
+        Returns
+        -------
+        LiRA
+        """
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        models, checks = {}, {}
+        for name, samples in (("in", _scores(f_in, "f_in")), ("out", _scores(f_out, "f_out"))):
+            model = LatentMixtureDensity.fit(samples, starts, rng)
+            error = 0.02 + 4 * samples.std() / np.sqrt(len(samples))
+            checks[name] = {"model_mean": model.mean(), "sample_mean": float(samples.mean()),
+                            "agrees": bool(abs(model.mean() - samples.mean()) <= error)}
+            models[name] = model
+        if (v_in is None) != (v_out is None):
+            raise ValueError("give both v_in and v_out or neither")
+        v_models = (None, None) if v_in is None else (LogMixtureDensity.fit(v_in), LogMixtureDensity.fit(v_out))
+        return cls(models["in"], models["out"], *v_models, checks)
+
+    def score(self, f_hat, v_hat=None):
+        """Log-likelihood ratio ``ln p_in - ln p_out`` of f_hat (plus that of v_hat)."""
+        score = self.f_in.logpdf(f_hat) - self.f_out.logpdf(f_hat)
+        if self.v_in is not None:
+            if v_hat is None:
+                raise ValueError("this LiRA was fitted with v_hat; pass v_hat")
+            score = score + self.v_in.logpdf(v_hat) - self.v_out.logpdf(v_hat)
+        return score
