@@ -114,7 +114,8 @@ def _psd_part(A, rank_bound):
     """
     n = len(A)
     if rank_bound is not None and rank_bound <= PARTIAL_EIGENSOLVE_FRACTION * n:
-        eigenvalues, eigenvectors = linalg.eigh(A, subset_by_value=[0.0, np.inf], driver="evr",
+        # A.T is the same symmetric matrix in Fortran order: LAPACK works on it in place.
+        eigenvalues, eigenvectors = linalg.eigh(A.T, subset_by_value=[0.0, np.inf], driver="evr",
                                                 overwrite_a=True, check_finite=False)
         method = "partial"
     else:
