@@ -5,6 +5,7 @@ gives a clear :class:`ValueError` instead of a silent NaN.
 """
 
 import numpy as np
+from scipy.linalg import lapack
 
 #: Relative tolerance for symmetry checks: |A - A^T| <= SYMMETRY_RTOL * max|A|.
 SYMMETRY_RTOL = 1e-8
@@ -62,24 +63,40 @@ def symmetric_matrix(value, name, size=None):
         If the matrix is not square, has the wrong size, is non-finite, or its
         asymmetry exceeds ``SYMMETRY_RTOL`` relative to its largest entry.
     """
+    return _symmetric_with_scale(value, name, size)[0]
+
+
+def _symmetric_with_scale(value, name, size):
+    """:func:`symmetric_matrix` that also returns ``max |A|`` (1 for an empty matrix)."""
     array = as_matrix(value, name)
     if array.shape[0] != array.shape[1]:
         raise ValueError(f"{name} must be square, got shape {array.shape}")
     if size is not None and array.shape[0] != size:
         raise ValueError(f"{name} must be {size}x{size}, got shape {array.shape}")
     if array.size == 0:
-        return array
-    scale = max(np.max(np.abs(array)), np.finfo(float).tiny)
-    skew = array - array.T
-    asymmetry = np.max(np.abs(skew))
+        return array, 1.0
+    scale, asymmetry = _scale_and_asymmetry(array)
     if asymmetry > SYMMETRY_RTOL * scale:
         raise ValueError(
             f"{name} is not symmetric: max |A - A^T| = {asymmetry:.3g} "
             f"(largest entry {scale:.3g})"
         )
-    skew *= -0.5
-    skew += array
-    return skew
+    if asymmetry == 0.0:
+        return array.copy(), scale
+    return 0.5 * (array + array.T), scale
+
+
+def _scale_and_asymmetry(array, block=128):
+    """Return ``(max |A|, max |A - A^T|)`` of a square array, a block of rows at a time.
+
+    Working on blocks keeps the temporaries in cache for large matrices.
+    """
+    scale = asymmetry = 0.0
+    for start in range(0, len(array), block):
+        rows = array[start:start + block]
+        scale = max(scale, np.max(np.abs(rows)))
+        asymmetry = max(asymmetry, np.max(np.abs(rows - array[:, start:start + block].T)))
+    return max(scale, np.finfo(float).tiny), asymmetry
 
 
 def psd_matrix(value, name, size=None):
@@ -95,26 +112,20 @@ def psd_matrix(value, name, size=None):
         As :func:`symmetric_matrix`, or if the matrix is indefinite beyond that
         tolerance.
     """
-    array = symmetric_matrix(value, name, size)
+    array, scale = _symmetric_with_scale(value, name, size)
     if array.size == 0:
         return array
-    scale = max(np.max(np.abs(array)), np.finfo(float).tiny)
-    try:
-        np.linalg.cholesky(_add_to_diagonal(array, PSD_RTOL * scale))
-    except np.linalg.LinAlgError:
+    # The transpose of the symmetric array is Fortran-ordered: LAPACK factors a copy in place.
+    shifted = array.T.copy(order="F")
+    shifted[np.diag_indices_from(shifted)] += PSD_RTOL * scale
+    _, info = lapack.dpotrf(shifted, lower=1, clean=0, overwrite_a=1)
+    if info != 0:
         smallest = np.linalg.eigvalsh(array)[0]
         raise ValueError(
             f"{name} is not positive semi-definite: smallest eigenvalue "
             f"{smallest:.3g} (largest entry {scale:.3g})"
-        ) from None
+        )
     return array
-
-
-def _add_to_diagonal(array, value):
-    """Return a copy of a square array with ``value`` added to its diagonal."""
-    shifted = array.copy()
-    shifted.flat[:: len(array) + 1] += value
-    return shifted
 
 
 def pd_cholesky(value, name, size=None):

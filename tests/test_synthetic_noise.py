@@ -173,6 +173,19 @@ def test_released_designs_keep_a_strictly_positive_certificate(seed):
     assert exact.trace <= result.Sigma.trace <= exact.trace * (1 + 10 * DESIGN_MARGIN * condition)
 
 
+@pytest.mark.parametrize("alpha", [0.1, 0.5, 0.9])
+def test_certificate_keeps_the_margin_with_near_duplicate_sensitive_inputs(alpha):
+    """Pairs of sensitive inputs 3e-4 apart make Delta nearly singular (condition number
+    about 5e5). In exact arithmetic a design with margin m gives
+    Delta - K_SX (K + V + Sigma)^{-1} K_XS >= m Delta, so the certificate is at least
+    m lambda_min(Delta) (about 1e-16 here, below the round-off of the plain difference);
+    half of it is allowed for round-off."""
+    X, kernel = np.linspace(0, 1, 40), RBF(0.1)
+    S0 = np.array([0.3, 0.3003, 0.62, 0.6203])
+    result = obfuscate(kernel, X, np.zeros(40), S0, alpha, V=1e-2, seed=0)
+    assert result.certificate >= 0.5 * DESIGN_MARGIN * np.linalg.eigvalsh(alpha * kernel(S0))[0]
+
+
 def test_release_draws_fresh_entropy_unless_seeded():
     X = np.linspace(0, 1, 10)
     y = np.sin(X)

@@ -104,34 +104,47 @@ def psd_part(A, rank_bound=None):
     -----
     [TCB] §4.1 (the PSD part via the spectral decomposition) and Theorem 1.
     """
-    return _psd_part(symmetric_matrix(A, "A"), rank_bound)
+    return _psd_part(symmetric_matrix(A, "A").T, rank_bound)
 
 
 def _psd_part(A, rank_bound):
-    """:func:`psd_part` of a validated symmetric matrix, which it may overwrite.
+    """:func:`psd_part` of the symmetric matrix whose lower triangle ``A`` holds.
 
-    Only the lower triangle of ``A`` is read (LAPACK convention).
+    ``A`` is overwritten (in place when it is Fortran-ordered); its upper triangle is
+    never read.
     """
     n = len(A)
+    subset = {}
     if rank_bound is not None and rank_bound <= PARTIAL_EIGENSOLVE_FRACTION * n:
-        # A.T is the same symmetric matrix in Fortran order: LAPACK works on it in place.
-        eigenvalues, eigenvectors = linalg.eigh(A.T, subset_by_value=[0.0, np.inf], driver="evr",
-                                                overwrite_a=True, check_finite=False)
-        method = "partial"
-    else:
-        eigenvalues, eigenvectors = np.linalg.eigh(A)
-        method = "dense"
+        subset = {"subset_by_value": [0.0, np.inf], "driver": "evr"}
+    eigenvalues, eigenvectors = linalg.eigh(A, lower=True, overwrite_a=True, check_finite=False,
+                                            **(subset or {"driver": "evd"}))
     keep = eigenvalues > 0
-    return PSDPart(eigenvalues[keep], eigenvectors[:, keep], method)
+    return PSDPart(eigenvalues[keep], eigenvectors[:, keep], "partial" if subset else "dense")
 
 
-def _validated_problem(K_XX, K_XS, Delta, V):
-    """Check the inputs of (8) and return (K_XX, K_XS, Cholesky of Delta, V) as arrays."""
+def _validated_problem(K_XX, K_XS, Delta):
+    """Check the inputs of (8) and return (K_XX, K_XS, lower Cholesky factor of Delta)."""
     K_XX = psd_matrix(K_XX, "K_XX")
-    n = len(K_XX)
-    K_XS = as_matrix(K_XS, "K_XS", shape=(n, None))
-    L_Delta = pd_cholesky(Delta, "Delta", size=K_XS.shape[1])
-    return K_XX, K_XS, L_Delta, noise_matrix(V, n, "V")
+    K_XS = as_matrix(K_XS, "K_XS", shape=(len(K_XX), None))
+    return K_XX, K_XS, pd_cholesky(Delta, "Delta", size=K_XS.shape[1])
+
+
+def _design_matrix(K_XX, K_XS, L_Delta, V):
+    """Lower triangle, in Fortran order, of ``K_XS Delta^{-1} K_SX - K_XX - V`` (8).
+
+    ``V`` is ``None``, a variance (times the identity) or a covariance matrix; it is
+    validated here. The upper triangle of the result is not meaningful.
+    """
+    B = linalg.solve_triangular(L_Delta, K_XS.T, lower=True, check_finite=False)
+    A = linalg.blas.dsyrk(1.0, B, trans=1, lower=1)
+    A -= K_XX.T  # K_XX is symmetric: its transpose has the Fortran layout of A
+    n = len(A)
+    if V is not None and np.ndim(V) == 0:
+        A.flat[:: n + 1] -= noise_matrix(V, 1, "V")[0, 0]
+    elif V is not None:
+        A -= noise_matrix(V, n, "V").T
+    return A
 
 
 def kernel_gram_G(K_XS, Delta):
@@ -161,10 +174,6 @@ def kernel_gram_G(K_XS, Delta):
     """
     K_XS = as_matrix(K_XS, "K_XS")
     L_Delta = pd_cholesky(Delta, "Delta", size=K_XS.shape[1])
-    return _gram(K_XS, L_Delta)
-
-
-def _gram(K_XS, L_Delta):
     B = linalg.solve_triangular(L_Delta, K_XS.T, lower=True, check_finite=False)
     return B.T @ B
 
@@ -179,11 +188,8 @@ def optimal_noise_factor(K_XX, K_XS, Delta, V=None):
     PSDPart
         ``Sigma_opt = U diag(lambda) U^T`` with rank <= s.
     """
-    K_XX, K_XS, L_Delta, V = _validated_problem(K_XX, K_XS, Delta, V)
-    A = _gram(K_XS, L_Delta)
-    A -= K_XX
-    A -= V
-    return _psd_part(A, rank_bound=K_XS.shape[1])
+    K_XX, K_XS, L_Delta = _validated_problem(K_XX, K_XS, Delta)
+    return _psd_part(_design_matrix(K_XX, K_XS, L_Delta, V), rank_bound=K_XS.shape[1])
 
 
 def optimal_noise_covariance(K_XX, K_XS, Delta, V=None):
@@ -324,9 +330,9 @@ def diagonal_noise_covariance(K_XX, K_XS, Delta, V=None):
     [TCB] §4.1, Example 1: the SDP (7) with the extra constraint "Sigma diagonal";
     it has no closed form. Solved with cvxpy and Clarabel.
     """
-    K_XX, K_XS, L_Delta, V = _validated_problem(K_XX, K_XS, Delta, V)
-    B = _gram(K_XS, L_Delta) - K_XX - V
-    B = 0.5 * (B + B.T)
+    K_XX, K_XS, L_Delta = _validated_problem(K_XX, K_XS, Delta)
+    A = _design_matrix(K_XX, K_XS, L_Delta, V)
+    B = np.tril(A) + np.tril(A, -1).T
     d = cp.Variable(len(B), nonneg=True)
     problem = cp.Problem(cp.Minimize(cp.sum(d)), [cp.diag(d) - B >> 0])
     solve_clarabel(problem, "the diagonal-noise SDP")
@@ -392,15 +398,28 @@ def privacy_certificate(K_XX, K_XS, Delta, Sigma, V=None):
 
     Notes
     -----
-    [TCB] constraint (5); computed with a Cholesky factor (no jitter: a jitter would
-    make the certificate optimistic).
+    [TCB] constraint (5), computed with Cholesky factors (no jitter: a jitter would make
+    the certificate optimistic). With ``Delta = L L^T`` and ``B = (K_XX + V +
+    Sigma)^{-1/2} K_XS``, ``Delta - B^T B = L M L^T`` where ``M = I - L^{-1} B^T B
+    L^{-T}``. When M is positive definite (the constraint holds with some relative
+    slack, as for designs with a margin), the certificate is evaluated as the smallest
+    squared singular value of ``L chol(M)``: this keeps its relative accuracy even when
+    Delta is nearly singular (near-duplicate sensitive inputs), where the direct
+    eigenvalue of the difference is swamped by round-off. Otherwise the smallest
+    eigenvalue of ``Delta - B^T B`` is returned.
     """
-    K_XX, K_XS, L_Delta, V = _validated_problem(K_XX, K_XS, Delta, V)
+    K_XX, K_XS, L_Delta = _validated_problem(K_XX, K_XS, Delta)
+    V = noise_matrix(V, len(K_XX), "V")
     Sigma = Sigma.matrix() if isinstance(Sigma, PSDPart) else psd_matrix(Sigma, "Sigma", len(K_XX))
     L, _ = cholesky_with_jitter(K_XX + V + Sigma, "K_XX + V + Sigma", jitter=0.0)
     B = linalg.solve_triangular(L, K_XS, lower=True)
-    Delta = L_Delta @ L_Delta.T
-    return float(np.linalg.eigvalsh(Delta - B.T @ B)[0])
+    P = linalg.solve_triangular(L_Delta, B.T, lower=True)
+    M = np.eye(len(P)) - P @ P.T
+    try:
+        R = np.linalg.cholesky(0.5 * (M + M.T))
+    except np.linalg.LinAlgError:
+        return float(np.linalg.eigvalsh(L_Delta @ L_Delta.T - B.T @ B)[0])
+    return float(linalg.svdvals(L_Delta @ R)[-1] ** 2)
 
 
 def release(y, factor, seed=None):
