@@ -89,13 +89,15 @@ def _symmetric_with_scale(value, name, size):
 def _scale_and_asymmetry(array, block=128):
     """Return ``(max |A|, max |A - A^T|)`` of a square array, a block of rows at a time.
 
-    Working on blocks keeps the temporaries in cache for large matrices.
+    Each block of rows is compared, up to the diagonal, with the matching block of
+    columns: every entry is read once and the temporaries stay in cache.
     """
     scale = asymmetry = 0.0
     for start in range(0, len(array), block):
-        rows = array[start:start + block]
-        scale = max(scale, np.max(np.abs(rows)))
-        asymmetry = max(asymmetry, np.max(np.abs(rows - array[:, start:start + block].T)))
+        stop = start + block
+        rows, columns = array[start:stop, :stop], array[:stop, start:stop]
+        scale = max(scale, np.max(np.abs(rows)), np.max(np.abs(columns)))
+        asymmetry = max(asymmetry, np.max(np.abs(rows - columns.T)))
     return max(scale, np.finfo(float).tiny), asymmetry
 
 
