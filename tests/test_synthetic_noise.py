@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from ssa_privacy.gp import RBF, GaussianProcess
 from ssa_privacy.privacy.synthetic_noise import DESIGN_MARGIN
 from ssa_privacy.privacy import (
+    SyntheticNoiseDesign,
     diagonal_noise_covariance,
     obfuscate,
     optimal_noise_covariance,
@@ -90,6 +91,21 @@ def test_noise_eigenvalues_decrease_as_alpha_grows(seed):
     weak = np.linalg.eigvalsh(region_noise_factor(kernel, X, X[:4], high).matrix())
     assert np.all(strong >= weak - 1e-9 * strong.max())
     assert strong.sum() > weak.sum()
+
+
+def test_one_validated_prior_serves_every_design():
+    """Designs from one SyntheticNoiseDesign meet (5) for each sensitive set and alpha, have
+    rank <= |S| (Sylvester), and bind whenever noise is needed (minimum trace)."""
+    K_XX, _, _, V, _ = random_instance(3)
+    design = SyntheticNoiseDesign(K_XX, V)
+    for S_index, alpha in [([1, 2], 0.3), ([0, len(K_XX) - 1], 0.7), ([2], 0.05)]:
+        K_XS = K_XX[:, S_index]
+        Delta = alpha * K_XX[np.ix_(S_index, S_index)] + 0.01 * np.eye(len(S_index))
+        factor = design.factor(K_XS, Delta)
+        certificate = privacy_certificate(K_XX, K_XS, Delta, factor, V)
+        assert factor.rank <= len(S_index)
+        assert certificate >= -CERTIFICATE_TOLERANCE
+        assert factor.rank == 0 or certificate <= 1e-7 * np.max(np.abs(K_XX))
 
 
 def test_partial_eigensolver_agrees_with_dense():

@@ -8,6 +8,7 @@
 
 from ssa_privacy.privacy.synthetic_noise import (  # noqa: F401
     ObfuscationResult,
+    SyntheticNoiseDesign,
     diagonal_noise_covariance,
     kernel_gram_G,
     obfuscate,

@@ -123,28 +123,80 @@ def _psd_part(A, rank_bound):
     return PSDPart(eigenvalues[keep], eigenvectors[:, keep], "partial" if subset else "dense")
 
 
-def _validated_problem(K_XX, K_XS, Delta):
-    """Check the inputs of (8) and return (K_XX, K_XS, lower Cholesky factor of Delta)."""
-    K_XX = psd_matrix(K_XX, "K_XX")
-    K_XS = as_matrix(K_XS, "K_XS", shape=(len(K_XX), None))
-    return K_XX, K_XS, pd_cholesky(Delta, "Delta", size=K_XS.shape[1])
+class SyntheticNoiseDesign:
+    """The prior covariance at the training inputs, validated once, for designs of (8).
 
+    A data owner usually designs several releases from one GP prior (privacy levels
+    alpha, sensitive sets S, seeds). Checking that ``K_XX`` is symmetric positive
+    semi-definite costs a Cholesky factorisation, about a quarter of one design; this
+    object does it once and then designs Sigma_opt for any ``(K_XS, Delta)``.
 
-def _design_matrix(K_XX, K_XS, L_Delta, V):
-    """Lower triangle, in Fortran order, of ``K_XS Delta^{-1} K_SX - K_XX - V`` (8).
+    Parameters
+    ----------
+    K_XX : array_like, shape (n, n)
+        Prior covariance of f at the training inputs (symmetric PSD, output units^2).
+    V : float or array_like, shape (n, n), optional
+        Observation-noise covariance already in the data (a scalar means a variance
+        times the identity); ``None`` means noiseless data.
 
-    ``V`` is ``None``, a variance (times the identity) or a covariance matrix; it is
-    validated here. The upper triangle of the result is not meaningful.
+    Raises
+    ------
+    ValueError
+        On non-finite input, a wrong shape, or a non-symmetric or indefinite K_XX or V.
+
+    Notes
+    -----
+    [TCB] equation (8) and Theorem 1; :func:`optimal_noise_factor` is the one-shot form.
     """
-    B = linalg.solve_triangular(L_Delta, K_XS.T, lower=True, check_finite=False)
-    A = linalg.blas.dsyrk(1.0, B, trans=1, lower=1)
-    A -= K_XX.T  # K_XX is symmetric: its transpose has the Fortran layout of A
-    n = len(A)
-    if V is not None and np.ndim(V) == 0:
-        A.flat[:: n + 1] -= noise_matrix(V, 1, "V")[0, 0]
-    elif V is not None:
-        A -= noise_matrix(V, n, "V").T
-    return A
+
+    def __init__(self, K_XX, V=None):
+        self.K_XX = psd_matrix(K_XX, "K_XX")
+        n = len(self.K_XX)
+        # A scalar variance (None is 0) stays a float: only the diagonal is touched.
+        self.V = noise_matrix(V, 1, "V")[0, 0] if V is None or np.ndim(V) == 0 else noise_matrix(V, n, "V")
+
+    def factor(self, K_XS, Delta):
+        """Sigma_opt of (8) for the sensitive inputs S, in factored form.
+
+        Parameters
+        ----------
+        K_XS : array_like, shape (n, s)
+            Prior covariance between the training inputs and the s sensitive inputs.
+        Delta : array_like, shape (s, s)
+            Largest allowed reduction of the covariance of f(S) (symmetric positive
+            definite).
+
+        Returns
+        -------
+        PSDPart
+            ``Sigma_opt = U diag(lambda) U^T`` with rank <= s; only the positive
+            eigenpairs are computed when s is small against n (SPEC §3).
+
+        Raises
+        ------
+        ValueError
+            On a wrong shape, non-finite entries or a Delta that is not positive definite.
+        """
+        K_XS, L_Delta = self._validated(K_XS, Delta)
+        return _psd_part(self._matrix(K_XS, L_Delta), rank_bound=K_XS.shape[1])
+
+    def _validated(self, K_XS, Delta):
+        K_XS = as_matrix(K_XS, "K_XS", shape=(len(self.K_XX), None))
+        return K_XS, pd_cholesky(Delta, "Delta", size=K_XS.shape[1])
+
+    def _matrix(self, K_XS, L_Delta):
+        """Lower triangle, in Fortran order, of ``K_XS Delta^{-1} K_SX - K_XX - V`` (8).
+
+        The upper triangle of the result is not meaningful.
+        """
+        B = linalg.solve_triangular(L_Delta, K_XS.T, lower=True, check_finite=False)
+        A = linalg.blas.dsyrk(1.0, B, trans=1, lower=1)
+        A -= self.K_XX.T  # K_XX is symmetric: its transpose has the Fortran layout of A
+        if np.ndim(self.V) == 0:
+            A[np.diag_indices_from(A)] -= self.V
+        else:
+            A -= self.V.T
+        return A
 
 
 def kernel_gram_G(K_XS, Delta):
@@ -188,8 +240,7 @@ def optimal_noise_factor(K_XX, K_XS, Delta, V=None):
     PSDPart
         ``Sigma_opt = U diag(lambda) U^T`` with rank <= s.
     """
-    K_XX, K_XS, L_Delta = _validated_problem(K_XX, K_XS, Delta)
-    return _psd_part(_design_matrix(K_XX, K_XS, L_Delta, V), rank_bound=K_XS.shape[1])
+    return SyntheticNoiseDesign(K_XX, V).factor(K_XS, Delta)
 
 
 def optimal_noise_covariance(K_XX, K_XS, Delta, V=None):
@@ -330,8 +381,8 @@ def diagonal_noise_covariance(K_XX, K_XS, Delta, V=None):
     [TCB] §4.1, Example 1: the SDP (7) with the extra constraint "Sigma diagonal";
     it has no closed form. Solved with cvxpy and Clarabel.
     """
-    K_XX, K_XS, L_Delta = _validated_problem(K_XX, K_XS, Delta)
-    A = _design_matrix(K_XX, K_XS, L_Delta, V)
+    design = SyntheticNoiseDesign(K_XX, V)
+    A = design._matrix(*design._validated(K_XS, Delta))
     B = np.tril(A) + np.tril(A, -1).T
     d = cp.Variable(len(B), nonneg=True)
     problem = cp.Problem(cp.Minimize(cp.sum(d)), [cp.diag(d) - B >> 0])
@@ -408,7 +459,9 @@ def privacy_certificate(K_XX, K_XS, Delta, Sigma, V=None):
     eigenvalue of the difference is swamped by round-off. Otherwise the smallest
     eigenvalue of ``Delta - B^T B`` is returned.
     """
-    K_XX, K_XS, L_Delta = _validated_problem(K_XX, K_XS, Delta)
+    K_XX = psd_matrix(K_XX, "K_XX")
+    K_XS = as_matrix(K_XS, "K_XS", shape=(len(K_XX), None))
+    L_Delta = pd_cholesky(Delta, "Delta", size=K_XS.shape[1])
     V = noise_matrix(V, len(K_XX), "V")
     Sigma = Sigma.matrix() if isinstance(Sigma, PSDPart) else psd_matrix(Sigma, "Sigma", len(K_XX))
     L, _ = cholesky_with_jitter(K_XX + V + Sigma, "K_XX + V + Sigma", jitter=0.0)
