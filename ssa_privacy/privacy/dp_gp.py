@@ -967,20 +967,115 @@ def cloaking_lambdas_gradient(C, *, learning_rate=0.05, tol=1e-5, max_iter=1000,
     return lambdas, iteration, float(np.max(leverages(lambdas)))
 
 
-def _cloaking(K_star_X, K_XX, noise_variance, sensitivity, epsilon, delta, calibration, **solver):
-    """Cloaking matrix, solution, noise scale and check (shared by the public functions)."""
-    C, jitter = cloaking_matrix(K_star_X, K_XX, noise_variance)
-    d = positive(sensitivity, "sensitivity")
-    solution = optimal_cloaking_covariance(C, **solver)
-    recomputed = float(np.max(solution.mahalanobis_squared(C)))
-    scale = d * noise_multiplier(epsilon, delta, calibration) * np.sqrt(max(solution.max_leverage, recomputed))
-    m = d * np.sqrt(recomputed) / scale
-    check = gaussian_check("cloaking (Smith et al. 2018)", m, epsilon, delta, calibration,
-                           kept_rank=solution.rank, duality_gap=solution.duality_gap)
-    details = {"jitter": jitter, "rank": solution.rank, "iterations": solution.iterations,
-               "duality_gap": solution.duality_gap, "max_leverage": solution.max_leverage,
-               "noise_scale": scale, "sensitivity": d}
-    return C, solution, scale, check, details
+class CloakingMechanism:
+    """The cloaking matrix and its optimal noise shape M, solved once for many releases.
+
+    M depends only on the cloaking matrix C (kernel, noise and test inputs), not on
+    epsilon, delta, the sensitivity or the outputs: a study releasing at several privacy
+    levels or seeds solves the ellipsoid problem once and scales M per release.
+
+    Parameters
+    ----------
+    K_star_X : array_like, shape (m, n)
+        Kernel between test and training inputs.
+    K_XX : array_like, shape (n, n)
+        Kernel between training inputs.
+    noise_variance : float or array_like, shape (n, n)
+        Observation-noise variance (units of y squared) or covariance.
+    rtol, tol : float
+        Rank cut-off and solver tolerance, see :func:`optimal_cloaking_covariance`.
+
+    Attributes
+    ----------
+    C : ndarray, shape (m, n)
+        Cloaking matrix ``K_{*X} (K_XX + V)^{-1}``.
+    jitter : float
+        Jitter added to ``K_XX + V`` by :func:`cloaking_matrix`.
+    solution : CloakingSolution
+        Minimum-volume ellipsoid enclosing the columns of C.
+    M : ndarray, shape (m, m)
+        Its covariance (the noise shape).
+    leverage : float
+        ``max_i c_i^T M^{-1} c_i``, the larger of the solver's value and the one
+        recomputed from the factors (the noise is scaled by its square root).
+
+    Raises
+    ------
+    ValueError
+        On bad shapes or values (see :func:`cloaking_matrix`).
+
+    Notes
+    -----
+    [SMI] §3 and Algorithm 1; ``dpgp_spec.md`` A.3.
+    """
+
+    def __init__(self, K_star_X, K_XX, noise_variance, *, rtol=1e-8, tol=1e-8):
+        self.C, self.jitter = cloaking_matrix(K_star_X, K_XX, noise_variance)
+        self.solution = optimal_cloaking_covariance(self.C, rtol=rtol, tol=tol)
+        self._recomputed = float(np.max(self.solution.mahalanobis_squared(self.C)))
+        self.leverage = max(self.solution.max_leverage, self._recomputed)
+        self.M = self.solution.covariance()
+
+    def noise_scale(self, epsilon, delta, sensitivity, calibration="hall"):
+        """Standard-deviation multiplier of M: ``d c(delta)/epsilon sqrt(leverage)``.
+
+        Parameters and errors as :func:`cloaking_noise_covariance`.
+        """
+        d = positive(sensitivity, "sensitivity")
+        return d * noise_multiplier(epsilon, delta, calibration) * np.sqrt(self.leverage)
+
+    def noise_covariance(self, epsilon, delta, sensitivity, calibration="hall"):
+        """The noise covariance ``noise_scale^2 M`` (see :func:`cloaking_noise_covariance`)."""
+        return self.noise_scale(epsilon, delta, sensitivity, calibration) ** 2 * self.M
+
+    def release(self, y, epsilon, delta, sensitivity, seed=None, *, mean=0.0, calibration="hall"):
+        """One release ``mean + C (y - mean) + Z``, ``Z ~ N(0, noise_covariance)``.
+
+        Parameters
+        ----------
+        y : array_like, shape (n,)
+            Training outputs (private), clipped so that one can change by at most
+            ``sensitivity``.
+        epsilon, delta : float
+            Privacy target (epsilon <= 1 for the default calibration).
+        sensitivity : float
+            d (units of y).
+        seed : int or numpy.random.Generator, optional
+            Randomness of the noise; None draws fresh entropy.
+        mean : float
+            Constant prior mean (public).
+        calibration : {"hall", "analytic"}
+            See :func:`noise_multiplier`.
+
+        Returns
+        -------
+        DPRelease
+            As :func:`cloaking_release`.
+
+        Raises
+        ------
+        ValueError
+            On a y that does not match C or bad privacy parameters.
+        """
+        scale = self.noise_scale(epsilon, delta, sensitivity, calibration)
+        d = float(sensitivity)
+        check = gaussian_check("cloaking (Smith et al. 2018)", d * np.sqrt(self._recomputed) / scale,
+                               epsilon, delta, calibration, kept_rank=self.solution.rank,
+                               duality_gap=self.solution.duality_gap)
+        values = _posterior_mean(self.C, y, float(mean)) + scale * self.solution.sample(_generator(seed), 1)[0]
+        details = {"jitter": self.jitter, "rank": self.solution.rank,
+                   "iterations": self.solution.iterations, "duality_gap": self.solution.duality_gap,
+                   "max_leverage": self.solution.max_leverage, "noise_scale": scale, "sensitivity": d}
+        return DPRelease(values, scale**2 * self.M, check, details)
+
+    def record(self):
+        """Size and optimality (KKT) numbers of the design, as a dict for results files."""
+        s = self.solution
+        return {"test_points": self.C.shape[0], "training_points": self.C.shape[1], "kept_rank": s.rank,
+                "support_size": int(np.sum(s.lambdas > 0)), "sum_lambdas": float(s.lambdas.sum()),
+                "max_leverage": self.leverage, "duality_gap": s.duality_gap,
+                "frank_wolfe_steps": s.iterations, "null_variance": s.null_variance,
+                "jitter": self.jitter}
 
 
 def cloaking_noise_covariance(K_star_X, K_XX, noise_variance, sensitivity, epsilon, delta,
@@ -1023,9 +1118,10 @@ def cloaking_noise_covariance(K_star_X, K_XX, noise_variance, sensitivity, epsil
     ValueError
         On bad shapes or values (see :func:`cloaking_matrix`, :func:`noise_multiplier`).
     """
-    _, solution, scale, _, _ = _cloaking(K_star_X, K_XX, noise_variance, sensitivity,
-                                         epsilon, delta, calibration, rtol=rtol, tol=tol)
-    return scale**2 * solution.covariance()
+    noise_multiplier(epsilon, delta, calibration)  # bad privacy parameters fail before the solve
+    positive(sensitivity, "sensitivity")
+    mechanism = CloakingMechanism(K_star_X, K_XX, noise_variance, rtol=rtol, tol=tol)
+    return mechanism.noise_covariance(epsilon, delta, sensitivity, calibration)
 
 
 def cloaking_release(kernel, noise_variance, X, y, X_star, epsilon, delta, sensitivity,
@@ -1080,12 +1176,10 @@ def cloaking_release(kernel, noise_variance, X, y, X_star, epsilon, delta, sensi
     True
     """
     X, X_star = as_inputs(X), as_inputs(X_star, "X_star")
-    C, solution, scale, check, details = _cloaking(
-        kernel(X_star, X), kernel(X), noise_variance, sensitivity, epsilon, delta,
-        calibration, rtol=rtol, tol=tol)
-    prediction = _posterior_mean(C, y, float(mean))
-    values = prediction + scale * solution.sample(_generator(seed), 1)[0]
-    return DPRelease(values, scale**2 * solution.covariance(), check, details)
+    noise_multiplier(epsilon, delta, calibration)  # bad privacy parameters fail before the solve
+    positive(sensitivity, "sensitivity")
+    mechanism = CloakingMechanism(kernel(X_star, X), kernel(X), noise_variance, rtol=rtol, tol=tol)
+    return mechanism.release(y, epsilon, delta, sensitivity, seed, mean=mean, calibration=calibration)
 
 
 # --------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Figures and the trajectory table of the satellite study ([TCB] Figures 2-5 and 7)."""
+"""Figures and the trajectory table of the satellite study ([TCB] Figures 2-7)."""
 
 import matplotlib
 
@@ -8,10 +8,13 @@ import numpy as np  # noqa: E402
 
 from ssa_privacy.studies._common import METHOD_COLOURS as COLOURS  # noqa: E402
 from ssa_privacy.studies._common import band  # noqa: E402
+from ssa_privacy.studies._dp_rows import COLOUR as DP_COLOUR  # noqa: E402
 
 LABELS = (r"$r / R_e$", r"$\dot r / (R_e / T_{orb})$", r"$\theta$ (rad)", r"$\dot\theta$ (rad / $T_{orb}$)")
 #: Percentiles of the 96% empirical band of Figures 4-5 (the paper's 2%-98%).
 BAND_PERCENTILES = (2.0, 98.0)
+#: Time window of the zoomed Figure 6 (T_orb), as the authors' inset.
+ZOOM = (0.9, 2.1)
 
 
 def trajectory_rows(design):
@@ -36,10 +39,10 @@ def _truth(axis, design, c):
     axis.plot(design.t, private, color=COLOURS["private"], lw=1.5, label="private segment")
 
 
-def _decorate(axes, alphas):
-    """Column titles (alpha), row labels (outputs) and one legend."""
-    for axis, alpha in zip(axes[0], alphas):
-        axis.set_title(rf"$\alpha$ = {alpha}", fontsize=9)
+def _decorate(axes, levels, symbol=r"\alpha"):
+    """Column titles (alpha or epsilon), row labels (outputs) and one legend."""
+    for axis, level in zip(axes[0], levels):
+        axis.set_title(rf"${symbol}$ = {level}", fontsize=9)
     for axis, label in zip(axes[:, 0], LABELS):
         axis.set_ylabel(label, fontsize=8)
     axes[0, 0].legend(loc="best", fontsize=6)
@@ -105,6 +108,39 @@ def figure_squared_error(design, reps, alphas):
                               label="96% empirical band")
     _decorate(axes, alphas)
     return figure
+
+
+def figure_dp_cloaking(design, cloaking, dropout, epsilons, window=None):
+    """Figure 6: one DP-cloaking release (replication 0) +- 1.96 sigma per epsilon, and Dropout.
+
+    sigma is the predictive standard deviation of the release: the posterior variance
+    of the GP plus the variance of the DP noise. With ``window`` = (t0, t1) the axes
+    are limited to that time window (the zoomed variant).
+    """
+    title = "DP-cloaking GP (one release, delta = 0.01)"
+    if window is not None:
+        title = f"{title}, t in [{window[0]}, {window[1]}]"
+    figure, axes = _grid(4, len(epsilons), title)
+    for j, epsilon in enumerate(epsilons):
+        for c in range(4):
+            axis = axes[c, j]
+            _truth(axis, design, c)
+            mean, sd = cloaking["values"][epsilon, c][0], cloaking["sd"][epsilon, c]
+            band(axis, design.t, mean, 1.96 * sd, DP_COLOUR, "DP-cloaking (95%)")
+            axis.plot(design.t, dropout[c], "--", color=COLOURS["dropout"], label="Dropout")
+            if window is not None:
+                inside = (design.t >= window[0]) & (design.t <= window[1])
+                low, high = (mean - 1.96 * sd)[inside].min(), (mean + 1.96 * sd)[inside].max()
+                axis.set_xlim(window)
+                axis.set_ylim(low - 0.05 * (high - low), high + 0.05 * (high - low))
+    _decorate(axes, epsilons, r"\varepsilon")
+    return figure
+
+
+def write_dp_cloaking(output, design, cloaking, dropout, epsilons):
+    """Write Figure 6 and its zoom on [0.9, 2.1] as PNG and PDF."""
+    for window, stem in ((None, "figure6_dp_cloaking"), (ZOOM, "figure6_dp_cloaking_zoom")):
+        output.save_figure(figure_dp_cloaking(design, cloaking, dropout, epsilons, window), stem)
 
 
 def write_all(output, design, reps, dropout, zero_design, zero_rep, alphas):

@@ -5,47 +5,45 @@ Income (PINCP, units of 1e5 USD) is modelled from PUMA, POWPUMA, AGEP, ANC1P and
 ARD RBF kernel and white noise, all fitted by maximum likelihood. The sensitive set is
 the training records with AGEP in [75, 100] and PUMA in [0, 2000] (24 records in the
 authors' split). The owner releases ``W = Y + Z`` with the optimal synthetic noise for
-H = alpha K on that set; the study compares the privacy-aware GP, Dropout and the
-Stationary attack on the 331 test records: Table 4 and Figure 8.
+H = alpha K on that set; the study compares the privacy-aware GP, Dropout, the
+Stationary attack and DP-cloaking ([SMI], epsilon in {0.3, 0.5, 1}, delta = 0.01, on the
+same fitted GP and seeds; see :mod:`._dp_rows`) on the 331 test records: Table 4,
+Figures 8 and 9 and the privacy-aware vs DP-cloaking comparison (also printed).
 """
 
-import matplotlib
+import numpy as np
+from tqdm import tqdm
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from tqdm import tqdm  # noqa: E402
-
-from ssa_privacy._validation import positive_int  # noqa: E402
-from ssa_privacy.attacks import stationary_attack  # noqa: E402
-from ssa_privacy.baselines import dropout_gp  # noqa: E402
-from ssa_privacy.data import load_census  # noqa: E402
-from ssa_privacy.gp import fit_hyperparameters  # noqa: E402
-from ssa_privacy.output import StudyOutput  # noqa: E402
-from ssa_privacy.privacy import (  # noqa: E402
+from ssa_privacy._validation import positive_int
+from ssa_privacy.attacks import stationary_attack
+from ssa_privacy.baselines import dropout_gp
+from ssa_privacy.data import load_census
+from ssa_privacy.gp import fit_hyperparameters
+from ssa_privacy.output import StudyOutput
+from ssa_privacy.privacy import (
     privacy_aware_gp,
     privacy_certificate,
     region_noise_factor,
     release,
 )
-from ssa_privacy.studies._common import METHOD_COLOURS as COLOURS  # noqa: E402
-from ssa_privacy.studies._common import (  # noqa: E402
-    mean_std,
-    replication_rng,
-    rmse,
-    stopwatch,
-)
+from ssa_privacy.studies import _census_figures as figures
+from ssa_privacy.studies import _dp_rows as dp
+from ssa_privacy.studies._common import mean_std, replication_rng, rmse, stopwatch
 
-DESCRIPTION = "[TCB] 5.2: privacy-aware GP of census income on real PUMS data (Fig 8; Table 4)"
+DESCRIPTION = "[TCB] 5.2: privacy-aware GP and DP-cloaking of census income, PUMS data (Figs 8-9; Table 4)"
 
 ALPHAS = (0.1, 0.5, 0.9)
 #: Sensitive region: AGEP in [75, 100] and PUMA in [0, 2000], inclusive.
 SENSITIVE_AGE, SENSITIVE_PUMA = (75, 100), (0, 2000)
 AGEP, PUMA = 2, 0
-#: [TCB] Table 4 RMSE (1e5 USD), paper's alpha convention; its "+- 0.0000" are artefacts.
+#: Rows of Figures 8-9: (input column, axis label, sensitive range).
+FIGURE_FEATURES = ((AGEP, "AGEP (years)", SENSITIVE_AGE), (PUMA, "PUMA code", SENSITIVE_PUMA))
+#: [TCB] Table 4 RMSE (1e5 USD), paper's alpha convention (DP-cloaking keyed by epsilon);
+#: its "+- 0.0000" are artefacts.
 PAPER_TABLE4 = {
     ("privacy-aware", 0.1): 0.6093, ("privacy-aware", 0.5): 0.6048, ("privacy-aware", 0.9): 0.5970,
     ("stationary", 0.1): 0.9807, ("stationary", 0.5): 0.6389, ("stationary", 0.9): 0.5968,
+    (dp.METHOD, 0.3): 2.7640, (dp.METHOD, 0.5): 1.7148, (dp.METHOD, 1.0): 1.0178,
 }
 #: The authors' CSV (commit 7b65a1f): RMSE mean and std over 20 seeds, alpha converted
 #: to the paper's convention (privacygp_spec §5.5).
@@ -54,6 +52,8 @@ AUTHORS_CSV = {
     ("privacy-aware", 0.9): (0.597026, 0.004707), ("stationary", 0.1): (0.980737, 0.230931),
     ("stationary", 0.5): (0.638930, 0.032837), ("stationary", 0.9): (0.596827, 0.005325),
     ("dropout", None): (0.599149, 0.000517),
+    (dp.METHOD, 0.3): (2.763980, 1.341534), (dp.METHOD, 0.5): (1.714787, 0.750033),
+    (dp.METHOD, 1.0): (1.017836, 0.320011),
 }
 
 
@@ -87,6 +87,7 @@ class Design:
         self.X = (data.X_train - self.center) / self.scale
         self.X_test = (data.X_test - self.center) / self.scale
         self.private = sensitive_mask(data.X_train)
+        self.private_test = sensitive_mask(data.X_test)
         if not self.private.any():
             raise ValueError("no training record lies in the sensitive region")
         self.S0 = self.X[self.private]
@@ -125,12 +126,41 @@ def replicate(design, seed, replication, attack_restarts):
     return out
 
 
-def table_rows(design, reps, dropout_mean, dropout_time):
-    """Table 4: RMSE (1e5 USD) and time per method and alpha, over the seeds.
+def dp_cloaking_runs(design, seed, replications, progress=False):
+    """DP-cloaking releases at the test records, one per (replication, epsilon).
+
+    The noise shape is designed once for the owner's fitted GP
+    (:class:`._dp_rows.CloakingDesign`: C is 331 x 1325); replication i and epsilon
+    index j draw from ``default_rng([seed, i, 100 + j])``.
+
+    Returns
+    -------
+    dict
+        ``design`` and ``sensitivity`` (1e5 USD); ``values[epsilon]`` the releases (one per
+        replication, shape (331,)); ``records`` the (epsilon, delta) and check of every
+        release; ``times[epsilon]`` per-release times (s).
+    """
+    cloak = dp.CloakingDesign(design.gp, design.X, design.X_test)
+    y, mean = design.data.y_train, design.gp.mean
+    out = {"design": cloak, "sensitivity": dp.output_sensitivity(y), "values": {}, "records": [], "times": {}}
+    for i in tqdm(range(replications), desc="census dp-cloaking", disable=not progress):
+        for j, epsilon in enumerate(dp.EPSILONS):
+            keys = (seed, i, dp.SEED_KEY_OFFSET + j)
+            with stopwatch(out["times"], epsilon):
+                released = cloak.release(y, mean, epsilon, out["sensitivity"], replication_rng(*keys))
+            out["values"].setdefault(epsilon, []).append(released.values)
+            out["records"].append(dp.release_record(released, i, keys))
+    return out
+
+
+def table_rows(design, reps, dropout_mean, dropout_time, cloaking):
+    """Table 4: RMSE (1e5 USD) and time per method and alpha (or epsilon), over the seeds.
 
     Times are per release: the privacy-aware time is the design of Sigma_opt, the
-    release and the reconstruction; the owner's one-off hyperparameter fit is reported
-    separately in ``results.json`` (``owner_fit_time_s``).
+    release and the reconstruction; the DP-cloaking time is the scaling of the noise,
+    the draw and the prediction, with the one-off design of its noise shape in
+    ``design_time_s``; the owner's one-off hyperparameter fit is reported separately in
+    ``results.json`` (``owner_fit_time_s``).
     """
     y_test = design.data.y_test
     rows = []
@@ -138,52 +168,58 @@ def table_rows(design, reps, dropout_mean, dropout_time):
         for alpha in ALPHAS:
             errors = [rmse(r[alpha][method][0], y_test) for r in reps]
             times = [t for r in reps for t in r["times"][method, alpha]]
-            rows.append(_row(method, alpha, errors, times))
-    rows.append(_row("dropout", None, [rmse(dropout_mean, y_test)], [dropout_time]))
+            rows.append(_row(method, alpha, None, errors, times))
+    for epsilon in dp.EPSILONS:
+        errors = [rmse(v, y_test) for v in cloaking["values"][epsilon]]
+        released = [r for r in cloaking["records"] if r["epsilon"] == epsilon]
+        rows.append({**_row(dp.METHOD, None, epsilon, errors, cloaking["times"][epsilon]),
+                     "design_time_s": cloaking["design"].time_s, "releases": len(released),
+                     "checks_passed": all(r["check_passed"] for r in released),
+                     "max_exact_delta": max(r["check_exact_delta"] for r in released)})
+    rows.append(_row("dropout", None, None, [rmse(dropout_mean, y_test)], [dropout_time]))
     return rows
 
 
-def _row(method, alpha, errors, times):
+def _row(method, alpha, epsilon, errors, times):
     (rmse_mean, rmse_std), (time_mean, time_std) = mean_std(errors), mean_std(times)
-    authors = AUTHORS_CSV.get((method, alpha), (None, None))
-    return {"method": method, "alpha": alpha, "rmse_mean": rmse_mean, "rmse_std": rmse_std,
+    level = epsilon if method == dp.METHOD else alpha
+    authors = AUTHORS_CSV.get((method, level), (None, None))
+    return {"method": method, "alpha": alpha, "epsilon": epsilon, "delta": dp.DELTA if epsilon else None,
+            "rmse_mean": rmse_mean, "rmse_std": rmse_std,
             "rmse_min": min(errors), "rmse_max": max(errors), "time_mean_s": time_mean,
-            "time_std_s": time_std, "paper_table4_rmse": PAPER_TABLE4.get((method, alpha)),
+            "time_std_s": time_std, "paper_table4_rmse": PAPER_TABLE4.get((method, level)),
             "authors_csv_rmse_mean": authors[0], "authors_csv_rmse_std": authors[1]}
 
 
-def figure8(design, rep, dropout):
-    """Figure 8: test predictions against AGEP and PUMA for each alpha (first replication)."""
-    figure, axes = plt.subplots(2, len(ALPHAS), figsize=(5 * len(ALPHAS), 7), squeeze=False,
-                                constrained_layout=True)
-    figure.suptitle("Privacy-aware GP of census income (sensitive region shaded)")
-    data, private_test = design.data, sensitive_mask(design.data.X_test)
-    features = ((AGEP, "AGEP (years)", SENSITIVE_AGE), (PUMA, "PUMA code", SENSITIVE_PUMA))
-    for row, (feature, name, region) in enumerate(features):
-        x_test = data.X_test[:, feature]
-        for j, alpha in enumerate(ALPHAS):
-            axis = axes[row, j]
-            axis.axvspan(*region, color=COLOURS["private"], alpha=0.08, lw=0)
-            axis.scatter(data.X_train[:, feature], rep[alpha]["W"], s=3, color=COLOURS["released"],
-                         alpha=0.3, label="released W")
-            axis.scatter(x_test, data.y_test, s=8, color=COLOURS["truth"], label="test")
-            axis.scatter(x_test[private_test], data.y_test[private_test], marker="x",
-                         color=COLOURS["private"], label="test, sensitive")
-            for method in ("privacy-aware", "stationary"):
-                axis.scatter(x_test, rep[alpha][method][0], s=4, color=COLOURS[method], label=method)
-            axis.scatter(x_test, dropout, s=4, marker="s", color=COLOURS["dropout"], label="Dropout")
-            axis.set_ylim(-1.5, 5)
-            axis.set_xlabel(name)
-        axes[row, 0].set_ylabel("PINCP (1e5 USD)")
-    for axis, alpha in zip(axes[0], ALPHAS):
-        axis.set_title(rf"$\alpha$ = {alpha}", fontsize=9)
-    axes[0, 0].legend(loc="upper left", fontsize=6)
-    return figure
+def dp_checks(design, cloaking):
+    """What the theory predicts for the DP-cloaking releases, measured.
+
+    Every release's check passed, and the seed-mean test MSE agrees with its prediction
+    ``(||b||^2 + tr Sigma) / 331`` with b the error of the non-private GP
+    (z-score, see :func:`._dp_rows.mse_z_score`).
+    """
+    cloak = cloaking["design"]
+    bias = design.gp.predict(design.X_test)[0] - design.data.y_test
+    z = {}
+    for epsilon in dp.EPSILONS:
+        covariance = cloak.noise_scale(epsilon, cloaking["sensitivity"]) ** 2 * cloak.M
+        errors = [rmse(v, design.data.y_test) for v in cloaking["values"][epsilon]]
+        z[f"epsilon={epsilon}"] = dp.mse_z_score(errors, bias, covariance)
+    return {"dp_all_checks_passed": all(r["check_passed"] for r in cloaking["records"]),
+            "dp_mse_z_score": z, "non_private_rmse": rmse(bias, 0.0)}
+
+
+def comparison(rows, replications):
+    """Privacy-aware GP and DP-cloaking rows side by side (see :func:`._dp_rows.comparison`)."""
+    pa = {r["alpha"]: r for r in rows if r["method"] == "privacy-aware"}
+    cloaking = {r["epsilon"]: r for r in rows if r["method"] == dp.METHOD}
+    dropout = next(r["rmse_mean"] for r in rows if r["method"] == "dropout")
+    return [{**r, "seeds": replications} for r in dp.comparison(pa, cloaking, dropout, ALPHAS, PAPER_TABLE4)]
 
 
 def run(out, seed=0, progress=True, replications=20, data=None, split="authors", restarts=3,
         attack_restarts=1):
-    """Run the census study; write Figure 8 and Table 4 into ``out``.
+    """Run the census study; write Figures 8-9 and Table 4 into ``out``; print PA vs DP.
 
     Parameters
     ----------
@@ -191,11 +227,13 @@ def run(out, seed=0, progress=True, replications=20, data=None, split="authors",
         Output folder.
     seed : int
         Base seed: the owner's fit restarts, the random split, and the noise of
-        replication i (``default_rng([seed, i, alpha index])``).
+        replication i (``default_rng([seed, i, alpha index])``; DP-cloaking:
+        ``default_rng([seed, i, 100 + epsilon index])``).
     progress : bool
         Show a progress bar.
     replications : int
-        Noise seeds averaged in Table 4 (the paper: 20).
+        Noise seeds averaged in Table 4, for the privacy-aware GP and DP-cloaking alike
+        (the paper: 20).
     data : str or Path, optional
         Data folder (default: ``$SSA_PRIVACY_DATA`` or ``../shared/data``).
     split : {"authors", "random"}
@@ -206,7 +244,8 @@ def run(out, seed=0, progress=True, replications=20, data=None, split="authors",
     Returns
     -------
     dict
-        Summary: output folder, smallest certificate, the RMSE rows.
+        Summary: output folder, smallest certificate, whether every DP check passed,
+        the RMSE rows and the privacy-aware vs DP-cloaking comparison (also printed).
 
     Raises
     ------
@@ -215,23 +254,33 @@ def run(out, seed=0, progress=True, replications=20, data=None, split="authors",
 
     Notes
     -----
-    [TCB] §5.2, Figure 8, Table 4; privacygp_spec §5.5 and §6 for the authors' runs.
+    [TCB] §5.2, Figures 8-9, Table 4; [SMI] §3 for DP-cloaking; privacygp_spec §2.5,
+    §5.5 and §6 for the authors' runs.
     """
     replications = positive_int(replications, "replications")
     params = {"seed": seed, "replications": replications, "split": split, "restarts": restarts,
               "attack_restarts": attack_restarts, "alphas": ALPHAS,
-              "seed_scheme": "default_rng([seed, replication, alpha_index])"}
+              "seed_scheme": "default_rng([seed, replication, alpha_index])", **dp.parameters(),
+              "dp_seed_scheme": "default_rng([seed, replication, 100 + epsilon_index]), the same "
+                                "replications as the privacy-aware rows"}
     output = StudyOutput(out, "census", params)
     design = Design(load_census(data, split=split, seed=seed), restarts, seed)
     reps = [replicate(design, seed, i, attack_restarts)
             for i in tqdm(range(replications), desc="census", disable=not progress)]
+    cloaking = dp_cloaking_runs(design, seed, replications, progress)
     dropout_times = {}
     with stopwatch(dropout_times, "dropout"):
         dropout_mean = dropout_gp(design.gp, design.X, design.data.y_train, design.private).predict(
             design.X_test)[0]
-    rows = table_rows(design, reps, dropout_mean, dropout_times["dropout"][0])
-    output.save_figure(figure8(design, reps[0], dropout_mean), "figure8_census")
+    rows = table_rows(design, reps, dropout_mean, dropout_times["dropout"][0], cloaking)
+    output.save_figure(figures.figure8(design, FIGURE_FEATURES, reps[0], dropout_mean, ALPHAS),
+                       "figure8_census")
+    first = {epsilon: values[0] for epsilon, values in cloaking["values"].items()}
+    output.save_figure(figures.figure9(design, FIGURE_FEATURES, first, dropout_mean, dp.EPSILONS),
+                       "figure9_dp_cloaking")
     certificates = {f"alpha={a}": [r[a]["certificate"] for r in reps] for a in ALPHAS}
+    checks = dp_checks(design, cloaking)
+    pa_vs_dp = comparison(rows, replications)
     gp = design.gp
     output.write_results(
         rows, certificates_per_release=certificates,
@@ -243,6 +292,13 @@ def run(out, seed=0, progress=True, replications=20, data=None, split="authors",
         owner_fit_time_s=design.fit_times["fit"][0],
         Sigma_opt={f"alpha={a}": {"rank": reps[0][a]["rank"], "trace": reps[0][a]["trace"]} for a in ALPHAS},
         constant_predictor_rmse=rmse(np.full_like(design.data.y_test, design.data.y_train.mean()),
-                                     design.data.y_test))
+                                     design.data.y_test),
+        checks=checks, pa_vs_dp=pa_vs_dp,
+        dp_cloaking_design={**cloaking["design"].record(), "sensitivity": cloaking["sensitivity"]},
+        dp_releases=cloaking["records"])
+    print(dp.format_comparison(
+        f"Privacy-aware GP vs DP-cloaking, census: test RMSE (1e5 USD), mean +- std over replications "
+        f"0-{replications - 1} of seed {seed} for both, same fitted GP", pa_vs_dp))
     return {"out": str(output.folder), "certificate_min": min(min(v) for v in certificates.values()),
-            "rmse": {f"{r['method']} alpha={r['alpha']}": r["rmse_mean"] for r in rows}}
+            "dp_all_checks_passed": checks["dp_all_checks_passed"],
+            "rmse": {dp.row_label(r): r["rmse_mean"] for r in rows}, "pa_vs_dp": pa_vs_dp}

@@ -5,9 +5,10 @@ the trajectory on t = 0, 0.05, ..., 3 (units of T_orb). The owner releases
 ``W = Y + Z`` with the optimal synthetic noise for the private segment (H = alpha K on
 the 21 training points inside [1, 2]); the user's privacy-aware GP is compared with
 Dropout (the same GP without the private points), the Stationary attack (a fresh GP
-fitted by ML to W) and the non-private GP. Outputs: Figures 2, 3, 4, 5 and 7 of the
-paper, Table 3 (RMSE against the true trajectory at the 61 points) and
-``trajectory.csv``.
+fitted by ML to W), the non-private GP and DP-cloaking ([SMI], epsilon in {0.3, 0.5, 1},
+delta = 0.01, on the same GPs and replications; see :mod:`._dp_rows`). Outputs:
+Figures 2-7 of the paper, Table 3 (RMSE against the true trajectory at the 61 points),
+the privacy-aware vs DP-cloaking comparison (also printed) and ``trajectory.csv``.
 """
 
 import numpy as np
@@ -20,10 +21,12 @@ from ssa_privacy.orbits import PlanarJ2Model
 from ssa_privacy._validation import positive_int
 from ssa_privacy.output import StudyOutput
 from ssa_privacy.privacy import privacy_aware_gp, privacy_certificate, region_noise_factor, release
+from ssa_privacy.privacy.dp_gp import c_delta
+from ssa_privacy.studies import _dp_rows as dp
 from ssa_privacy.studies import _satellite_figures as figures
 from ssa_privacy.studies._common import mean_std, replication_rng, rmse, stopwatch
 
-DESCRIPTION = "[TCB] 5.1: privacy-aware GP of a planar J2 orbit (Figs 2-5, 7; Table 3)"
+DESCRIPTION = "[TCB] 5.1: privacy-aware GP of a planar J2 orbit, DP-cloaking beside it (Figs 2-7; Table 3)"
 
 COMPONENTS = ("r", "r_dot", "theta", "theta_dot")
 ALPHAS = (0.1, 0.5, 0.9)
@@ -37,10 +40,12 @@ DENSE_STEP, TRAIN_STRIDE, HORIZON = 0.01, 5, 3.0
 #: "Far from the private segment": more than this many kernel length scales away.
 FAR_LENGTH_SCALES = 5
 
-#: [TCB] Table 3, average RMSE over the four outputs (paper's alpha convention).
+#: [TCB] Table 3, average RMSE over the four outputs (paper's alpha convention; the
+#: DP-cloaking rows are keyed by epsilon).
 PAPER_TABLE3 = {
     ("privacy-aware", 0.1): 0.3343, ("privacy-aware", 0.5): 0.3045, ("privacy-aware", 0.9): 0.1912,
     ("stationary", 0.1): 1.0412, ("stationary", 0.5): 0.3268, ("stationary", 0.9): 0.0663,
+    (dp.METHOD, 0.3): 0.8878, (dp.METHOD, 0.5): 0.5327, (dp.METHOD, 1.0): 0.2663,
 }
 #: The authors' results CSV (commit 7b65a1f), per output then average; their alpha
 #: label a means paper alpha 1 - a, already converted here (privacygp_spec §5.1-5.2).
@@ -52,6 +57,9 @@ AUTHORS_CSV = {
     ("stationary", 0.5): (0.000149, 0.001665, 1.303963, 0.001464, 0.326810),
     ("stationary", 0.9): (0.000123, 0.001535, 0.262526, 0.001073, 0.066314),
     ("dropout", None): (0.000290, 0.001970, 1.117435, 0.003199, 0.280723),
+    (dp.METHOD, 0.3): (0.000307, 0.002185, 3.545108, 0.003494, 0.887773),
+    (dp.METHOD, 0.5): (0.000184, 0.001311, 2.127065, 0.002096, 0.532664),
+    (dp.METHOD, 1.0): (0.000092, 0.000656, 1.063533, 0.001048, 0.266332),
 }
 
 
@@ -136,41 +144,94 @@ def dropout_means(design, times):
     return means
 
 
-def table_rows(design, reps, dropout, dropout_times):
-    """Table 3: RMSE and time per method, alpha and output.
+def dp_cloaking_runs(design, seed, seeds, progress=False):
+    """DP-cloaking releases on the dense grid, one per (replication, epsilon, output).
+
+    The noise shape of each output is designed once (:class:`._dp_rows.CloakingDesign`
+    on that output's fitted GP, the one the privacy-aware rows use); replication i and
+    epsilon index j draw from ``default_rng([seed, i, 100 + j, output index])``.
+
+    Returns
+    -------
+    dict
+        ``designs`` and ``sensitivity`` per output; ``values[epsilon, c]`` the releases
+        (one per replication, shape (301,)); ``sd[epsilon, c]`` the predictive standard
+        deviation of a release (posterior plus DP noise); ``records`` the (epsilon,
+        delta) and check of every release; ``times[epsilon]`` per-release times (s).
+    """
+    designs = [dp.CloakingDesign(gp, design.X, design.t) for gp in design.gps]
+    out = {"designs": designs, "sensitivity": [dp.output_sensitivity(y) for y in design.Y.T],
+           "values": {}, "sd": {}, "records": [], "times": {}}
+    for i in tqdm(range(seeds), desc="satellite dp-cloaking", disable=not progress):
+        for j, epsilon in enumerate(dp.EPSILONS):
+            for c, (cloak, gp) in enumerate(zip(designs, design.gps)):
+                keys = (seed, i, dp.SEED_KEY_OFFSET + j, c)
+                with stopwatch(out["times"], epsilon):
+                    released = cloak.release(design.Y[:, c], gp.mean, epsilon, out["sensitivity"][c],
+                                             replication_rng(*keys))
+                out["values"].setdefault((epsilon, c), []).append(released.values)
+                out["records"].append(dp.release_record(released, i, keys, output=COMPONENTS[c]))
+    for c, (cloak, gp) in enumerate(zip(designs, design.gps)):
+        posterior_variance = gp.predict(design.t)[1]
+        for epsilon in dp.EPSILONS:
+            noise_variance = cloak.noise_scale(epsilon, out["sensitivity"][c]) ** 2 * np.diag(cloak.M)
+            out["sd"][epsilon, c] = np.sqrt(posterior_variance + noise_variance)
+    return out
+
+
+def table_rows(design, reps, dropout, dropout_times, cloaking):
+    """Table 3: RMSE and time per method, alpha (or epsilon) and output.
 
     Output rows give the mean and standard deviation over seeds; the AVERAGE row gives,
     as the paper's Table 3 does, the mean over the four outputs of their seed means with
     the standard deviation across the outputs, and the time over all seeds and outputs.
+    DP-cloaking times are per release; the one-off design of each output's noise shape
+    is in ``design_time_s`` (the AVERAGE row: mean over the outputs).
     """
-    on_grid = slice(None, None, TRAIN_STRIDE)
+    Y, grid = design.Y, slice(None, None, TRAIN_STRIDE)
     rows = []
-    cases = [("privacy-aware", a) for a in ALPHAS] + [("stationary", a) for a in ALPHAS]
-    for method, alpha in cases + [("dropout", None)]:
-        per_component = []
-        for c, name in enumerate(COMPONENTS):
-            if method == "dropout":
-                errors = [rmse(dropout[c][on_grid], design.Y[:, c])]
-            else:
-                key = "pa_mean" if method == "privacy-aware" else "stationary"
-                errors = [rmse(r[key][alpha, c][on_grid], design.Y[:, c]) for r in reps]
-            per_component.append(mean_std(errors))
-            rows.append(_row(method, alpha, name, per_component[-1], None, method, c))
-        times = (dropout_times if method == "dropout"
-                 else [t for r in reps for t in r["times"][method, alpha]])
-        means = [m for m, _ in per_component]
-        rows.append(_row(method, alpha, "AVERAGE", mean_std(means), mean_std(times), method, 4))
+    for method, key in (("privacy-aware", "pa_mean"), ("stationary", "stationary")):
+        for alpha in ALPHAS:
+            errors = [[rmse(r[key][alpha, c][grid], Y[:, c]) for r in reps] for c in range(4)]
+            times = [t for r in reps for t in r["times"][method, alpha]]
+            rows += _method_rows(method, alpha, None, errors, times)
+    design_times = [cloak.time_s for cloak in cloaking["designs"]]
+    for epsilon in dp.EPSILONS:
+        errors = [[rmse(v[grid], Y[:, c]) for v in cloaking["values"][epsilon, c]] for c in range(4)]
+        records = [[r for r in cloaking["records"] if r["epsilon"] == epsilon and r["output"] == name]
+                   for name in COMPONENTS]
+        rows += _method_rows(dp.METHOD, None, epsilon, errors, cloaking["times"][epsilon],
+                             design_times, records)
+    rows += _method_rows("dropout", None, None, [[rmse(dropout[c][grid], Y[:, c])] for c in range(4)],
+                         dropout_times)
     return rows
 
 
-def _row(method, alpha, output, rmse_stats, time_stats, key_method, column):
-    row = {"method": method, "alpha": alpha, "output": output,
-           "rmse_mean": rmse_stats[0], "rmse_std": rmse_stats[1],
+def _method_rows(method, alpha, epsilon, errors, times, design_times=None, records=None):
+    """The four output rows (errors[c]: one RMSE per seed) and the AVERAGE row."""
+    rows = [_row(method, alpha, epsilon, name, mean_std(e), None, c) for c, (name, e) in
+            enumerate(zip(COMPONENTS, errors))]
+    means = [row["rmse_mean"] for row in rows]
+    rows.append(_row(method, alpha, epsilon, "AVERAGE", mean_std(means), mean_std(times), 4))
+    if design_times is not None:
+        design_times = list(design_times) + [float(np.mean(design_times))]
+        records = list(records) + [[r for by_output in records for r in by_output]]
+        for row, seconds, released in zip(rows, design_times, records):
+            row.update(design_time_s=seconds, releases=len(released),
+                       checks_passed=all(r["check_passed"] for r in released),
+                       max_exact_delta=max(r["check_exact_delta"] for r in released))
+    return rows
+
+
+def _row(method, alpha, epsilon, output, rmse_stats, time_stats, column):
+    row = {"method": method, "alpha": alpha, "epsilon": epsilon, "delta": dp.DELTA if epsilon else None,
+           "output": output, "rmse_mean": rmse_stats[0], "rmse_std": rmse_stats[1],
            "rmse_std_over": "outputs (the paper's +-)" if column == 4 else "seeds"}
     if time_stats is not None:
         row["time_mean_s"], row["time_std_s"] = time_stats
-    row["paper_table3_rmse"] = PAPER_TABLE3.get((key_method, alpha)) if column == 4 else None
-    csv = AUTHORS_CSV.get((key_method, alpha))
+    level = epsilon if method == dp.METHOD else alpha
+    row["paper_table3_rmse"] = PAPER_TABLE3.get((method, level)) if column == 4 else None
+    csv = AUTHORS_CSV.get((method, level))
     row["authors_csv_rmse"] = csv[column] if csv else None
     return row
 
@@ -197,6 +258,34 @@ def theory_checks(design, reps):
     return checks
 
 
+def dp_checks(design, cloaking):
+    """What the theory predicts for the DP-cloaking releases, measured.
+
+    - every release's check passed;
+    - the noiseless GP interpolates its training points, so there the columns of C are
+      unit vectors, M is the identity and the noise standard deviation is
+      ``d c(delta) / epsilon`` at every training point (ratio 1);
+    - the seed-mean MSE at the 61 points agrees with its prediction
+      ``(||b||^2 + tr Sigma) / 61`` (z-score, see :func:`._dp_rows.mse_z_score`).
+    """
+    grid = slice(None, None, TRAIN_STRIDE)
+    ratio_key = "dp_noise_sd_at_training_points_over_d_c_delta_over_epsilon"
+    checks = {"dp_all_checks_passed": all(r["check_passed"] for r in cloaking["records"]),
+              ratio_key: {}, "dp_mse_z_score": {}}
+    for c, (name, cloak, gp) in enumerate(zip(COMPONENTS, cloaking["designs"], design.gps)):
+        d = cloaking["sensitivity"][c]
+        bias = gp.predict(design.X)[0] - design.Y[:, c]
+        M = cloak.M[grid, grid]
+        for epsilon in dp.EPSILONS:
+            covariance = cloak.noise_scale(epsilon, d) ** 2 * M
+            ratio = np.sqrt(np.diag(covariance)) / (d * c_delta(dp.DELTA) / epsilon)
+            label = f"{name}, epsilon={epsilon}"
+            checks[ratio_key][label] = [float(ratio.min()), float(ratio.max())]
+            errors = [rmse(v[grid], design.Y[:, c]) for v in cloaking["values"][epsilon, c]]
+            checks["dp_mse_z_score"][label] = dp.mse_z_score(errors, bias, covariance)
+    return checks
+
+
 def distance_to_segment(t):
     """Distance (T_orb) from each time to the private segment [1, 2]."""
     return np.maximum(0.0, np.maximum(PRIVATE_SEGMENT[0] - t, t - PRIVATE_SEGMENT[1]))
@@ -212,13 +301,15 @@ def run(out, seed=0, progress=True, replications=100, table_seeds=20, kernel_con
         Output folder.
     seed : int
         Base seed; replication i draws its noise from ``default_rng([seed, i, alpha
-        index, output index])``.
+        index, output index])``, and its DP-cloaking noise from ``default_rng([seed, i,
+        100 + epsilon index, output index])``.
     progress : bool
         Show a progress bar.
     replications : int
         Replications for Figures 4-5 (the paper: 100).
     table_seeds : int
-        Replications averaged in Table 3, with the Stationary attack (the paper: 20).
+        Replications averaged in Table 3, with the Stationary attack and DP-cloaking
+        (the paper: 20).
     kernel_convention : {"paper", "code"}
         Reading of the paper's l = 1/400 (see :data:`KERNEL_CONVENTIONS`).
     data : ignored
@@ -227,11 +318,14 @@ def run(out, seed=0, progress=True, replications=100, table_seeds=20, kernel_con
     Returns
     -------
     dict
-        Summary: output folder, the smallest certificate, the AVERAGE RMSE rows.
+        Summary: output folder, the smallest certificate, whether every DP check
+        passed, the AVERAGE RMSE rows and the privacy-aware vs DP-cloaking comparison
+        (which is also printed).
 
     Notes
     -----
-    [TCB] §5.1, Figures 2-5 and 7, Table 3; privacygp_spec §4-5 for the authors' runs.
+    [TCB] §5.1, Figures 2-7, Table 3; [SMI] §3 for DP-cloaking; privacygp_spec §4-5 and
+    §2.5 for the authors' runs.
     """
     replications = positive_int(replications, "replications")
     table_seeds = positive_int(table_seeds, "table_seeds")
@@ -240,28 +334,50 @@ def run(out, seed=0, progress=True, replications=100, table_seeds=20, kernel_con
     params = {"seed": seed, "replications": replications, "table_seeds": table_seeds,
               "kernel_convention": kernel_convention, "alphas": ALPHAS,
               "kernel_length_scale": float(KERNEL_CONVENTIONS[kernel_convention].lengthscale),
-              "seed_scheme": "default_rng([seed, replication, alpha_index, output_index])"}
+              "seed_scheme": "default_rng([seed, replication, alpha_index, output_index])",
+              **dp.parameters(),
+              "dp_seed_scheme": "default_rng([seed, replication, 100 + epsilon_index, output_index]), "
+                                "replications 0 .. table_seeds - 1 (the Table 3 seeds)"}
     output = StudyOutput(out, "satellite", params)
     design = Design(KERNEL_CONVENTIONS[kernel_convention])
     output.write_csv("trajectory.csv", figures.trajectory_rows(design))
     reps = [replicate(design, seed, i, with_attack=i < table_seeds)
             for i in tqdm(range(max(replications, table_seeds)), desc="satellite", disable=not progress)]
+    cloaking = dp_cloaking_runs(design, seed, table_seeds, progress)
     dropout_times = {}
     dropout = dropout_means(design, dropout_times)
     zero_design = Design(design.kernel, zero_mean=True)
     zero_rep = replicate(zero_design, seed, 0, with_attack=False)
-    rows = table_rows(design, reps[:table_seeds], dropout, dropout_times[("dropout", None)])
+    rows = table_rows(design, reps[:table_seeds], dropout, dropout_times[("dropout", None)], cloaking)
     rows += zero_mean_rows(zero_design, zero_rep)
     certificates = {f"alpha={a}": {name: [r["certificate"][a, c] for r in reps]
                                    for c, name in enumerate(COMPONENTS)} for a in ALPHAS}
     figures.write_all(output, design, reps[:replications], dropout, zero_design, zero_rep, ALPHAS)
-    checks = theory_checks(design, reps[:replications])
+    figures.write_dp_cloaking(output, design, cloaking, dropout, dp.EPSILONS)
+    checks = {**theory_checks(design, reps[:replications]), **dp_checks(design, cloaking)}
     checks["certificate_min"] = min(min(v) for d in certificates.values() for v in d.values())
+    pa_vs_dp = comparison(rows, table_seeds)
     output.write_results(rows, certificates_per_release=certificates, checks=checks,
-                         jitter={name: gp.jitter for name, gp in zip(COMPONENTS, design.gps)})
+                         jitter={name: gp.jitter for name, gp in zip(COMPONENTS, design.gps)},
+                         pa_vs_dp=pa_vs_dp, dp_cloaking_design={name: cloak.record() for name, cloak
+                                                                in zip(COMPONENTS, cloaking["designs"])},
+                         dp_releases=cloaking["records"])
+    print(dp.format_comparison(
+        f"Privacy-aware GP vs DP-cloaking, satellite: AVERAGE RMSE over the 4 outputs, replications "
+        f"0-{table_seeds - 1} of seed {seed} for both, same GPs (+- across outputs, as Table 3)", pa_vs_dp))
     return {"out": str(output.folder), "certificate_min": checks["certificate_min"],
-            "average_rmse": {f"{r['method']} alpha={r['alpha']}": r["rmse_mean"]
-                             for r in rows if r["output"] == "AVERAGE"}}
+            "dp_all_checks_passed": checks["dp_all_checks_passed"],
+            "average_rmse": {dp.row_label(r): r["rmse_mean"] for r in rows if r["output"] == "AVERAGE"},
+            "pa_vs_dp": pa_vs_dp}
+
+
+def comparison(rows, seeds):
+    """Privacy-aware GP and DP-cloaking AVERAGE rows side by side (see :func:`._dp_rows.comparison`)."""
+    average = [r for r in rows if r["output"] == "AVERAGE"]
+    pa = {r["alpha"]: r for r in average if r["method"] == "privacy-aware"}
+    cloaking = {r["epsilon"]: r for r in average if r["method"] == dp.METHOD}
+    dropout = next(r["rmse_mean"] for r in average if r["method"] == "dropout")
+    return [{**r, "seeds": seeds} for r in dp.comparison(pa, cloaking, dropout, ALPHAS, PAPER_TABLE3)]
 
 
 def zero_mean_rows(design, rep):
