@@ -128,7 +128,7 @@ def test_kernel_form_with_S_equal_to_X_is_the_uniform_solution(V):
     X = np.linspace(0, 1, 8)
     kernel, alpha = RBF(0.3), 0.4
     K = kernel(X)
-    kernel_form = region_noise_factor(kernel, X, X, alpha, V).matrix()
+    kernel_form = region_noise_factor(kernel, X, X, alpha, V, margin=0.0).matrix()
     eigenvalues, vectors = np.linalg.eigh(K / alpha - K - (0.0 if V is None else V) * np.eye(8))
     projected = (vectors * np.maximum(eigenvalues, 0)) @ vectors.T
     np.testing.assert_allclose(kernel_form, projected, atol=1e-9)
