@@ -139,6 +139,19 @@ def test_worst_case_shift_has_mahalanobis_norm_epsilon_over_c():
     assert m == pytest.approx(epsilon / dp_gp.c_delta(delta), rel=1e-7)
 
 
+def test_one_cloaking_mechanism_serves_every_privacy_level():
+    """The noise shape is solved once; each (epsilon, delta, d) release still meets Hall's
+    condition max_i ||Sigma^{-1/2} d c_i|| = epsilon / c(delta) exactly, and its check passes."""
+    mechanism = dp_gp.CloakingMechanism(RBF(1.0)(XS1, X1), RBF(1.0)(X1), S2)
+    C = toy_cloaking_matrix()
+    for epsilon, delta, d in [(0.3, 0.01, 1.0), (1.0, 1e-5, 2.0), (0.7, 0.1, 0.5)]:
+        release = mechanism.release(Y1, epsilon, delta, d, seed=0)
+        Sigma = release.noise_covariance
+        m = np.sqrt(np.max(np.sum((d * C) * linalg.solve(Sigma, d * C, assume_a="pos"), axis=0)))
+        assert m == pytest.approx(epsilon / dp_gp.c_delta(delta), rel=1e-7)
+        assert release.check.passed and (release.epsilon, release.delta) == (epsilon, delta)
+
+
 def test_empirical_privacy_loss_check():
     """dpgp_spec.md A.3 step 6: for every training index perturbed by d, P[loss > epsilon] < delta."""
     rng = np.random.default_rng(0)
