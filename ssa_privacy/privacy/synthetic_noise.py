@@ -179,18 +179,16 @@ class SyntheticNoiseDesign:
         ValueError
             On a wrong shape, non-finite entries or a Delta that is not positive definite.
         """
-        K_XS, L_Delta = self._validated(K_XS, Delta)
-        return _psd_part(self._matrix(K_XS, L_Delta), rank_bound=K_XS.shape[1])
+        return _psd_part(self._matrix(K_XS, Delta), rank_bound=np.shape(K_XS)[1])
 
-    def _validated(self, K_XS, Delta):
-        K_XS = as_matrix(K_XS, "K_XS", shape=(len(self.K_XX), None))
-        return K_XS, pd_cholesky(Delta, "Delta", size=K_XS.shape[1])
-
-    def _matrix(self, K_XS, L_Delta):
+    def _matrix(self, K_XS, Delta):
         """Lower triangle, in Fortran order, of ``K_XS Delta^{-1} K_SX - K_XX - V`` (8).
 
-        The upper triangle of the result is not meaningful.
+        K_XS and Delta are validated here; the upper triangle of the result is not
+        meaningful.
         """
+        K_XS = as_matrix(K_XS, "K_XS", shape=(len(self.K_XX), None))
+        L_Delta = pd_cholesky(Delta, "Delta", size=K_XS.shape[1])
         B = linalg.solve_triangular(L_Delta, K_XS.T, lower=True, check_finite=False)
         A = linalg.blas.dsyrk(1.0, B, trans=1, lower=1)
         A -= self.K_XX.T  # K_XX is symmetric: its transpose has the Fortran layout of A
@@ -383,8 +381,7 @@ def diagonal_noise_covariance(K_XX, K_XS, Delta, V=None):
     [TCB] §4.1, Example 1: the SDP (7) with the extra constraint "Sigma diagonal";
     it has no closed form. Solved with cvxpy and Clarabel.
     """
-    design = SyntheticNoiseDesign(K_XX, V)
-    A = design._matrix(*design._validated(K_XS, Delta))
+    A = SyntheticNoiseDesign(K_XX, V)._matrix(K_XS, Delta)
     B = np.tril(A) + np.tril(A, -1).T
     d = cp.Variable(len(B), nonneg=True)
     problem = cp.Problem(cp.Minimize(cp.sum(d)), [cp.diag(d) - B >> 0])
