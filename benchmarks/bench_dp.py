@@ -50,9 +50,24 @@ def cloaking_problems(census=True):
     """(name, X, X_star, kernel, noise variance, gradient steps, is census) of the problems."""
     rng = np.random.default_rng(0)
     yield "toy (spec C.1)", np.arange(5.0), np.array([0.5, 2.5, 3.5]), RBF(1.0), 0.5, 1000, False
-    yield ("empirical check (spec A.3.6)", 10 * rng.standard_normal(50), np.arange(0.0, 10, 2), RBF(1.0),
-           0.25, 1000, False)
-    yield "2-D, 300 x 30", rng.uniform(0, 10, (300, 2)), rng.uniform(0, 10, (30, 2)), RBF(1.0), 0.1, 1000, False
+    yield (
+        "empirical check (spec A.3.6)",
+        10 * rng.standard_normal(50),
+        np.arange(0.0, 10, 2),
+        RBF(1.0),
+        0.25,
+        1000,
+        False,
+    )
+    yield (
+        "2-D, 300 x 30",
+        rng.uniform(0, 10, (300, 2)),
+        rng.uniform(0, 10, (30, 2)),
+        RBF(1.0),
+        0.1,
+        1000,
+        False,
+    )
     if census:
         yield census_problem()
 
@@ -64,7 +79,15 @@ def census_problem():
 
     design = census.Design(load_census(), restarts=3, seed=0)
     gp = design.gp
-    return "census (331 x 1325)", design.X, design.X_test, gp.kernel, gp.noise + gp.jitter, 300, True
+    return (
+        "census (331 x 1325)",
+        design.X,
+        design.X_test,
+        gp.kernel,
+        gp.noise + gp.jitter,
+        300,
+        True,
+    )
 
 
 def gradient_baseline(C, steps, rtol=1e-8):
@@ -81,8 +104,10 @@ def gradient_baseline(C, steps, rtol=1e-8):
 
 def bench_cloaking(repeats, census_repeats, census=True):
     print("Cloaking covariance: convergent solver vs fixed-step gradient (authors' code)")
-    print(f"{'problem':30s} {'rank':>5s} {'chol (s)':>9s} {'ours (s)':>9s} {'grad (s)':>9s} {'ours/grad':>9s} "
-          f"{'ours/chol':>9s} {'ours gap':>9s} {'grad gap':>9s} {'grad g-1':>9s} {'grad steps':>10s}")
+    print(
+        f"{'problem':30s} {'rank':>5s} {'chol (s)':>9s} {'ours (s)':>9s} {'grad (s)':>9s} {'ours/grad':>9s} "
+        f"{'ours/chol':>9s} {'ours gap':>9s} {'grad gap':>9s} {'grad g-1':>9s} {'grad steps':>10s}"
+    )
     for name, X, X_star, kernel, s2, steps, is_census in cloaking_problems(census):
         times = census_repeats if is_census else repeats
         K, K_star = kernel(X), kernel(X_star, X)
@@ -90,32 +115,46 @@ def bench_cloaking(repeats, census_repeats, census=True):
         C, _ = cloaking_matrix(K_star, K, s2)
         ours, solution = timed(lambda: optimal_cloaking_covariance(C), times)
         grad, (_, taken, leverage, gap) = timed(lambda: gradient_baseline(C, steps), times)
-        print(f"{name:30s} {solution.rank:5d} {chol:9.5f} {ours:9.4f} {grad:9.4f} {ours / grad:9.3f} "
-              f"{ours / chol:9.1f} {solution.duality_gap:9.1e} {gap:9.1e} {leverage - 1:9.1e} {taken:10d}")
+        print(
+            f"{name:30s} {solution.rank:5d} {chol:9.5f} {ours:9.4f} {grad:9.4f} {ours / grad:9.3f} "
+            f"{ours / chol:9.1f} {solution.duality_gap:9.1e} {gap:9.1e} {leverage - 1:9.1e} {taken:10d}"
+        )
 
 
 def bench_renyi(repeats):
     rng = np.random.default_rng(1)
     X, grid = rng.uniform(0, 1, 100), np.linspace(0, 1, 800)
     y = np.sign(X - 0.5)
-    baseline = best_time(lambda: GaussianProcess(Exponential(0.5), 0.0, 1.0).fit(X, y).predict(grid), repeats)
-    print(f"\nRenyi bound per (n, r, sigma) point; baseline: one GP posterior (n = 100, 800 points) "
-          f"{baseline:.5f} s")
+    baseline = best_time(
+        lambda: GaussianProcess(Exponential(0.5), 0.0, 1.0).fit(X, y).predict(grid), repeats
+    )
+    print(
+        f"\nRenyi bound per (n, r, sigma) point; baseline: one GP posterior (n = 100, 800 points) "
+        f"{baseline:.5f} s"
+    )
     print(f"{'n':>5s} {'r':>6s} {'sigma':>6s} {'epsilon':>12s} {'time (s)':>9s} {'ratio':>7s}")
     for n in (10, 100, 1000):
         for ridge in (0.1, 1.0, 5.0):
             for sigma in (0.5, 2.0):
-                seconds, epsilon = timed(lambda: epsilon_for_delta(
-                    1e-5, n=n, lengthscale=0.5, ridge=ridge, sigma=sigma), repeats)
-                print(f"{n:5d} {ridge:6.1f} {sigma:6.1f} {epsilon:12.5g} {seconds:9.5f} {seconds / baseline:7.3f}")
+                seconds, epsilon = timed(
+                    lambda: epsilon_for_delta(1e-5, n=n, lengthscale=0.5, ridge=ridge, sigma=sigma),
+                    repeats,
+                )
+                print(
+                    f"{n:5d} {ridge:6.1f} {sigma:6.1f} {epsilon:12.5g} {seconds:9.5f} {seconds / baseline:7.3f}"
+                )
 
 
 def main(argv=None):
     """Print the cloaking and Renyi-bound timings with their ratios to the baselines."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--census-repeats", type=int, default=1, help="timings of the census problem")
-    parser.add_argument("--no-census", action="store_true", help="skip the census problem (needs its data)")
+    parser.add_argument(
+        "--census-repeats", type=int, default=1, help="timings of the census problem"
+    )
+    parser.add_argument(
+        "--no-census", action="store_true", help="skip the census problem (needs its data)"
+    )
     args = parser.parse_args(argv)
     bench_cloaking(args.repeats, args.census_repeats, census=not args.no_census)
     bench_renyi(args.repeats)

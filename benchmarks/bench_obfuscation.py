@@ -53,21 +53,30 @@ def main(argv=None):
     generic_time = best_time(lambda: np.linalg.eigh(generic), args.repeats)
     prior_time = best_time(lambda: SyntheticNoiseDesign(K_XX, NOISE), args.repeats)
     design = SyntheticNoiseDesign(K_XX, NOISE)
-    print(f"n = {len(X)}, |S| = {len(S0)}; eigh of a generic symmetric matrix: {generic_time:.4f} s; "
-          f"one-off check of the prior K_XX: {prior_time:.4f} s")
-    print("alpha  obfuscation (s)  ratio to generic eigh  one-shot with check (s)  ratio  "
-          "eigh of (8)'s matrix (s)")
+    print(
+        f"n = {len(X)}, |S| = {len(S0)}; eigh of a generic symmetric matrix: {generic_time:.4f} s; "
+        f"one-off check of the prior K_XX: {prior_time:.4f} s"
+    )
+    print(
+        "alpha  obfuscation (s)  ratio to generic eigh  one-shot with check (s)  ratio  "
+        "eigh of (8)'s matrix (s)"
+    )
     for alpha in (0.1, 0.5, 0.9):
         Delta = alpha * kernel(S0)
         M = K_XS @ np.linalg.solve(Delta, K_XS.T) - K_XX - NOISE * np.eye(len(X))
         M = 0.5 * (M + M.T)
         dense_time = best_time(lambda: np.linalg.eigh(M), args.repeats)
-        seconds = best_time(lambda: release(data.y_train, design.factor(K_XS, Delta), seed=rng),
-                            args.repeats)
-        one_shot = best_time(lambda: release(data.y_train, optimal_noise_factor(K_XX, K_XS, Delta, NOISE),
-                                             seed=rng), args.repeats)
-        print(f"{alpha:5.1f}  {seconds:15.4f}  {seconds / generic_time:21.3f}  {one_shot:23.4f}  "
-              f"{one_shot / generic_time:5.3f}  {dense_time:24.4f}")
+        seconds = best_time(
+            lambda: release(data.y_train, design.factor(K_XS, Delta), seed=rng), args.repeats
+        )
+        one_shot = best_time(
+            lambda: release(data.y_train, optimal_noise_factor(K_XX, K_XS, Delta, NOISE), seed=rng),
+            args.repeats,
+        )
+        print(
+            f"{alpha:5.1f}  {seconds:15.4f}  {seconds / generic_time:21.3f}  {one_shot:23.4f}  "
+            f"{one_shot / generic_time:5.3f}  {dense_time:24.4f}"
+        )
 
 
 if __name__ == "__main__":

@@ -78,8 +78,7 @@ def _symmetric_with_scale(value, name, size):
     scale, asymmetry = _scale_and_asymmetry(array)
     if asymmetry > SYMMETRY_RTOL * scale:
         raise ValueError(
-            f"{name} is not symmetric: max |A - A^T| = {asymmetry:.3g} "
-            f"(largest entry {scale:.3g})"
+            f"{name} is not symmetric: max |A - A^T| = {asymmetry:.3g} (largest entry {scale:.3g})"
         )
     if asymmetry == 0.0:
         return array.copy(), scale

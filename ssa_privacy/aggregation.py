@@ -30,10 +30,9 @@ import cvxpy as cp
 import numpy as np
 from tqdm.auto import tqdm
 
-from ssa_privacy._validation import as_finite_array, positive
-from ssa_privacy._validation import covariance_stack, schur_stable
-from ssa_privacy.plants import prior_covariance
 from ssa_privacy._solvers import solve_clarabel
+from ssa_privacy._validation import as_finite_array, covariance_stack, positive, schur_stable
+from ssa_privacy.plants import prior_covariance
 from ssa_privacy.privacy.pml import kappa, linear_mechanism_noise
 
 #: Below this many agents :func:`design_Q` solves in the calling process by default.
@@ -294,9 +293,10 @@ def _run_chunks(arrays, c, processes, progress):
     else:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload([__name__])
-        with _single_threaded_blas(), ProcessPoolExecutor(
-            max_workers=processes, mp_context=context
-        ) as pool:
+        with (
+            _single_threaded_blas(),
+            ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool,
+        ):
             futures = [
                 pool.submit(_solve_chunk, p.start, *(a[p] for a in arrays), c)
                 for p in _chunks(N, processes)

@@ -39,7 +39,9 @@ def dropout_gp(gp, X, y, private):
     y = np.asarray(y, dtype=float)
     private = np.asarray(private, dtype=bool)
     if private.shape != (len(X),) or len(y) != len(X):
-        raise ValueError(f"private must be a boolean mask of length {len(X)}, got shape {private.shape}")
+        raise ValueError(
+            f"private must be a boolean mask of length {len(X)}, got shape {private.shape}"
+        )
     if private.all():
         raise ValueError("private marks every training point: Dropout has no data left")
     if np.ndim(gp.noise) != 0:

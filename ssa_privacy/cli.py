@@ -23,7 +23,9 @@ def build_parser():
         module = load_study(name)
         sub = studies.add_parser(name, help=module.DESCRIPTION, description=module.DESCRIPTION)
         sub.add_argument(
-            "--out", type=Path, default=Path("figures") / name,
+            "--out",
+            type=Path,
+            default=Path("figures") / name,
             help="output folder (default: figures/%(prog)s)".replace("%(prog)s", name),
         )
         sub.add_argument("--seed", type=int, default=0, help="base random seed (default: 0)")

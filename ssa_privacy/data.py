@@ -126,8 +126,10 @@ def _read_census_columns(path):
         missing = set(CENSUS_FEATURES + (CENSUS_TARGET,)) - set(reader.fieldnames or ())
         if missing:
             raise ValueError(f"{path} lacks the columns {sorted(missing)}")
-        rows = [[float(r[c]) if r[c].strip() else np.nan for c in CENSUS_FEATURES + (CENSUS_TARGET,)]
-                for r in reader]
+        rows = [
+            [float(r[c]) if r[c].strip() else np.nan for c in CENSUS_FEATURES + (CENSUS_TARGET,)]
+            for r in reader
+        ]
     table = np.array(rows)
     return table[:, :-1], table[:, -1]
 
@@ -169,12 +171,21 @@ def load_census(path=None, split="authors", seed=None):
         train, test = np.array(recorded["train_csv_row"]), np.array(recorded["test_csv_row"])
     elif split == "random":
         eligible = np.flatnonzero(np.isfinite(income))
-        chosen = np.random.default_rng(seed).choice(eligible, sum(CENSUS_SPLIT_SIZES), replace=False)
-        train, test = chosen[: CENSUS_SPLIT_SIZES[0]], chosen[CENSUS_SPLIT_SIZES[0]:]
+        chosen = np.random.default_rng(seed).choice(
+            eligible, sum(CENSUS_SPLIT_SIZES), replace=False
+        )
+        train, test = chosen[: CENSUS_SPLIT_SIZES[0]], chosen[CENSUS_SPLIT_SIZES[0] :]
     else:
         raise ValueError(f"split must be 'authors' or 'random', got {split!r}")
     if not np.all(np.isfinite(income[np.concatenate([train, test])])):
         raise ValueError("the split names rows without a reported income (PINCP)")
     features = np.nan_to_num(features, nan=0.0)
-    return CensusData(features[train], income[train] / CENSUS_INCOME_UNIT, features[test],
-                      income[test] / CENSUS_INCOME_UNIT, train, test, split)
+    return CensusData(
+        features[train],
+        income[train] / CENSUS_INCOME_UNIT,
+        features[test],
+        income[test] / CENSUS_INCOME_UNIT,
+        train,
+        test,
+        split,
+    )

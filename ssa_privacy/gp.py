@@ -483,9 +483,14 @@ def fit_hyperparameters(X, y, restarts=5, seed=None, noise_ratio_bounds=(1e-8, 1
     d = X.shape[1]
     bounds = [(np.log(1e-2), np.log(1e2))] * d + [tuple(np.log(noise_ratio_bounds))]
     rng = np.random.default_rng(seed)
-    first = (np.append(np.zeros(d), np.log(0.1)) if initial is None else np.append(
-        np.log(np.broadcast_to(initial.kernel.lengthscale, (d,)) / scale),
-        np.log(max(initial.noise / initial.kernel.variance, noise_ratio_bounds[0]))))
+    first = (
+        np.append(np.zeros(d), np.log(0.1))
+        if initial is None
+        else np.append(
+            np.log(np.broadcast_to(initial.kernel.lengthscale, (d,)) / scale),
+            np.log(max(initial.noise / initial.kernel.variance, noise_ratio_bounds[0])),
+        )
+    )
     starts = [np.clip(first, *np.array(bounds).T)] + [
         np.append(rng.uniform(np.log(0.1), np.log(10.0), d), rng.uniform(np.log(1e-4), 0.0))
         for _ in range(restarts - 1)
@@ -493,8 +498,9 @@ def fit_hyperparameters(X, y, restarts=5, seed=None, noise_ratio_bounds=(1e-8, 1
     best = None
     for start in starts:
         try:
-            result = optimize.minimize(_profile_nll, start, args=(D, y), jac=True,
-                                       method="L-BFGS-B", bounds=bounds)
+            result = optimize.minimize(
+                _profile_nll, start, args=(D, y), jac=True, method="L-BFGS-B", bounds=bounds
+            )
         except ValueError:
             continue
         if np.isfinite(result.fun) and (best is None or result.fun < best.fun):
@@ -503,6 +509,8 @@ def fit_hyperparameters(X, y, restarts=5, seed=None, noise_ratio_bounds=(1e-8, 1
         raise ValueError("maximum-likelihood fit failed from every start")
     lengthscale = np.exp(best.x[:-1]) * scale
     tau = float(np.exp(best.x[-1]))
-    beta, sigma2, _ = constant_mean_variance_mle(RBF(lengthscale).correlation(X) + tau * np.eye(len(y)), y)
+    beta, sigma2, _ = constant_mean_variance_mle(
+        RBF(lengthscale).correlation(X) + tau * np.eye(len(y)), y
+    )
     gp = GaussianProcess(RBF(lengthscale, sigma2), beta, noise=tau * sigma2).fit(X, y)
     return MLFit(gp=gp, log_likelihood=gp.log_marginal_likelihood(), restarts=restarts)

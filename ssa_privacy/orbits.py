@@ -108,8 +108,7 @@ class PlanarJ2Model:
         """Right-hand side of [TCB (12)] in normalized units; ``t`` is unused (autonomous)."""
         r, r_dot, theta, theta_dot = state
         sin, cos = np.sin(theta), np.cos(theta)
-        r_ddot = (-self.mu_n / r**2 + theta_dot**2 * r
-                  + 1.5 * self.J2_n / r**4 * (3 * sin**2 - 1))
+        r_ddot = -self.mu_n / r**2 + theta_dot**2 * r + 1.5 * self.J2_n / r**4 * (3 * sin**2 - 1)
         theta_ddot = -2 * theta_dot * r_dot / r - 3 * self.J2_n / r**4 * cos * sin
         return np.array([r_dot, r_ddot, theta_dot, theta_ddot])
 
@@ -149,8 +148,15 @@ class PlanarJ2Model:
         state0 = self.initial_state() if state0 is None else as_finite_array(state0, "state0", 1)
         if state0.shape != (4,):
             raise ValueError(f"state0 must have 4 entries, got shape {state0.shape}")
-        solution = solve_ivp(self.acceleration, (times[0], times[-1]), state0, method="DOP853",
-                             t_eval=times, rtol=rtol, atol=atol)
+        solution = solve_ivp(
+            self.acceleration,
+            (times[0], times[-1]),
+            state0,
+            method="DOP853",
+            t_eval=times,
+            rtol=rtol,
+            atol=atol,
+        )
         if not solution.success:
             raise ValueError(f"orbit integration failed: {solution.message}")
         return solution.y.T
@@ -260,8 +266,7 @@ class J2Propagator:
         out[:, 5] += 2.0 * j2 * kepler * r[:, 2]
         return out.ravel()
 
-    def propagate(self, times, state0, rtol=TIGHT_TOLERANCE, atol=TIGHT_TOLERANCE,
-                  first_step=None):
+    def propagate(self, times, state0, rtol=TIGHT_TOLERANCE, atol=TIGHT_TOLERANCE, first_step=None):
         """Integrate one or several initial states with ``scipy.integrate.solve_ivp`` (DOP853).
 
         Parameters
@@ -304,9 +309,16 @@ class J2Propagator:
         if times[-1] == times[0]:
             path = np.repeat(flat[:, None, :], len(times), axis=1)
         else:
-            solution = solve_ivp(self.derivative, (times[0], times[-1]), flat.ravel(),
-                                 method="DOP853", t_eval=times, rtol=rtol, atol=atol,
-                                 first_step=first_step)
+            solution = solve_ivp(
+                self.derivative,
+                (times[0], times[-1]),
+                flat.ravel(),
+                method="DOP853",
+                t_eval=times,
+                rtol=rtol,
+                atol=atol,
+                first_step=first_step,
+            )
             if not solution.success:
                 raise ValueError(f"orbit integration failed: {solution.message}")
             path = solution.y.reshape(len(flat), 6, len(times)).transpose(0, 2, 1)
@@ -425,11 +437,14 @@ def angular_momentum(states):
 def _rotation_313(raan, i, argp):
     """Perifocal (PQW) to inertial rotation ``R3(-raan) R1(-i) R3(-argp)``, shape (..., 3, 3)."""
     cO, sO, ci, si, cw, sw = (f(x) for x in (raan, i, argp) for f in (np.cos, np.sin))
-    return np.stack([
-        np.stack([cO * cw - sO * sw * ci, -cO * sw - sO * cw * ci, sO * si], axis=-1),
-        np.stack([sO * cw + cO * sw * ci, -sO * sw + cO * cw * ci, -cO * si], axis=-1),
-        np.stack([sw * si, cw * si, ci], axis=-1),
-    ], axis=-2)
+    return np.stack(
+        [
+            np.stack([cO * cw - sO * sw * ci, -cO * sw - sO * cw * ci, sO * si], axis=-1),
+            np.stack([sO * cw + cO * sw * ci, -sO * sw + cO * cw * ci, -cO * si], axis=-1),
+            np.stack([sw * si, cw * si, ci], axis=-1),
+        ],
+        axis=-2,
+    )
 
 
 def elements_to_state(a, e, i, raan, argp, nu, mu=MU_EARTH):
@@ -462,8 +477,18 @@ def elements_to_state(a, e, i, raan, argp, nu, mu=MU_EARTH):
     Vallado Algorithm 10 (COE2RV); Curtis Algorithm 4.5.
     """
     a, e, i, raan, argp, nu = np.broadcast_arrays(
-        *(as_finite_array(v, name) for v, name in
-          ((a, "a"), (e, "e"), (i, "i"), (raan, "raan"), (argp, "argp"), (nu, "nu"))))
+        *(
+            as_finite_array(v, name)
+            for v, name in (
+                (a, "a"),
+                (e, "e"),
+                (i, "i"),
+                (raan, "raan"),
+                (argp, "argp"),
+                (nu, "nu"),
+            )
+        )
+    )
     if np.any(a <= 0):
         raise ValueError("a (semi-major axis) must be positive")
     if np.any((e < 0) | (e >= 1)):
@@ -475,8 +500,13 @@ def elements_to_state(a, e, i, raan, argp, nu, mu=MU_EARTH):
     speed = np.sqrt(mu / p)
     v_pqw = np.stack([-speed * np.sin(nu), speed * (e + np.cos(nu)), np.zeros_like(nu)], axis=-1)
     rotation = _rotation_313(raan, i, argp)
-    return np.concatenate([np.einsum("...ij,...j->...i", rotation, r_pqw),
-                           np.einsum("...ij,...j->...i", rotation, v_pqw)], axis=-1)
+    return np.concatenate(
+        [
+            np.einsum("...ij,...j->...i", rotation, r_pqw),
+            np.einsum("...ij,...j->...i", rotation, v_pqw),
+        ],
+        axis=-1,
+    )
 
 
 def _angle_about(u, w, axis):
@@ -532,8 +562,10 @@ def state_to_elements(states, mu=MU_EARTH):
     if np.any(energy >= 0):
         raise ValueError("states must describe elliptic orbits (negative energy)")
     if np.any(node_norm <= SINGULAR_TOL * h_norm) or np.any(e <= SINGULAR_TOL):
-        raise ValueError("states include an equatorial or circular orbit: the node or the "
-                         "argument of perigee is undefined")
+        raise ValueError(
+            "states include an equatorial or circular orbit: the node or the "
+            "argument of perigee is undefined"
+        )
     h_hat = h / h_norm[..., None]
     return OrbitalElements(
         a=-mu / (2 * energy),
@@ -591,8 +623,11 @@ def orbit_averages(times, states, period, mu=MU_EARTH):
     elements = state_to_elements(states[whole], mu)
     counts = np.bincount(windows[whole])
     average = lambda values: np.bincount(windows[whole], values) / counts  # noqa: E731
-    return (average(times[whole]), average(np.unwrap(elements.raan)),
-            average(np.unwrap(elements.argp)))
+    return (
+        average(times[whole]),
+        average(np.unwrap(elements.raan)),
+        average(np.unwrap(elements.argp)),
+    )
 
 
 def orbit_averaged_rates(times, states, period, mu=MU_EARTH):
@@ -678,8 +713,7 @@ def hill_to_inertial(states):
     """
     states = _states(states, "states")
     to_eci = np.swapaxes(rsw_frame(states), -1, -2)
-    rate = (np.linalg.norm(angular_momentum(states), axis=-1)
-            / np.sum(states[..., :3] ** 2, axis=-1))
+    rate = np.linalg.norm(angular_momentum(states), axis=-1) / np.sum(states[..., :3] ** 2, axis=-1)
     spin = np.zeros(states.shape[:-1] + (3, 3))
     spin[..., 0, 1], spin[..., 1, 0] = -rate, rate
     T = np.zeros(states.shape[:-1] + (6, 6))

@@ -12,7 +12,7 @@ import os
 import platform
 import tempfile
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -137,7 +137,7 @@ class StudyOutput:
             "version": __version__,
             "python": platform.python_version(),
             "numpy": np.__version__,
-            "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "created_utc": datetime.now(UTC).isoformat(timespec="seconds"),
             "parameters": self.parameters,
         }
 

@@ -387,9 +387,14 @@ def station_keeping_gain(mean_motion, position_scale, velocity_scale, accelerati
     "Applied Optimal Control", 1975, §5.4 for the weighting rule.
     """
     system = clohessy_wiltshire(mean_motion)
-    scales = [positive(v, name) for v, name in ((position_scale, "position_scale"),
-                                                (velocity_scale, "velocity_scale"),
-                                                (acceleration_scale, "acceleration_scale"))]
+    scales = [
+        positive(v, name)
+        for v, name in (
+            (position_scale, "position_scale"),
+            (velocity_scale, "velocity_scale"),
+            (acceleration_scale, "acceleration_scale"),
+        )
+    ]
     state_weight = np.diag(np.repeat(1.0 / np.square(scales[:2]), 3))
     K, _, _ = control.lqr(system.A, system.B, state_weight, np.eye(3) / scales[2] ** 2)
     return np.asarray(K)

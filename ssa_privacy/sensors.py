@@ -90,10 +90,14 @@ def geodetic_to_ecef(latitude, longitude, altitude):
     alt = as_finite_array(altitude, "altitude")
     e2 = WGS84_F * (2 - WGS84_F)
     prime = WGS84_A / np.sqrt(1 - e2 * np.sin(lat) ** 2)
-    return np.stack(np.broadcast_arrays(
-        (prime + alt) * np.cos(lat) * np.cos(lon),
-        (prime + alt) * np.cos(lat) * np.sin(lon),
-        (prime * (1 - e2) + alt) * np.sin(lat)), axis=-1)
+    return np.stack(
+        np.broadcast_arrays(
+            (prime + alt) * np.cos(lat) * np.cos(lon),
+            (prime + alt) * np.cos(lat) * np.sin(lon),
+            (prime * (1 - e2) + alt) * np.sin(lat),
+        ),
+        axis=-1,
+    )
 
 
 def ecef_to_geodetic(position):
@@ -138,8 +142,10 @@ def _rotation_z(angle):
     """Frame rotations ``R3(angle)``, shape (..., 3, 3): components in a frame turned by +angle."""
     c, s = np.cos(angle), np.sin(angle)
     zero, one = np.zeros_like(c), np.ones_like(c)
-    return np.stack([np.stack([c, s, zero], -1), np.stack([-s, c, zero], -1),
-                     np.stack([zero, zero, one], -1)], -2)
+    return np.stack(
+        [np.stack([c, s, zero], -1), np.stack([-s, c, zero], -1), np.stack([zero, zero, one], -1)],
+        -2,
+    )
 
 
 @dataclass(frozen=True)
@@ -223,8 +229,9 @@ class EarthRotation:
         c, s = np.cos(angle), np.sin(angle)
         x, y, z, vx, vy, vz = np.moveaxis(states, -1, 0)
         vx, vy = vx + self.rate * y, vy - self.rate * x
-        return np.stack([c * x + s * y, c * y - s * x, z, c * vx + s * vy, c * vy - s * vx, vz],
-                        axis=-1)
+        return np.stack(
+            [c * x + s * y, c * y - s * x, z, c * vx + s * vy, c * vy - s * vx, vz], axis=-1
+        )
 
     def ecef_to_eci_position(self, positions, times):
         """ECI positions of Earth-fixed points, ``R3(-theta) r_ecef``.
@@ -318,17 +325,20 @@ class GroundStation:
         site = geodetic_to_ecef(self.latitude, self.longitude, self.altitude)
         if not 0 <= float(self.elevation_mask) < 90:
             raise ValueError(
-                f"elevation_mask must lie in [0, 90) degrees, got {self.elevation_mask!r}")
+                f"elevation_mask must lie in [0, 90) degrees, got {self.elevation_mask!r}"
+            )
         std = as_finite_array(self.noise_std, "noise_std", ndim=1)
         if std.shape != (4,) or np.any(std <= 0):
             raise ValueError(f"noise_std must hold 4 positive values, got {self.noise_std!r}")
         object.__setattr__(self, "noise_std", tuple(float(s) for s in std))
         lat, lon = np.radians(self.latitude), np.radians(self.longitude)
-        enu = np.array([
-            [-np.sin(lon), np.cos(lon), 0.0],
-            [-np.sin(lat) * np.cos(lon), -np.sin(lat) * np.sin(lon), np.cos(lat)],
-            [np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)],
-        ])
+        enu = np.array(
+            [
+                [-np.sin(lon), np.cos(lon), 0.0],
+                [-np.sin(lat) * np.cos(lon), -np.sin(lat) * np.sin(lon), np.cos(lat)],
+                [np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)],
+            ]
+        )
         object.__setattr__(self, "_geometry", (site, enu))
 
     @property
@@ -381,12 +391,15 @@ class GroundStation:
         rho, rho_dot = self._topocentric(states, times, earth)
         east, north, up = np.moveaxis(rho, -1, 0)
         distance = np.linalg.norm(rho, axis=-1)
-        return np.stack([
-            np.mod(np.arctan2(east, north), 2 * np.pi),
-            np.arctan2(up, np.hypot(east, north)),
-            distance,
-            np.sum(rho * rho_dot, axis=-1) / distance,
-        ], axis=-1)
+        return np.stack(
+            [
+                np.mod(np.arctan2(east, north), 2 * np.pi),
+                np.arctan2(up, np.hypot(east, north)),
+                distance,
+                np.sum(rho * rho_dot, axis=-1) / distance,
+            ],
+            axis=-1,
+        )
 
     def visible(self, states, times, earth):
         """Whether the satellite is at or above the station's elevation mask.
@@ -493,19 +506,25 @@ class GroundStation:
         horizontal = np.sqrt(horizontal2)
         zero = np.zeros_like(east)
         d_az = np.stack([north, -east, zero], -1) / horizontal2[..., None]
-        d_el = np.stack([-east * up, -north * up, horizontal2], -1) / (
-            distance**2 * horizontal)[..., None]
+        d_el = (
+            np.stack([-east * up, -north * up, horizontal2], -1)
+            / (distance**2 * horizontal)[..., None]
+        )
         unit = rho / distance[..., None]
         range_rate = np.sum(unit * rho_dot, axis=-1)
         d_rr = (rho_dot - range_rate[..., None] * unit) / distance[..., None]
         by_rho = np.stack([d_az, d_el, unit, d_rr], axis=-2)  # (..., 4, 3)
         by_rho_dot = np.zeros(by_rho.shape)
         by_rho_dot[..., 3, :] = unit
-        to_enu = np.einsum("ij,...jk->...ik", self._geometry[1],
-                           _rotation_z(np.broadcast_to(earth.angle(times), east.shape)))
+        to_enu = np.einsum(
+            "ij,...jk->...ik",
+            self._geometry[1],
+            _rotation_z(np.broadcast_to(earth.angle(times), east.shape)),
+        )
         omega_cross = np.array([[0.0, -earth.rate, 0.0], [earth.rate, 0.0, 0.0], [0.0, 0.0, 0.0]])
         d_position = np.einsum("...mi,...ij->...mj", by_rho, to_enu) - np.einsum(
-            "...mi,...ij,jk->...mk", by_rho_dot, to_enu, omega_cross)
+            "...mi,...ij,jk->...mk", by_rho_dot, to_enu, omega_cross
+        )
         d_velocity = np.einsum("...mi,...ij->...mj", by_rho_dot, to_enu)
         return np.concatenate([d_position, d_velocity], axis=-1)
 
@@ -642,8 +661,16 @@ class OrbitTracker:
         self.acceleration_psd, self.tolerance = float(acceleration_psd), float(tolerance)
         self.time = float(t0)
         points = MerweScaledSigmaPoints(6, *SIGMA_POINT_PARAMETERS)
-        ukf = _BatchUKF(dim_x=6, dim_z=4, dt=1.0, hx=None, fx=self._process, points=points,
-                        z_mean_fn=measurement_mean, residual_z=measurement_residual)
+        ukf = _BatchUKF(
+            dim_x=6,
+            dim_z=4,
+            dt=1.0,
+            hx=None,
+            fx=self._process,
+            points=points,
+            z_mean_fn=measurement_mean,
+            residual_z=measurement_residual,
+        )
         ukf.x, ukf.P, ukf.inv = x0.copy(), P0, _spd_inverse
         ukf.sigmas_f = points.sigma_points(ukf.x, ukf.P)
         self.ukf = ukf
@@ -659,8 +686,9 @@ class OrbitTracker:
         return self.ukf.P.copy()
 
     def _process(self, sigmas, dt):
-        return self.propagator.propagate([0.0, dt], sigmas, self.tolerance, self.tolerance,
-                                         first_step=min(dt, FIRST_STEP))[:, -1]
+        return self.propagator.propagate(
+            [0.0, dt], sigmas, self.tolerance, self.tolerance, first_step=min(dt, FIRST_STEP)
+        )[:, -1]
 
     def predict(self, time):
         """Propagate the estimate and covariance to ``time`` (unscented transform).
@@ -680,8 +708,9 @@ class OrbitTracker:
         if dt < 0:
             raise ValueError(f"time must not precede the filter's time {self.time}, got {time}")
         if dt > 0:
-            self.ukf.Q = Q_continuous_white_noise(2, dt, self.acceleration_psd, block_size=3,
-                                                  order_by_dim=False)
+            self.ukf.Q = Q_continuous_white_noise(
+                2, dt, self.acceleration_psd, block_size=3, order_by_dim=False
+            )
             self.ukf.predict(dt=dt)
             self.ukf.P = 0.5 * (self.ukf.P + self.ukf.P.T)
         self.time = float(time)
@@ -710,7 +739,12 @@ class OrbitTracker:
         if len(blocks) != len(stations):
             raise ValueError(f"R must hold {len(stations)} covariances, got {len(blocks)}")
         time, earth = self.time, self.earth
-        self.ukf.update(z.ravel(), R=linalg.block_diag(*blocks), hx=lambda state: np.concatenate(
-            [station.measure(state, time, earth) for station in stations]))
+        self.ukf.update(
+            z.ravel(),
+            R=linalg.block_diag(*blocks),
+            hx=lambda state: np.concatenate(
+                [station.measure(state, time, earth) for station in stations]
+            ),
+        )
         self.ukf.P = 0.5 * (self.ukf.P + self.ukf.P.T)
         self.ukf.sigmas_f = self.ukf.points_fn.sigma_points(self.ukf.x, self.ukf.P)

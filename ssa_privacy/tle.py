@@ -116,8 +116,10 @@ class ElementSet:
         errors, r, v = self.satrec.sgp4_array(whole, self.satrec.jdsatepochF + days)
         if np.any(errors):
             first = np.flatnonzero(errors)[0]
-            raise ValueError(f"SGP4 failed for {self.name!r} at t = {times[first]} s: "
-                             f"{SGP4_ERRORS[int(errors[first])]}")
+            raise ValueError(
+                f"SGP4 failed for {self.name!r} at t = {times[first]} s: "
+                f"{SGP4_ERRORS[int(errors[first])]}"
+            )
         return np.hstack([r, v])
 
     def state_at_epoch(self):
@@ -170,8 +172,9 @@ def verification_element_sets():
     FileNotFoundError
         If the installed ``sgp4`` package has no ``SGP4-VER.TLE``.
     """
-    lines = [line for line in _package_text("SGP4-VER.TLE").splitlines()
-             if line[:2] in ("1 ", "2 ")]
+    lines = [
+        line for line in _package_text("SGP4-VER.TLE").splitlines() if line[:2] in ("1 ", "2 ")
+    ]
     sets = {}
     for one, two in zip(lines[::2], lines[1::2]):
         key = one[2:7].strip().zfill(5)
@@ -203,6 +206,8 @@ def load_element_set(name):
     sets = verification_element_sets()
     key = str(name).strip().zfill(5)
     if key not in sets:
-        raise ValueError(f"name must be 'iss' or a catalogue number of SGP4-VER.TLE "
-                         f"({', '.join(sets)}), got {name!r}")
+        raise ValueError(
+            f"name must be 'iss' or a catalogue number of SGP4-VER.TLE "
+            f"({', '.join(sets)}), got {name!r}"
+        )
     return sets[key]

@@ -26,7 +26,11 @@ def toy_cloaking_matrix():
 def binomial_interval(successes, trials, level):
     """Two-sided Clopper-Pearson interval."""
     low = stats.beta.ppf(level / 2, successes, trials - successes + 1) if successes else 0.0
-    high = stats.beta.ppf(1 - level / 2, successes + 1, trials - successes) if successes < trials else 1.0
+    high = (
+        stats.beta.ppf(1 - level / 2, successes + 1, trials - successes)
+        if successes < trials
+        else 1.0
+    )
     return low, high
 
 
@@ -38,24 +42,44 @@ def binomial_interval(successes, trials, level):
 def test_toy_vectors_standard_method():
     K = RBF(1.0)(X1)
     assert dp_gp.c_delta(0.01) == pytest.approx(3.2552472614, rel=1e-9)
-    assert dp_gp.rkhs_sensitivity(K, S2, 1.0, "infinity_norm") == pytest.approx(1.8776319461, rel=1e-9)
-    assert dp_gp.rkhs_sensitivity(K, S2, 1.0, "paper_refinement") == pytest.approx(1.1078447041, rel=1e-9)
-    release = dp_gp.standard_release(RBF(1.0), S2, X1, Y1, XS1, 1.0, 0.01, 1.0, seed=0,
-                                     method="paper_refinement")
+    assert dp_gp.rkhs_sensitivity(K, S2, 1.0, "infinity_norm") == pytest.approx(
+        1.8776319461, rel=1e-9
+    )
+    assert dp_gp.rkhs_sensitivity(K, S2, 1.0, "paper_refinement") == pytest.approx(
+        1.1078447041, rel=1e-9
+    )
+    release = dp_gp.standard_release(
+        RBF(1.0), S2, X1, Y1, XS1, 1.0, 0.01, 1.0, seed=0, method="paper_refinement"
+    )
     np.testing.assert_allclose(np.diag(release.noise_covariance), 13.005461, rtol=1e-6)
 
 
 def test_toy_vectors_cloaking():
     C = toy_cloaking_matrix()
     np.testing.assert_allclose(C @ Y1, [0.616679, -0.020984, 0.435882], atol=1e-6)
-    np.testing.assert_allclose(C, [[0.419959, 0.412343, 0.019892, -0.021107, 0.005051],
-                                   [-0.018932, 0.019421, 0.413346, 0.415065, 0.011169],
-                                   [0.005051, -0.021107, 0.019892, 0.412343, 0.419959]], atol=1e-6)
+    np.testing.assert_allclose(
+        C,
+        [
+            [0.419959, 0.412343, 0.019892, -0.021107, 0.005051],
+            [-0.018932, 0.019421, 0.413346, 0.415065, 0.011169],
+            [0.005051, -0.021107, 0.019892, 0.412343, 0.419959],
+        ],
+        atol=1e-6,
+    )
     solution = dp_gp.optimal_cloaking_covariance(C)
-    np.testing.assert_allclose(solution.lambdas, [0.997277, 0.0, 0.666747, 0.625463, 0.710512], atol=2e-6)
+    np.testing.assert_allclose(
+        solution.lambdas, [0.997277, 0.0, 0.666747, 0.625463, 0.710512], atol=2e-6
+    )
     M = solution.covariance()
-    np.testing.assert_allclose(M, [[0.176446, -0.007886, -0.001557], [-0.007886, 0.222117, 0.115767],
-                                   [-0.001557, 0.115767, 0.231945]], atol=2e-6)
+    np.testing.assert_allclose(
+        M,
+        [
+            [0.176446, -0.007886, -0.001557],
+            [-0.007886, 0.222117, 0.115767],
+            [-0.001557, 0.115767, 0.231945],
+        ],
+        atol=2e-6,
+    )
     assert np.linalg.slogdet(M)[1] == pytest.approx(-5.0036384, abs=1e-6)
     Sigma = dp_gp.cloaking_noise_covariance(RBF(1.0)(XS1, X1), RBF(1.0)(X1), S2, 1.0, 1.0, 0.01)
     np.testing.assert_allclose(np.diag(Sigma), [1.869737, 2.353695, 2.457834], rtol=1e-5)
@@ -63,7 +87,9 @@ def test_toy_vectors_cloaking():
 
 def test_authors_gradient_descent_reproduced():
     """The fixed-step optimiser converges slowly to the same optimum (spec C.1: 556 steps)."""
-    lambdas, iterations, max_leverage = dp_gp.cloaking_lambdas_gradient(toy_cloaking_matrix(), seed=0)
+    lambdas, iterations, max_leverage = dp_gp.cloaking_lambdas_gradient(
+        toy_cloaking_matrix(), seed=0
+    )
     assert iterations == 556
     np.testing.assert_allclose(lambdas, [0.99709, 0.0, 0.66673, 0.62549, 0.71051], atol=2e-5)
     assert max_leverage == pytest.approx(1.00019, abs=1e-5)
@@ -74,13 +100,19 @@ def test_kung_vectors():
     assert len(age) == 287
     y, norm = dp_gp.clip_and_normalise(height, 100.0)
     assert (norm.centre, norm.mean, norm.std, norm.sensitivity) == pytest.approx(
-        (108.2675, 134.604617, 25.742149, 3.884680), abs=1e-6)
+        (108.2675, 134.604617, 25.742149, 3.884680), abs=1e-6
+    )
     K = RBF(25.0)(age)
-    assert dp_gp.rkhs_sensitivity(K, 0.3, 1.0, "paper_refinement") == pytest.approx(4.381635, abs=1e-6)
+    assert dp_gp.rkhs_sensitivity(K, 0.3, 1.0, "paper_refinement") == pytest.approx(
+        4.381635, abs=1e-6
+    )
     assert dp_gp.rkhs_sensitivity(K, 0.3, 1.0, "infinity_norm") == pytest.approx(8.446767, abs=1e-6)
-    assert dp_gp.rkhs_sensitivity(K, 0.3, norm.sensitivity, "exact") == pytest.approx(1.937, abs=1e-3)
-    release = dp_gp.cloaking_release(RBF(25.0), 0.3, age, y, 1.8 * np.arange(100), 1.0, 0.01,
-                                     norm.sensitivity, seed=0)
+    assert dp_gp.rkhs_sensitivity(K, 0.3, norm.sensitivity, "exact") == pytest.approx(
+        1.937, abs=1e-3
+    )
+    release = dp_gp.cloaking_release(
+        RBF(25.0), 0.3, age, y, 1.8 * np.arange(100), 1.0, 0.01, norm.sensitivity, seed=0
+    )
     sd = norm.std * release.noise_sd
     assert release.details["rank"] == 14
     assert np.median(sd) == pytest.approx(14.2, abs=0.05)
@@ -113,7 +145,9 @@ def test_ellipsoid_matches_an_independent_convex_solver():
     rng = np.random.default_rng(3)
     C = rng.standard_normal((4, 25))
     W = cp.Variable((4, 4), PSD=True)
-    problem = cp.Problem(cp.Maximize(cp.log_det(W)), [cp.quad_form(C[:, i], W) <= 1 for i in range(25)])
+    problem = cp.Problem(
+        cp.Maximize(cp.log_det(W)), [cp.quad_form(C[:, i], W) <= 1 for i in range(25)]
+    )
     problem.solve(solver="CLARABEL")
     assert problem.status == cp.OPTIMAL
     ours = np.linalg.slogdet(dp_gp.optimal_cloaking_covariance(C).covariance())[1]
@@ -209,8 +243,10 @@ def test_rkhs_bounds_are_ordered_and_dominate_the_test_set_shift(n, lengthscale,
     X = rng.uniform(0, 10, n)
     kernel = RBF(lengthscale)
     K = kernel(X)
-    exact, rigorous, infinity = (dp_gp.rkhs_sensitivity(K, s2, 1.0, m)
-                                 for m in ("exact", "rigorous_refinement", "infinity_norm"))
+    exact, rigorous, infinity = (
+        dp_gp.rkhs_sensitivity(K, s2, 1.0, m)
+        for m in ("exact", "rigorous_refinement", "infinity_norm")
+    )
     assert exact <= rigorous * (1 + 1e-9) and rigorous <= infinity * (1 + 1e-9)
     X_star = rng.uniform(-2, 12, 3)
     C, _ = dp_gp.cloaking_matrix(kernel(X_star, X), K, s2)
@@ -222,7 +258,9 @@ def test_rkhs_bounds_are_ordered_and_dominate_the_test_set_shift(n, lengthscale,
 def test_paper_refinement_is_flagged_and_exact_is_much_smaller_on_kung():
     age, _ = load_women()
     K = RBF(25.0)(age)
-    assert dp_gp.rkhs_sensitivity(K, 0.3, 1.0, "exact") < 0.2 * dp_gp.rkhs_sensitivity(K, 0.3, 1.0, "paper_refinement")
+    assert dp_gp.rkhs_sensitivity(K, 0.3, 1.0, "exact") < 0.2 * dp_gp.rkhs_sensitivity(
+        K, 0.3, 1.0, "paper_refinement"
+    )
     assert dp_gp.rkhs_sensitivity(K, 0.3, 1.0, "exact") <= 1 / (2 * np.sqrt(0.3))
 
 
@@ -246,15 +284,21 @@ def test_laplace_noise_has_the_stated_scale():
     """Empirical sd of the DP bin mean over many releases agrees with sqrt(2) * scale."""
     X, y = np.zeros(4), np.array([1.0, 2.0, 3.0, 4.0])
     rng = np.random.default_rng(0)
-    draws = np.array([dp_gp.laplace_bin_means(X, y, [0.0, 1.0], 1.0, 1.0, seed=rng).values[0]
-                      for _ in range(4000)])
+    draws = np.array(
+        [
+            dp_gp.laplace_bin_means(X, y, [0.0, 1.0], 1.0, 1.0, seed=rng).values[0]
+            for _ in range(4000)
+        ]
+    )
     variance_ratio = np.var(draws) / (2 * 0.25**2)
     low, high = stats.chi2.ppf([1e-4, 1 - 1e-4], 3999) / 3999
     assert np.mean(draws) == pytest.approx(2.5, abs=5 * 0.25 * np.sqrt(2 / 4000))
     assert 0.8 * low <= variance_ratio <= 1.25 * high  # Laplace kurtosis widens the chi2 band
 
 
-@pytest.mark.parametrize("boxes", [(0.0, 1.0, 0.5, 2.0), (-1.0, 0.2, -1.0, 0.2), (0.0, 3.0, 5.0, 6.0)])
+@pytest.mark.parametrize(
+    "boxes", [(0.0, 1.0, 0.5, 2.0), (-1.0, 0.2, -1.0, 0.2), (0.0, 3.0, 5.0, 6.0)]
+)
 def test_integral_kernel_against_numerical_integration(boxes):
     s, t, s2, t2 = boxes
     kernel = dp_gp.IntegralRBF(lengthscale=0.7, variance=1.3)
@@ -263,7 +307,9 @@ def test_integral_kernel_against_numerical_integration(boxes):
     box_point, _ = integrate.quad(lambda u: rbf(u, 0.4), s, t)
     K = kernel(np.array([[s, t], [s2, t2], [0.4, 0.4]]))
     assert K[0, 1] == pytest.approx(box_box, rel=1e-8)
-    assert K[0, 2] == pytest.approx(box_point, rel=1e-8) and K[2, 0] == pytest.approx(box_point, rel=1e-8)
+    assert K[0, 2] == pytest.approx(box_point, rel=1e-8) and K[2, 0] == pytest.approx(
+        box_point, rel=1e-8
+    )
     assert K[2, 2] == pytest.approx(1.3)
 
 
@@ -299,23 +345,36 @@ def test_exponential_mechanism_sensitivity_bound_holds():
 # --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: dp_gp.c_delta(1.5), "delta"),
-    (lambda: dp_gp.noise_multiplier(2.0, 0.01), "calibration='analytic'"),
-    (lambda: dp_gp.noise_multiplier(1.0, 0.01, "laplace"), "calibration"),
-    (lambda: dp_gp.rkhs_sensitivity(np.eye(2), 0.1, 1.0, "other"), "method"),
-    (lambda: dp_gp.rkhs_sensitivity(4 * np.eye(2), 0.1, 1.0, "infinity_norm"), "kernel values"),
-    (lambda: dp_gp.clip_and_normalise([1.0, np.nan], 1.0), "y"),
-    (lambda: dp_gp.clip_and_normalise([1.0, 2.0], -1.0), "sensitivity"),
-    (lambda: dp_gp.clip_and_normalise([1.0, 2.0], 1.0, clip="mode"), "clip"),
-    (lambda: dp_gp.cloaking_release(RBF(1.0), 0.5, X1, Y1[:3], XS1, 1.0, 0.01, 1.0), "y has 3"),
-    (lambda: dp_gp.cloaking_noise_covariance(np.ones((2, 3)), np.eye(4), 0.1, 1.0, 1.0, 0.01), "K_star_X"),
-    (lambda: dp_gp.cloaking_noise_covariance(np.ones((2, 2)), np.eye(2), 0.1, 1.0, 0.0, 0.01), "epsilon"),
-    (lambda: dp_gp.optimal_cloaking_covariance(np.zeros((2, 3))), "C is zero"),
-    (lambda: dp_gp.laplace_bin_means([0.5, 4.0], [0.0, 1.0], [0.0, 1.0], 1.0, 1.0), "outside"),
-    (lambda: dp_gp.laplace_bin_means([0.5], [0.0], [1.0, 0.0], 1.0, 1.0), "increasing"),
-    (lambda: dp_gp.IntegralRBF()(np.array([[0.0, 1.0, 1.0, 1.0]])), "point"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: dp_gp.c_delta(1.5), "delta"),
+        (lambda: dp_gp.noise_multiplier(2.0, 0.01), "calibration='analytic'"),
+        (lambda: dp_gp.noise_multiplier(1.0, 0.01, "laplace"), "calibration"),
+        (lambda: dp_gp.rkhs_sensitivity(np.eye(2), 0.1, 1.0, "other"), "method"),
+        (lambda: dp_gp.rkhs_sensitivity(4 * np.eye(2), 0.1, 1.0, "infinity_norm"), "kernel values"),
+        (lambda: dp_gp.clip_and_normalise([1.0, np.nan], 1.0), "y"),
+        (lambda: dp_gp.clip_and_normalise([1.0, 2.0], -1.0), "sensitivity"),
+        (lambda: dp_gp.clip_and_normalise([1.0, 2.0], 1.0, clip="mode"), "clip"),
+        (lambda: dp_gp.cloaking_release(RBF(1.0), 0.5, X1, Y1[:3], XS1, 1.0, 0.01, 1.0), "y has 3"),
+        (
+            lambda: dp_gp.cloaking_noise_covariance(
+                np.ones((2, 3)), np.eye(4), 0.1, 1.0, 1.0, 0.01
+            ),
+            "K_star_X",
+        ),
+        (
+            lambda: dp_gp.cloaking_noise_covariance(
+                np.ones((2, 2)), np.eye(2), 0.1, 1.0, 0.0, 0.01
+            ),
+            "epsilon",
+        ),
+        (lambda: dp_gp.optimal_cloaking_covariance(np.zeros((2, 3))), "C is zero"),
+        (lambda: dp_gp.laplace_bin_means([0.5, 4.0], [0.0, 1.0], [0.0, 1.0], 1.0, 1.0), "outside"),
+        (lambda: dp_gp.laplace_bin_means([0.5], [0.0], [1.0, 0.0], 1.0, 1.0), "increasing"),
+        (lambda: dp_gp.IntegralRBF()(np.array([[0.0, 1.0, 1.0, 1.0]])), "point"),
+    ],
+)
 def test_bad_input_raises_clear_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()

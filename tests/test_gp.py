@@ -43,7 +43,9 @@ def test_posterior_matches_the_textbook_formulas(seed, noise):
     mean, cov = gp.predict(X_star, return_cov=True)
     C = kernel(X) + noise * np.eye(len(X))
     K_sX = kernel(X_star, X)
-    np.testing.assert_allclose(mean, 0.4 + K_sX @ np.linalg.solve(C, y - 0.4), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(
+        mean, 0.4 + K_sX @ np.linalg.solve(C, y - 0.4), rtol=1e-8, atol=1e-10
+    )
     np.testing.assert_allclose(cov, kernel(X_star) - K_sX @ np.linalg.solve(C, K_sX.T), atol=1e-10)
     np.testing.assert_allclose(gp.predict(X_star)[1], np.diag(cov), atol=1e-10)
     expected = stats.multivariate_normal(0.4 * np.ones(len(y)), C).logpdf(y)
@@ -65,10 +67,16 @@ def test_closed_form_mean_and_variance_maximise_the_likelihood():
     beta, sigma2, _ = constant_mean_variance_mle(R, y)
 
     def negative_log_likelihood(theta):
-        return -stats.multivariate_normal(theta[0] * np.ones(len(y)), np.exp(theta[1]) * R).logpdf(y)
+        return -stats.multivariate_normal(theta[0] * np.ones(len(y)), np.exp(theta[1]) * R).logpdf(
+            y
+        )
 
-    numerical = optimize.minimize(negative_log_likelihood, [0.0, 0.0], method="Nelder-Mead",
-                                  options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 5000})
+    numerical = optimize.minimize(
+        negative_log_likelihood,
+        [0.0, 0.0],
+        method="Nelder-Mead",
+        options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 5000},
+    )
     assert beta == pytest.approx(numerical.x[0], abs=1e-5)
     assert sigma2 == pytest.approx(np.exp(numerical.x[1]), rel=1e-5)
 
@@ -90,23 +98,34 @@ def test_maximum_likelihood_beats_nearby_hyperparameters_and_recovers_the_noise(
     gp = fit.gp
     assert 0.5 * 0.04 < gp.noise < 2 * 0.04
     for factor in (0.8, 1.25):
-        for perturbed in (RBF(gp.kernel.lengthscale * factor, gp.kernel.variance),
-                          RBF(gp.kernel.lengthscale, gp.kernel.variance * factor)):
+        for perturbed in (
+            RBF(gp.kernel.lengthscale * factor, gp.kernel.variance),
+            RBF(gp.kernel.lengthscale, gp.kernel.variance * factor),
+        ):
             other = GaussianProcess(perturbed, gp.mean, gp.noise).fit(X, y)
             assert other.log_marginal_likelihood() < fit.log_likelihood
         other = GaussianProcess(gp.kernel, gp.mean, gp.noise * factor).fit(X, y)
         assert other.log_marginal_likelihood() < fit.log_likelihood
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: GaussianProcess(RBF()).fit([[0.0], [np.nan]], [1.0, 2.0]), "X contains non-finite"),
-    (lambda: GaussianProcess(RBF()).fit([0.0, 1.0], [1.0]), "y has 1 entries but X has 2"),
-    (lambda: GaussianProcess(RBF(), noise=-1.0).fit([0.0], [1.0]), "must be non-negative"),
-    (lambda: GaussianProcess(RBF(), noise=np.eye(3)).fit([0.0], [1.0]), "must be 1x1"),
-    (lambda: RBF(lengthscale=-1.0), "lengthscale must be positive"),
-    (lambda: RBF(variance=0.0), "variance must be a finite positive number"),
-    (lambda: fit_hyperparameters([0.0, 1.0], [1.0, 2.0], restarts=0), "restarts must be at least 1"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: GaussianProcess(RBF()).fit([[0.0], [np.nan]], [1.0, 2.0]),
+            "X contains non-finite",
+        ),
+        (lambda: GaussianProcess(RBF()).fit([0.0, 1.0], [1.0]), "y has 1 entries but X has 2"),
+        (lambda: GaussianProcess(RBF(), noise=-1.0).fit([0.0], [1.0]), "must be non-negative"),
+        (lambda: GaussianProcess(RBF(), noise=np.eye(3)).fit([0.0], [1.0]), "must be 1x1"),
+        (lambda: RBF(lengthscale=-1.0), "lengthscale must be positive"),
+        (lambda: RBF(variance=0.0), "variance must be a finite positive number"),
+        (
+            lambda: fit_hyperparameters([0.0, 1.0], [1.0, 2.0], restarts=0),
+            "restarts must be at least 1",
+        ),
+    ],
+)
 def test_bad_input_raises_a_clear_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()

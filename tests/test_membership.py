@@ -13,7 +13,10 @@ from ssa_privacy.studies import mia
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.integers(-3, 3), min_size=1, max_size=15), st.lists(st.integers(-3, 3), min_size=1, max_size=15))
+@given(
+    st.lists(st.integers(-3, 3), min_size=1, max_size=15),
+    st.lists(st.integers(-3, 3), min_size=1, max_size=15),
+)
 def test_auc_is_the_pairwise_win_rate(scores_in, scores_out):
     wins = [1.0 if a > b else 0.5 if a == b else 0.0 for a in scores_in for b in scores_out]
     assert mb.auc_score(scores_in, scores_out) == pytest.approx(np.mean(wins))
@@ -47,13 +50,24 @@ def test_dp_region_contains_the_optimal_test_of_a_gaussian_mechanism():
 
 
 @settings(max_examples=10, deadline=None)
-@given(st.floats(-3, 3), st.floats(-3, 3), st.floats(0.001, 3), st.floats(0.001, 3), st.floats(0.05, 0.95),
-       st.floats(0.02, 0.5))
+@given(
+    st.floats(-3, 3),
+    st.floats(-3, 3),
+    st.floats(0.001, 3),
+    st.floats(0.001, 3),
+    st.floats(0.05, 0.95),
+    st.floats(0.02, 0.5),
+)
 def test_latent_mixture_is_a_proper_density(m1, m2, s1, s2, weight, s_obs):
     """Integrates to one for every parameter value, also below the quadrature resolution."""
     model = mb.LatentMixtureDensity(weight, np.array([m1, m2]), np.array([s1, s2]), s_obs)
-    total, _ = integrate.quad(lambda f: np.exp(model.logpdf(np.array([f]))[0]), -1 - 10 * s_obs, 1 + 10 * s_obs,
-                              limit=400, points=list(np.tanh(np.array([m1, m2]) / 2)))
+    total, _ = integrate.quad(
+        lambda f: np.exp(model.logpdf(np.array([f]))[0]),
+        -1 - 10 * s_obs,
+        1 + 10 * s_obs,
+        limit=400,
+        points=list(np.tanh(np.array([m1, m2]) / 2)),
+    )
     assert total == pytest.approx(1.0, abs=2e-3)
 
 
@@ -67,7 +81,9 @@ def test_latent_mixture_fit_recovers_the_sample_mean():
     rng = np.random.default_rng(3)
     samples = np.tanh(rng.normal(1.0, 0.6, 3000) / 2) + rng.normal(0, 0.05, 3000)
     model = mb.LatentMixtureDensity.fit(samples, seed=0)
-    assert model.mean() == pytest.approx(samples.mean(), abs=4 * samples.std() / np.sqrt(3000) + 0.005)
+    assert model.mean() == pytest.approx(
+        samples.mean(), abs=4 * samples.std() / np.sqrt(3000) + 0.005
+    )
 
 
 def run_attacks(ridge, sigma, paths, replications=1000, seed=0):
@@ -98,14 +114,17 @@ def test_lira_on_a_heavily_regularised_release_is_near_random_and_inside_the_dp_
             assert tpr <= mb.max_tpr_under_dp(fpr, epsilon, delta) + 4 * np.sqrt(0.25 / 1000)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: mb.auc_score([], [1.0]), "scores_in is empty"),
-    (lambda: mb.tpr_at_fpr([1.0], [0.0], 1.5), "fpr"),
-    (lambda: mb.release_statistics(np.ones(3), 1.0), "values"),
-    (lambda: mb.release_statistics(np.ones((3, 2)), 0.0), "sigma"),
-    (lambda: mb.LiRA.fit([0.1, 0.2], [0.3, 0.1], v_in=[0.1, 0.2]), "both v_in and v_out"),
-    (lambda: mb.auc_score([np.nan], [1.0]), "non-finite"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: mb.auc_score([], [1.0]), "scores_in is empty"),
+        (lambda: mb.tpr_at_fpr([1.0], [0.0], 1.5), "fpr"),
+        (lambda: mb.release_statistics(np.ones(3), 1.0), "values"),
+        (lambda: mb.release_statistics(np.ones((3, 2)), 0.0), "sigma"),
+        (lambda: mb.LiRA.fit([0.1, 0.2], [0.3, 0.1], v_in=[0.1, 0.2]), "both v_in and v_out"),
+        (lambda: mb.auc_score([np.nan], [1.0]), "non-finite"),
+    ],
+)
 def test_bad_input_raises_clear_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()

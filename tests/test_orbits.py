@@ -46,12 +46,15 @@ def test_unit_conversions_round_trip():
     np.testing.assert_allclose(model.to_normalized(physical), state)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(times=[0.0, 1.0], rtol=1e-8), "at most 1e-10"),
-    (dict(times=[1.0, 0.0]), "non-decreasing"),
-    (dict(times=[0.0, np.nan]), "times contains non-finite"),
-    (dict(times=[0.0, 1.0], state0=[1.0, 0.0, 0.0]), "state0 must have 4 entries"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(times=[0.0, 1.0], rtol=1e-8), "at most 1e-10"),
+        (dict(times=[1.0, 0.0]), "non-decreasing"),
+        (dict(times=[0.0, np.nan]), "times contains non-finite"),
+        (dict(times=[0.0, 1.0], state0=[1.0, 0.0, 0.0]), "state0 must have 4 entries"),
+    ],
+)
 def test_bad_input_raises_a_clear_error(kwargs, message):
     with pytest.raises(ValueError, match=message):
         PlanarJ2Model().propagate(**kwargs)

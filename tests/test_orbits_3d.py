@@ -148,16 +148,21 @@ def test_j2_propagation_of_the_iss_stays_within_10_km_of_sgp4_over_a_day():
     assert np.max(np.linalg.norm(j2[:, :3] - sgp4[:, :3], axis=1)) < 10.0
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: J2Propagator().propagate([0.0, 1.0], eccentric_state(), rtol=1e-3), "rtol"),
-    (lambda: J2Propagator().propagate([1.0, 0.0], eccentric_state()), "non-decreasing"),
-    (lambda: J2Propagator().propagate([0.0, 1.0], np.ones(5)), "state0"),
-    (lambda: J2Propagator(mu=-1.0), "mu"),
-    (lambda: elements_to_state(7000.0, 1.2, 0.1, 0.0, 0.0, 0.0), "e .eccentricity."),
-    (lambda: state_to_elements(elements_to_state(7000.0, 0.1, 0.0, 0.0, 0.0, 0.0)),
-     "equatorial or circular"),
-    (lambda: load_element_set("99999"), "name must be"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: J2Propagator().propagate([0.0, 1.0], eccentric_state(), rtol=1e-3), "rtol"),
+        (lambda: J2Propagator().propagate([1.0, 0.0], eccentric_state()), "non-decreasing"),
+        (lambda: J2Propagator().propagate([0.0, 1.0], np.ones(5)), "state0"),
+        (lambda: J2Propagator(mu=-1.0), "mu"),
+        (lambda: elements_to_state(7000.0, 1.2, 0.1, 0.0, 0.0, 0.0), "e .eccentricity."),
+        (
+            lambda: state_to_elements(elements_to_state(7000.0, 0.1, 0.0, 0.0, 0.0, 0.0)),
+            "equatorial or circular",
+        ),
+        (lambda: load_element_set("99999"), "name must be"),
+    ],
+)
 def test_bad_input_raises_a_clear_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()

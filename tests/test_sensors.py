@@ -147,8 +147,9 @@ def test_ukf_on_noise_free_measurements_converges(iss_pass):
     model = J2Propagator()
     stations = (MADRID, CANBERRA)
     offset = np.array([0.8, -0.6, 0.5, 6e-4, -8e-4, 5e-4])  # km, km/s
-    tracker = OrbitTracker(model, earth, truth[0] + offset,
-                           np.diag([1.0, 1.0, 1.0, 1e-6, 1e-6, 1e-6]), 0.0, times[0])
+    tracker = OrbitTracker(
+        model, earth, truth[0] + offset, np.diag([1.0, 1.0, 1.0, 1e-6, 1e-6, 1e-6]), 0.0, times[0]
+    )
     errors = []
     for t, state in zip(times, truth):
         tracker.predict(t)
@@ -162,14 +163,17 @@ def test_ukf_on_noise_free_measurements_converges(iss_pass):
     assert np.linalg.eigvalsh(tracker.P[:3, :3]).max() < 1e-4
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: GroundStation("x", 95.0, 0.0), "latitude"),
-    (lambda: GroundStation("x", 0.0, 0.0, elevation_mask=90.0), "elevation_mask"),
-    (lambda: GroundStation("x", 0.0, 0.0, noise_std=(1.0, 1.0, 1.0)), "noise_std"),
-    (lambda: EarthRotation(rate=-1.0), "rate"),
-    (lambda: MADRID.measure(np.ones(5), 0.0, EarthRotation()), "states"),
-    (lambda: ecef_to_geodetic([0.0, 0.0, 7000.0]), "polar axis"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: GroundStation("x", 95.0, 0.0), "latitude"),
+        (lambda: GroundStation("x", 0.0, 0.0, elevation_mask=90.0), "elevation_mask"),
+        (lambda: GroundStation("x", 0.0, 0.0, noise_std=(1.0, 1.0, 1.0)), "noise_std"),
+        (lambda: EarthRotation(rate=-1.0), "rate"),
+        (lambda: MADRID.measure(np.ones(5), 0.0, EarthRotation()), "states"),
+        (lambda: ecef_to_geodetic([0.0, 0.0, 7000.0]), "polar axis"),
+    ],
+)
 def test_bad_input_raises_a_clear_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()

@@ -31,28 +31,37 @@ def test_census_study_runs_and_certifies_every_release(tmp_path, capsys):
     census.run(tmp_path, seed=0, progress=False, replications=1, restarts=1)
     payload = json.loads((tmp_path / "results.json").read_text())
     for stem in ("figure8_census", "figure9_dp_cloaking"):
-        assert (tmp_path / f"{stem}.png").stat().st_size > 0 and (tmp_path / f"{stem}.pdf").stat().st_size > 0
+        assert (tmp_path / f"{stem}.png").stat().st_size > 0 and (
+            tmp_path / f"{stem}.pdf"
+        ).stat().st_size > 0
     assert payload["sensitive_training_records"] == 24
     assert payload["certificate_min"] >= -1e-8
     traces = [payload["Sigma_opt"][f"alpha={a}"]["trace"] for a in census.ALPHAS]
     assert traces[0] > traces[1] > traces[2] > 0
     assert all(payload["Sigma_opt"][f"alpha={a}"]["rank"] <= 24 for a in census.ALPHAS)
     methods = {(r["method"], r["alpha"], r["epsilon"]) for r in payload["results"]}
-    assert methods == ({(m, a, None) for m in ("privacy-aware", "stationary") for a in census.ALPHAS}
-                       | {("dropout", None, None)} | {(dp.METHOD, None, e) for e in dp.EPSILONS})
+    assert methods == (
+        {(m, a, None) for m in ("privacy-aware", "stationary") for a in census.ALPHAS}
+        | {("dropout", None, None)}
+        | {(dp.METHOD, None, e) for e in dp.EPSILONS}
+    )
     _check_dp(payload, capsys.readouterr().out)
 
 
 def _check_dp(payload, printed):
     """DP-cloaking rows, releases and design of a one-replication run."""
     rows = {r["epsilon"]: r for r in payload["results"] if r["method"] == dp.METHOD}
-    for epsilon, row in rows.items():
+    for row in rows.values():
         assert row["delta"] == dp.DELTA and np.isfinite(row["rmse_mean"])
         assert row["checks_passed"] and row["releases"] == 1
         assert row["paper_table4_rmse"] is not None and row["authors_csv_rmse_mean"] is not None
     releases = payload["dp_releases"]
-    assert sorted((r["replication"], r["epsilon"]) for r in releases) == [(0, e) for e in dp.EPSILONS]
-    assert all(r["check_passed"] and r["check_exact_delta"] <= r["delta"] == dp.DELTA for r in releases)
+    assert sorted((r["replication"], r["epsilon"]) for r in releases) == [
+        (0, e) for e in dp.EPSILONS
+    ]
+    assert all(
+        r["check_passed"] and r["check_exact_delta"] <= r["delta"] == dp.DELTA for r in releases
+    )
     assert payload["checks"]["dp_all_checks_passed"]
     assert max(abs(z) for z in payload["checks"]["dp_mse_z_score"].values()) < 5
     design = payload["dp_cloaking_design"]

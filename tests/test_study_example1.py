@@ -8,7 +8,12 @@ from ssa_privacy.cli import main
 
 def test_example1_writes_figure_and_results_that_meet_the_guarantee(tmp_path):
     assert main(["run", "example1", "--out", str(tmp_path)]) == 0
-    for name in ("figure1_example1.png", "figure1_example1.pdf", "results.csv", "noise_variances.csv"):
+    for name in (
+        "figure1_example1.png",
+        "figure1_example1.pdf",
+        "results.csv",
+        "noise_variances.csv",
+    ):
         assert (tmp_path / name).stat().st_size > 0
     rows = {r["method"]: r for r in json.loads((tmp_path / "results.json").read_text())["results"]}
     assert rows["optimal"]["trace"] < rows["diagonal"]["trace"]

@@ -12,13 +12,22 @@ from ssa_privacy.studies import kung
 
 @pytest.mark.slow
 def test_kung_study_writes_outputs_and_every_release_is_certified(tmp_path):
-    summary = kung.run(tmp_path, seed=0, progress=False, replications=2, selection_replications=1, folds=2)
+    summary = kung.run(
+        tmp_path, seed=0, progress=False, replications=2, selection_replications=1, folds=2
+    )
     for stem in ("kung_releases", "kung_selection"):
-        assert (tmp_path / f"{stem}.png").stat().st_size > 0 and (tmp_path / f"{stem}.pdf").stat().st_size > 0
+        assert (tmp_path / f"{stem}.png").stat().st_size > 0 and (
+            tmp_path / f"{stem}.pdf"
+        ).stat().st_size > 0
     payload = json.loads((tmp_path / "results.json").read_text())
     assert payload["parameters"]["seed"] == 0 and summary["all_checks_passed"]
     private = [r for r in payload["results"] if r["method"] != "non_private_gp"]
-    assert {r["method"] for r in private} == {"cloaking", "simple_binning", "integral_binning", "cloaking_em"}
+    assert {r["method"] for r in private} == {
+        "cloaking",
+        "simple_binning",
+        "integral_binning",
+        "cloaking_em",
+    }
     for row in private:
         assert row["check_passed"] and row["epsilon"] > 0 and "delta" in row
     for row in (r for r in private if r["method"].startswith("cloaking")):
@@ -28,12 +37,16 @@ def test_kung_study_writes_outputs_and_every_release_is_certified(tmp_path):
     assert next(r for r in private if r["method"] == "cloaking_em")["epsilon"] == pytest.approx(2.0)
     grid = {row["quantity"]: row for row in csv.DictReader(open(tmp_path / "grid.csv"))}
     # The exact RKHS sensitivity is never above the valid bounds; the paper's eps = 100 figure fails DP.
-    noise = {m: float(grid[f"standard_noise_sd_cm_eps1_{m}"]["noise_sd_cm"])
-             for m in ("exact", "rigorous_refinement", "infinity_norm")}
+    noise = {
+        m: float(grid[f"standard_noise_sd_cm_eps1_{m}"]["noise_sd_cm"])
+        for m in ("exact", "rigorous_refinement", "infinity_norm")
+    }
     assert noise["exact"] <= noise["rigorous_refinement"] <= noise["infinity_norm"]
     assert float(grid["paper_figure_standard_eps100"]["exact_delta_at_eps100"]) > 0.01
     assert gaussian_mechanism_delta(100 / c_delta(0.01), 100.0) > 0.01
     cloak = grid["cloaking_release"]
     assert float(cloak["noise_sd_cm_median"]) == pytest.approx(14.2, abs=0.05)
-    assert float(cloak["noise_sd_cm_median"]) < float(grid["standard_release_exact"]["noise_sd_cm_median"])
+    assert float(cloak["noise_sd_cm_median"]) < float(
+        grid["standard_release_exact"]["noise_sd_cm_median"]
+    )
     assert np.isfinite(summary["rmse_cm_cloaking_l=25, s2=0.3"])

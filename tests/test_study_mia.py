@@ -9,13 +9,24 @@ from ssa_privacy.studies import mia
 
 @pytest.mark.slow
 def test_mia_study_writes_outputs_and_attacks_stay_inside_the_dp_region(tmp_path):
-    summary = mia.run(tmp_path, seed=0, progress=False, replications=200, ridges=(0.1, 1.0, 10.0),
-                      sigmas=(0.5,), path_counts=(1, 3, 10))
+    summary = mia.run(
+        tmp_path,
+        seed=0,
+        progress=False,
+        replications=200,
+        ridges=(0.1, 1.0, 10.0),
+        sigmas=(0.5,),
+        path_counts=(1, 3, 10),
+    )
     for stem in ("mia_sigma_r", "mia_paths", "mia_roc"):
-        assert (tmp_path / f"{stem}.png").stat().st_size > 0 and (tmp_path / f"{stem}.pdf").stat().st_size > 0
+        assert (tmp_path / f"{stem}.png").stat().st_size > 0 and (
+            tmp_path / f"{stem}.pdf"
+        ).stat().st_size > 0
     rows = json.loads((tmp_path / "results.json").read_text())["results"]
     assert len(rows) == 2 * (3 + 3)
-    assert all(r["epsilon"] > 0 and r["delta"] == 1e-5 and r["check_attack_inside_dp_region"] for r in rows)
+    assert all(
+        r["epsilon"] > 0 and r["delta"] == 1e-5 and r["check_attack_inside_dp_region"] for r in rows
+    )
     assert summary["all_inside_dp_region"]
     # The bound decreases with the ridge and grows sub-linearly with the number of paths.
     lira = [r for r in rows if r["attack"] == "lira"]

@@ -26,9 +26,15 @@ def results(tmp_path_factory):
 
 def test_files_are_written(results):
     out, payload, _ = results
-    for stem in ("figure2_trajectory", "figure3_privacy_aware", "figure4_replications",
-                 "figure5_squared_difference", "figure6_dp_cloaking", "figure6_dp_cloaking_zoom",
-                 "figure7_zero_mean"):
+    for stem in (
+        "figure2_trajectory",
+        "figure3_privacy_aware",
+        "figure4_replications",
+        "figure5_squared_difference",
+        "figure6_dp_cloaking",
+        "figure6_dp_cloaking_zoom",
+        "figure7_zero_mean",
+    ):
         assert (out / f"{stem}.png").stat().st_size > 0 and (out / f"{stem}.pdf").stat().st_size > 0
     assert payload["parameters"]["seed"] == 1 and payload["version"]
     with open(out / "trajectory.csv") as handle:
@@ -42,8 +48,12 @@ def test_files_are_written(results):
 
 def test_every_release_is_certified(results):
     _, payload, _ = results
-    certificates = [c for by_output in payload["certificates_per_release"].values()
-                    for values in by_output.values() for c in values]
+    certificates = [
+        c
+        for by_output in payload["certificates_per_release"].values()
+        for values in by_output.values()
+        for c in values
+    ]
     assert len(certificates) == 3 * 3 * 4
     assert min(certificates) >= -1e-8
 
@@ -66,21 +76,26 @@ def test_table_has_every_method_alpha_and_output(results):
             outputs = {r["output"] for r in rows if r["method"] == method and r["alpha"] == alpha}
             assert outputs == set(satellite.COMPONENTS) | {"AVERAGE"}
     averages = [r for r in rows if r["output"] == "AVERAGE" and r["method"] == "privacy-aware"]
-    assert all(r["paper_table3_rmse"] is not None and r["authors_csv_rmse"] is not None for r in averages)
+    assert all(
+        r["paper_table3_rmse"] is not None and r["authors_csv_rmse"] is not None for r in averages
+    )
 
 
 def test_dp_rows_exist_with_finite_rmse_and_passed_checks(results):
     _, payload, _ = results
     rows = [r for r in payload["results"] if r["method"] == dp.METHOD]
     assert {(r["epsilon"], r["output"]) for r in rows} == {
-        (e, o) for e in dp.EPSILONS for o in satellite.COMPONENTS + ("AVERAGE",)}
+        (e, o) for e in dp.EPSILONS for o in satellite.COMPONENTS + ("AVERAGE",)
+    }
     for row in rows:
         assert row["delta"] == dp.DELTA and row["alpha"] is None
         assert np.isfinite(row["rmse_mean"]) and row["rmse_mean"] > 0
         assert row["checks_passed"] and row["max_exact_delta"] <= dp.DELTA
         assert row["releases"] == TABLE_SEEDS * (4 if row["output"] == "AVERAGE" else 1)
     averages = [r for r in rows if r["output"] == "AVERAGE"]
-    assert all(r["paper_table3_rmse"] is not None and r["authors_csv_rmse"] is not None for r in averages)
+    assert all(
+        r["paper_table3_rmse"] is not None and r["authors_csv_rmse"] is not None for r in averages
+    )
 
 
 def test_every_dp_release_carries_its_guarantee_and_check(results):
@@ -88,7 +103,8 @@ def test_every_dp_release_carries_its_guarantee_and_check(results):
     _, payload, _ = results
     releases = payload["dp_releases"]
     assert sorted((r["replication"], r["epsilon"], r["output"]) for r in releases) == sorted(
-        (i, e, o) for i in range(TABLE_SEEDS) for e in dp.EPSILONS for o in satellite.COMPONENTS)
+        (i, e, o) for i in range(TABLE_SEEDS) for e in dp.EPSILONS for o in satellite.COMPONENTS
+    )
     for r in releases:
         assert r["check_passed"] and r["delta"] == dp.DELTA
         assert r["check_exact_delta"] <= dp.DELTA
@@ -115,8 +131,12 @@ def test_dp_theory_predictions_hold(results):
 def test_pa_and_dp_compared_on_the_same_seeds_and_printed(results):
     _, payload, printed = results
     comparison = payload["pa_vs_dp"]
-    assert [(r["alpha"], r["epsilon"]) for r in comparison] == list(zip(satellite.ALPHAS, dp.EPSILONS))
-    average = {dp.row_label(r): r["rmse_mean"] for r in payload["results"] if r["output"] == "AVERAGE"}
+    assert [(r["alpha"], r["epsilon"]) for r in comparison] == list(
+        zip(satellite.ALPHAS, dp.EPSILONS)
+    )
+    average = {
+        dp.row_label(r): r["rmse_mean"] for r in payload["results"] if r["output"] == "AVERAGE"
+    }
     for r in comparison:
         assert r["seeds"] == TABLE_SEEDS
         assert r["privacy_aware_rmse"] == average[f"privacy-aware alpha={r['alpha']}"]
@@ -133,8 +153,14 @@ def test_study_noise_equals_the_library_cloaking_covariance():
     d = dp.output_sensitivity(y)
     for epsilon in dp.EPSILONS:
         ours = cloak.release(y, gp.mean, epsilon, d, np.random.default_rng(0)).noise_covariance
-        library = cloaking_noise_covariance(gp.kernel(design.t[::10], design.X), gp.kernel(design.X),
-                                            gp.noise + gp.jitter, d, epsilon, dp.DELTA)
+        library = cloaking_noise_covariance(
+            gp.kernel(design.t[::10], design.X),
+            gp.kernel(design.X),
+            gp.noise + gp.jitter,
+            d,
+            epsilon,
+            dp.DELTA,
+        )
         np.testing.assert_allclose(ours, library, rtol=1e-6, atol=1e-12 * np.abs(library).max())
 
 
@@ -143,7 +169,9 @@ def test_cloaking_design_rejects_bad_input():
     gp, y = design.gps[0], design.Y[:, 0]
     cloak = dp.CloakingDesign(gp, design.X, design.X)
     with pytest.raises(ValueError, match="epsilon"):
-        cloak.release(y, gp.mean, 2.0, 1.0, np.random.default_rng(0))  # Hall's proof needs epsilon <= 1
+        cloak.release(
+            y, gp.mean, 2.0, 1.0, np.random.default_rng(0)
+        )  # Hall's proof needs epsilon <= 1
     with pytest.raises(ValueError, match="sensitivity"):
         cloak.release(y, gp.mean, 0.5, 0.0, np.random.default_rng(0))
     gp.noise = np.eye(len(y))

@@ -10,8 +10,19 @@ from ssa_privacy.cli import main
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     out = tmp_path_factory.mktemp("sgp4_validation")
-    arguments = ["run", "sgp4-validation", "--out", str(out), "--no-progress",
-                 "--satellites", "iss,06251,28872", "--hours", "3", "--secular-days", "1.5"]
+    arguments = [
+        "run",
+        "sgp4-validation",
+        "--out",
+        str(out),
+        "--no-progress",
+        "--satellites",
+        "iss,06251,28872",
+        "--hours",
+        "3",
+        "--secular-days",
+        "1.5",
+    ]
     assert main(arguments) == 0
     for stem in ("fig_sgp4_difference", "fig_secular_rates"):
         for extension in ("png", "pdf"):

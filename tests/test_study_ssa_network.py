@@ -13,13 +13,40 @@ DELTA, SAMPLES = 0.01, 20000
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     out = tmp_path_factory.mktemp("ssa_network")
-    arguments = ["run", "ssa-network", "--out", str(out), "--seed", "2", "--no-progress",
-                 "--runs", "3", "--epsilons", "7,30", "--hours", "4", "--burn-in-hours", "2",
-                 "--cw-runs", "4", "--cw-steps", "120", "--cw-burn-in", "20",
-                 "--delta", str(DELTA), "--mc-samples", str(SAMPLES)]
+    arguments = [
+        "run",
+        "ssa-network",
+        "--out",
+        str(out),
+        "--seed",
+        "2",
+        "--no-progress",
+        "--runs",
+        "3",
+        "--epsilons",
+        "7,30",
+        "--hours",
+        "4",
+        "--burn-in-hours",
+        "2",
+        "--cw-runs",
+        "4",
+        "--cw-steps",
+        "120",
+        "--cw-burn-in",
+        "20",
+        "--delta",
+        str(DELTA),
+        "--mc-samples",
+        str(SAMPLES),
+    ]
     assert main(arguments) == 0
-    for stem in ("fig_ground_tracks", "fig_tracking_errors", "fig_rmse_vs_epsilon",
-                 "fig_cw_bounds"):
+    for stem in (
+        "fig_ground_tracks",
+        "fig_tracking_errors",
+        "fig_rmse_vs_epsilon",
+        "fig_cw_bounds",
+    ):
         for extension in ("png", "pdf"):
             assert (out / f"{stem}.{extension}").stat().st_size > 0
     for name in ("results.csv", "cw_bounds.csv", "privacy_checks.csv", "passes.csv"):

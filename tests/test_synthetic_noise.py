@@ -7,7 +7,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ssa_privacy.gp import RBF, GaussianProcess
-from ssa_privacy.privacy.synthetic_noise import DESIGN_MARGIN
 from ssa_privacy.privacy import (
     SyntheticNoiseDesign,
     diagonal_noise_covariance,
@@ -22,6 +21,7 @@ from ssa_privacy.privacy import (
     sample_synthetic_noise,
     uniform_noise_covariance,
 )
+from ssa_privacy.privacy.synthetic_noise import DESIGN_MARGIN
 
 #: Certificates of valid designs must be non-negative up to this round-off.
 CERTIFICATE_TOLERANCE = 1e-8
@@ -213,30 +213,38 @@ def test_release_draws_fresh_entropy_unless_seeded():
     kernel = RBF(0.2)
     first, second = obfuscate(kernel, X, y, X[3:6], 0.5), obfuscate(kernel, X, y, X[3:6], 0.5)
     assert not np.allclose(first.W, second.W)
-    np.testing.assert_array_equal(obfuscate(kernel, X, y, X[3:6], 0.5, seed=4).W,
-                                  obfuscate(kernel, X, y, X[3:6], 0.5, seed=4).W)
+    np.testing.assert_array_equal(
+        obfuscate(kernel, X, y, X[3:6], 0.5, seed=4).W,
+        obfuscate(kernel, X, y, X[3:6], 0.5, seed=4).W,
+    )
     assert min(first.certificate, second.certificate) >= -CERTIFICATE_TOLERANCE
 
 
 def test_factored_design_matches_the_dense_matrix():
     K_XX, K_XS, Delta, V, _ = random_instance(7)
-    np.testing.assert_allclose(optimal_noise_factor(K_XX, K_XS, Delta, V).matrix(),
-                               optimal_noise_covariance(K_XX, K_XS, Delta, V), atol=1e-12)
+    np.testing.assert_allclose(
+        optimal_noise_factor(K_XX, K_XS, Delta, V).matrix(),
+        optimal_noise_covariance(K_XX, K_XS, Delta, V),
+        atol=1e-12,
+    )
 
 
 GOOD = dict(K_XX=np.eye(3) * 2.0, K_XS=np.ones((3, 1)), Delta=np.array([[0.5]]))
 
 
-@pytest.mark.parametrize("change, message", [
-    (dict(K_XX=np.array([[1.0, 0.5, 0], [0.0, 1, 0], [0, 0, 1]])), "K_XX is not symmetric"),
-    (dict(K_XX=np.diag([1.0, -1.0, 1.0])), "K_XX is not positive semi-definite"),
-    (dict(K_XX=np.full((3, 3), np.nan)), "K_XX contains non-finite"),
-    (dict(K_XS=np.ones((4, 1))), "K_XS has shape"),
-    (dict(Delta=np.array([[-0.5]])), "Delta is not positive definite"),
-    (dict(Delta=np.eye(2)), "Delta must be 1x1"),
-    (dict(V=np.diag([1.0, -1.0, 0.0])), "V is not positive semi-definite"),
-    (dict(V=-1.0), "V .* must be non-negative"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (dict(K_XX=np.array([[1.0, 0.5, 0], [0.0, 1, 0], [0, 0, 1]])), "K_XX is not symmetric"),
+        (dict(K_XX=np.diag([1.0, -1.0, 1.0])), "K_XX is not positive semi-definite"),
+        (dict(K_XX=np.full((3, 3), np.nan)), "K_XX contains non-finite"),
+        (dict(K_XS=np.ones((4, 1))), "K_XS has shape"),
+        (dict(Delta=np.array([[-0.5]])), "Delta is not positive definite"),
+        (dict(Delta=np.eye(2)), "Delta must be 1x1"),
+        (dict(V=np.diag([1.0, -1.0, 0.0])), "V is not positive semi-definite"),
+        (dict(V=-1.0), "V .* must be non-negative"),
+    ],
+)
 def test_bad_input_raises_a_clear_error(change, message):
     with pytest.raises(ValueError, match=message):
         optimal_noise_covariance(**{**GOOD, **change})

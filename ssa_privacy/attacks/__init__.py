@@ -7,8 +7,8 @@
 """
 
 from ssa_privacy.attacks.membership import (  # noqa: F401
-    LiRA,
     AttackResult,
+    LiRA,
     MeanThresholdAttack,
     auc_score,
     evaluate_attack,

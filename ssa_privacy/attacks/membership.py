@@ -159,9 +159,12 @@ def evaluate_attack(name, scores_in, scores_out, fprs=DEFAULT_FPRS):
     -------
     AttackResult
     """
-    return AttackResult(name, auc_score(scores_in, scores_out),
-                        {float(f): tpr_at_fpr(scores_in, scores_out, f) for f in fprs},
-                        roc_curve(scores_in, scores_out))
+    return AttackResult(
+        name,
+        auc_score(scores_in, scores_out),
+        {float(f): tpr_at_fpr(scores_in, scores_out, f) for f in fprs},
+        roc_curve(scores_in, scores_out),
+    )
 
 
 def max_tpr_under_dp(fpr, epsilon, delta):
@@ -190,8 +193,9 @@ def max_tpr_under_dp(fpr, epsilon, delta):
     if np.isinf(epsilon):
         return np.ones_like(fpr)
     growth = np.exp(min(float(epsilon), 700.0))
-    return np.minimum.reduce([np.ones_like(fpr), growth * fpr + delta,
-                              1.0 - (1.0 - delta - fpr) / growth])
+    return np.minimum.reduce(
+        [np.ones_like(fpr), growth * fpr + delta, 1.0 - (1.0 - delta - fpr) / growth]
+    )
 
 
 def max_auc_under_dp(epsilon, delta):
@@ -207,8 +211,13 @@ def max_auc_under_dp(epsilon, delta):
     if epsilon > 700:
         return 1.0
     kink = (1.0 - delta) / (np.exp(float(epsilon)) + 1.0)
-    value, _ = integrate.quad(lambda f: float(max_tpr_under_dp(f, epsilon, delta)), 0.0, 1.0,
-                              points=[kink, 1.0 - delta], limit=200)
+    value, _ = integrate.quad(
+        lambda f: float(max_tpr_under_dp(f, epsilon, delta)),
+        0.0,
+        1.0,
+        points=[kink, 1.0 - delta],
+        limit=200,
+    )
     return float(value)
 
 
@@ -262,7 +271,9 @@ def _em_mixture(x, iterations=200, rtol=1e-6):
         mass = responsibility.sum(axis=0) + 1e-300
         weights = mass / len(x)
         means = responsibility.T @ x / mass
-        variances = np.maximum(np.sum(responsibility * (x[:, None] - means) ** 2, axis=0) / mass, 1e-6)
+        variances = np.maximum(
+            np.sum(responsibility * (x[:, None] - means) ** 2, axis=0) / mass, 1e-6
+        )
         likelihood = float(log_total.sum())
         if abs(likelihood - previous) <= rtol * abs(likelihood):
             break
@@ -292,7 +303,10 @@ class LogMixtureDensity:
     def logpdf(self, v):
         """Log density of v (including the Jacobian 1/v)."""
         log_v = np.log(np.maximum(np.asarray(v, dtype=float), 1e-8))
-        mixture = special.logsumexp(np.log(self.weights) + stats.norm.logpdf(log_v[..., None], self.means, self.sds), axis=-1)
+        mixture = special.logsumexp(
+            np.log(self.weights) + stats.norm.logpdf(log_v[..., None], self.means, self.sds),
+            axis=-1,
+        )
         return mixture - log_v
 
 
@@ -334,8 +348,12 @@ class LatentMixtureDensity:
     def _from_theta(cls, theta):
         weight = special.expit(theta[0])
         sds = 1e-3 + _softplus(theta[3:5])
-        return cls(float(weight), np.asarray(theta[1:3], dtype=float), sds,
-                   float(MIN_OBSERVATION_SD + _softplus(theta[5])))
+        return cls(
+            float(weight),
+            np.asarray(theta[1:3], dtype=float),
+            sds,
+            float(MIN_OBSERVATION_SD + _softplus(theta[5])),
+        )
 
     def _latent_density(self):
         """Quadrature nodes mu_q and their probabilities (weights times p_mu, normalised).
@@ -346,8 +364,9 @@ class LatentMixtureDensity:
         """
         mu = _NODES
         phi = 2.0 * np.arctanh(mu)
-        p_phi = (self.weight * _normal_pdf(phi, self.means[0], self.sds[0])
-                 + (1 - self.weight) * _normal_pdf(phi, self.means[1], self.sds[1]))
+        p_phi = self.weight * _normal_pdf(phi, self.means[0], self.sds[0]) + (
+            1 - self.weight
+        ) * _normal_pdf(phi, self.means[1], self.sds[1])
         mass = _NODE_WEIGHTS * p_phi * 2.0 / (1.0 - mu**2)
         return mu, mass / max(mass.sum(), 1e-300)
 
@@ -391,19 +410,35 @@ class LatentMixtureDensity:
         phi = 2.0 * np.arctanh(np.clip(samples / scale, -0.999, 0.999))
         weights, means, sds = _em_mixture(phi)
         inverse_softplus = lambda s: np.log(np.expm1(np.maximum(s - 1e-3, 1e-6)))  # noqa: E731
-        first = np.concatenate([[special.logit(np.clip(weights[0], 1e-3, 1 - 1e-3))], means,
-                                inverse_softplus(sds), [np.log(np.expm1(0.05))]])
-        quartiles = np.concatenate([[0.0], np.quantile(phi, [0.25, 0.75]),
-                                    inverse_softplus(np.full(2, np.std(phi) / 2 + 1e-3)), [np.log(np.expm1(0.05))]])
+        first = np.concatenate(
+            [
+                [special.logit(np.clip(weights[0], 1e-3, 1 - 1e-3))],
+                means,
+                inverse_softplus(sds),
+                [np.log(np.expm1(0.05))],
+            ]
+        )
+        quartiles = np.concatenate(
+            [
+                [0.0],
+                np.quantile(phi, [0.25, 0.75]),
+                inverse_softplus(np.full(2, np.std(phi) / 2 + 1e-3)),
+                [np.log(np.expm1(0.05))],
+            ]
+        )
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         jitter = np.array([0.5, 0.5, 0.5, 0.25, 0.25, 0.5])
-        initial = [first, quartiles] + [first + jitter * rng.standard_normal(6) for _ in range(starts - 2)]
+        initial = [first, quartiles] + [
+            first + jitter * rng.standard_normal(6) for _ in range(starts - 2)
+        ]
 
         def objective(theta):
             return -float(counts @ cls._from_theta(theta).logpdf(centres)) / counts.sum()
 
-        fits = [optimize.minimize(objective, x0, method="L-BFGS-B", options={"maxiter": 200})
-                for x0 in initial]
+        fits = [
+            optimize.minimize(objective, x0, method="L-BFGS-B", options={"maxiter": 200})
+            for x0 in initial
+        ]
         return cls._from_theta(min(fits, key=lambda fit: fit.fun).x)
 
 
@@ -427,7 +462,9 @@ class MeanThresholdAttack:
     @classmethod
     def fit(cls, f_in, f_out):
         """Orient the score with the shadow means of f_hat under "in" and "out"."""
-        return cls(1.0 if np.mean(_scores(f_in, "f_in")) >= np.mean(_scores(f_out, "f_out")) else -1.0)
+        return cls(
+            1.0 if np.mean(_scores(f_in, "f_in")) >= np.mean(_scores(f_out, "f_out")) else -1.0
+        )
 
     def score(self, f_hat, v_hat=None):
         """Score ``sign * f_hat`` (higher = member); ``v_hat`` is ignored."""
@@ -483,12 +520,19 @@ class LiRA:
         for name, samples in (("in", _scores(f_in, "f_in")), ("out", _scores(f_out, "f_out"))):
             model = LatentMixtureDensity.fit(samples, starts, rng)
             error = 0.02 + 4 * samples.std() / np.sqrt(len(samples))
-            checks[name] = {"model_mean": model.mean(), "sample_mean": float(samples.mean()),
-                            "agrees": bool(abs(model.mean() - samples.mean()) <= error)}
+            checks[name] = {
+                "model_mean": model.mean(),
+                "sample_mean": float(samples.mean()),
+                "agrees": bool(abs(model.mean() - samples.mean()) <= error),
+            }
             models[name] = model
         if (v_in is None) != (v_out is None):
             raise ValueError("give both v_in and v_out or neither")
-        v_models = (None, None) if v_in is None else (LogMixtureDensity.fit(v_in), LogMixtureDensity.fit(v_out))
+        v_models = (
+            (None, None)
+            if v_in is None
+            else (LogMixtureDensity.fit(v_in), LogMixtureDensity.fit(v_out))
+        )
         return cls(models["in"], models["out"], *v_models, checks)
 
     def score(self, f_hat, v_hat=None):

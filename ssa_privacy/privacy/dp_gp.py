@@ -47,13 +47,16 @@ from ssa_privacy._validation import (
     positive,
     psd_matrix,
 )
-from ssa_privacy.gp import GaussianProcess, RBF, as_inputs, cholesky_with_jitter, noise_matrix
+from ssa_privacy.gp import RBF, GaussianProcess, as_inputs, cholesky_with_jitter, noise_matrix
+from ssa_privacy.privacy.accounting import (
+    c_delta,
+    gaussian_mechanism_delta,
+    noise_multiplier,
+    privacy_loss_tail,
+)
 
 #: Names of the RKHS-sensitivity bounds of the standard method (see :func:`rkhs_sensitivity`).
 RKHS_METHODS = ("infinity_norm", "paper_refinement", "rigorous_refinement", "exact")
-#: Noise calibrations: Hall et al.'s ``c(delta)/epsilon`` (proved for epsilon <= 1) or the
-#: analytic Gaussian mechanism of Balle and Wang (2018), exact for every epsilon.
-CALIBRATIONS = ("hall", "analytic")
 #: Share of the unit Mahalanobis budget given to the directions dropped by the rank
 #: reduction of the cloaking matrix (see :func:`optimal_cloaking_covariance`).
 NULL_SPACE_SHARE = 1e-3
@@ -102,153 +105,14 @@ class PrivacyCheck:
 
     def record(self):
         """Return a flat dict for a results row: mechanism, epsilon, delta, check."""
-        row = {"mechanism": self.mechanism, "epsilon": self.epsilon, "delta": self.delta,
-               "check_passed": bool(self.passed)}
+        row = {
+            "mechanism": self.mechanism,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "check_passed": bool(self.passed),
+        }
         row.update({f"check_{key}": value for key, value in self.evidence.items()})
         return row
-
-
-def c_delta(delta):
-    """Hall et al.'s noise constant ``c(delta) = sqrt(2 ln(2 / delta))``.
-
-    Parameters
-    ----------
-    delta : float
-        Target delta, in (0, 1).
-
-    Returns
-    -------
-    float
-        c(delta) (dimensionless).
-
-    Raises
-    ------
-    ValueError
-        If delta is not in (0, 1).
-
-    Notes
-    -----
-    Hall, Rinaldo and Wasserman (2013), Proposition 3 (with its proof for
-    epsilon <= 1); [SMI] §2-3; ``dpgp_spec.md`` A.2.
-    """
-    return float(np.sqrt(2.0 * np.log(2.0 / open_interval(delta, "delta"))))
-
-
-def gaussian_mechanism_delta(mahalanobis_sensitivity, epsilon):
-    """Exact delta of a Gaussian mechanism at ``epsilon``.
-
-    For a release ``v_D + Z`` with ``Z ~ N(0, Sigma)`` whose worst-case shift has
-    Mahalanobis norm ``m = max ||Sigma^{-1/2} (v_D - v_D')||``, the privacy loss is
-    ``N(m^2/2, m^2)`` and the smallest delta with (epsilon, delta)-DP is
-
-        Phi(m/2 - epsilon/m) - exp(epsilon) Phi(-m/2 - epsilon/m).
-
-    Parameters
-    ----------
-    mahalanobis_sensitivity : float
-        m >= 0 (dimensionless, noise standard units).
-    epsilon : float
-        epsilon >= 0.
-
-    Returns
-    -------
-    float
-        The exact delta (0 when m = 0).
-
-    Raises
-    ------
-    ValueError
-        If m or epsilon is negative or non-finite.
-
-    Notes
-    -----
-    Balle and Wang (2018), "Improving the Gaussian mechanism for differential privacy",
-    Theorem 8.
-    """
-    m, epsilon = float(mahalanobis_sensitivity), float(epsilon)
-    if not (np.isfinite(m) and m >= 0):
-        raise ValueError(f"mahalanobis_sensitivity must be finite and >= 0, got {m!r}")
-    if not (np.isfinite(epsilon) and epsilon >= 0):
-        raise ValueError(f"epsilon must be finite and >= 0, got {epsilon!r}")
-    if m == 0:
-        return 0.0
-    first = special.ndtr(m / 2 - epsilon / m)
-    second = np.exp(epsilon + special.log_ndtr(-m / 2 - epsilon / m))
-    return float(max(first - second, 0.0))
-
-
-def privacy_loss_tail(mahalanobis_sensitivity, epsilon):
-    """Probability that the Gaussian privacy loss exceeds ``epsilon``: ``Phi(m/2 - epsilon/m)``.
-
-    This is the quantity estimated by the empirical DP check of ``dpgp_spec.md`` A.3
-    step 6 (the fraction of draws with ``p_D / p_D' > e^epsilon``); it bounds the exact
-    delta of :func:`gaussian_mechanism_delta` from above.
-
-    Parameters
-    ----------
-    mahalanobis_sensitivity : float
-        m > 0 (noise standard units).
-    epsilon : float
-        epsilon >= 0.
-
-    Returns
-    -------
-    float
-        P[L > epsilon] with L ~ N(m^2/2, m^2).
-
-    Raises
-    ------
-    ValueError
-        If m is not positive or epsilon is negative.
-    """
-    m = positive(mahalanobis_sensitivity, "mahalanobis_sensitivity")
-    if not (np.isfinite(epsilon) and epsilon >= 0):
-        raise ValueError(f"epsilon must be finite and >= 0, got {epsilon!r}")
-    return float(special.ndtr(m / 2 - epsilon / m))
-
-
-def noise_multiplier(epsilon, delta, calibration="hall"):
-    """Noise standard deviation per unit of Mahalanobis sensitivity.
-
-    A release ``v + Delta * s * N(0, M)``, with ``Delta`` the worst-case Mahalanobis
-    shift measured in ``M``, is (epsilon, delta)-DP for ``s`` returned here.
-
-    Parameters
-    ----------
-    epsilon : float
-        Privacy parameter, > 0 (for ``"hall"`` at most 1).
-    delta : float
-        Privacy parameter in (0, 1).
-    calibration : {"hall", "analytic"}
-        ``"hall"``: ``s = c(delta) / epsilon`` (Hall et al. 2013, Prop. 3; its proof
-        needs epsilon <= 1). ``"analytic"``: the smallest ``s`` whose exact delta
-        (Balle and Wang 2018, Theorem 8) equals the target, valid for every epsilon.
-
-    Returns
-    -------
-    float
-        The multiplier s (dimensionless).
-
-    Raises
-    ------
-    ValueError
-        For an unknown calibration, epsilon <= 0, delta outside (0, 1), or
-        ``calibration="hall"`` with epsilon > 1.
-    """
-    epsilon = positive(epsilon, "epsilon")
-    open_interval(delta, "delta")
-    if calibration == "hall":
-        if epsilon > 1:
-            raise ValueError(
-                f"epsilon = {epsilon} > 1: Hall et al.'s c(delta)/epsilon calibration is "
-                "proved only for epsilon <= 1; use calibration='analytic'"
-            )
-        return c_delta(delta) / epsilon
-    if calibration == "analytic":
-        def excess(log_s):
-            return np.log(gaussian_mechanism_delta(np.exp(-log_s), epsilon) + 1e-300) - np.log(delta)
-        return float(np.exp(optimize.brentq(excess, -20.0, 20.0, xtol=1e-13)))
-    raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}")
 
 
 def gaussian_check(mechanism, mahalanobis_sensitivity, epsilon, delta, calibration, **evidence):
@@ -283,8 +147,9 @@ def gaussian_check(mechanism, mahalanobis_sensitivity, epsilon, delta, calibrati
         "hall_condition": bool(epsilon <= 1 and m <= epsilon / c_delta(delta) * (1 + CHECK_RTOL)),
         **evidence,
     }
-    return PrivacyCheck(mechanism, float(epsilon), float(delta),
-                        exact <= delta * (1 + CHECK_RTOL), details)
+    return PrivacyCheck(
+        mechanism, float(epsilon), float(delta), exact <= delta * (1 + CHECK_RTOL), details
+    )
 
 
 @dataclass(frozen=True)
@@ -425,8 +290,9 @@ def clip_and_normalise(y, sensitivity, clip="midpoint"):
     std = float(np.std(clipped))
     if std <= 0:
         raise ValueError("the clipped outputs have zero standard deviation; cannot normalise")
-    normalisation = OutputNormalisation(centre, width, float(np.mean(clipped)), std,
-                                        int(np.sum(clipped != y)))
+    normalisation = OutputNormalisation(
+        centre, width, float(np.mean(clipped)), std, int(np.sum(clipped != y))
+    )
     return (clipped - normalisation.mean) / std, normalisation
 
 
@@ -539,8 +405,21 @@ def _posterior_mean(C, y, mean):
     return mean + C @ (y - mean)
 
 
-def standard_release(kernel, noise_variance, X, y, X_star, epsilon, delta, sensitivity,
-                     seed=None, *, method="exact", mean=0.0, calibration="hall"):
+def standard_release(
+    kernel,
+    noise_variance,
+    X,
+    y,
+    X_star,
+    epsilon,
+    delta,
+    sensitivity,
+    seed=None,
+    *,
+    method="exact",
+    mean=0.0,
+    calibration="hall",
+):
     """The standard DP-GP of Hall et al. (2013): posterior mean plus a scaled prior sample.
 
     Releases ``f*(X*) + Delta_H s G(X*)`` with ``G ~ GP(0, k)`` and
@@ -601,11 +480,25 @@ def standard_release(kernel, noise_variance, X, y, X_star, epsilon, delta, sensi
     values = prediction + scale * (L_star @ rng.standard_normal(len(X_star)))
     covariance = scale**2 * (L_star @ L_star.T)
     m = Delta / scale if scale > 0 else 0.0
-    check = gaussian_check(f"standard DP-GP (Hall et al. 2013), RKHS sensitivity '{method}'",
-                           m, epsilon, delta, calibration, rkhs_sensitivity=Delta)
-    return DPRelease(values, 0.5 * (covariance + covariance.T), check,
-                     {"rkhs_sensitivity": Delta, "noise_scale": scale,
-                      "jitter": jitter, "prior_jitter": prior_jitter})
+    check = gaussian_check(
+        f"standard DP-GP (Hall et al. 2013), RKHS sensitivity '{method}'",
+        m,
+        epsilon,
+        delta,
+        calibration,
+        rkhs_sensitivity=Delta,
+    )
+    return DPRelease(
+        values,
+        0.5 * (covariance + covariance.T),
+        check,
+        {
+            "rkhs_sensitivity": Delta,
+            "noise_scale": scale,
+            "jitter": jitter,
+            "prior_jitter": prior_jitter,
+        },
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -770,7 +663,9 @@ def _barrier(points, lambdas, tol, start_gap, newton_steps=60):
             if decrement > 1.0 / 16:
                 t = min(1.0, 0.99 / max(float(-z.min()), 1e-300))
                 current = -logdet + lam.sum() - mu * np.sum(np.log(lam))
-                while barrier(lam * (1.0 + t * z)) > current - 0.25 * t * mu * decrement and t > 1e-12:
+                while (
+                    barrier(lam * (1.0 + t * z)) > current - 0.25 * t * mu * decrement and t > 1e-12
+                ):
                     t /= 2
             lam = lam * (1.0 + t * z)
         if n * mu <= r * tol / 10:
@@ -849,7 +744,9 @@ def cloaking_dual(points, tol=1e-8, max_iter=100_000):
             return lambdas, g, gap, iterations
         violators = (g > 1.0) & ~candidates
         if not violators.any():
-            raise RuntimeError(f"cloaking dual did not reach duality gap {r * tol:.3g} (got {gap:.3g})")
+            raise RuntimeError(
+                f"cloaking dual did not reach duality gap {r * tol:.3g} (got {gap:.3g})"
+            )
         u = lambdas / r
         candidates |= violators
 
@@ -907,8 +804,9 @@ def optimal_cloaking_covariance(C, *, rtol=1e-8, tol=1e-8, max_iter=100_000):
     round_off = (ROUND_OFF * s[0]) ** 2
     tau = float(max(residual.max(), round_off) / NULL_SPACE_SHARE) if r < C.shape[0] else 0.0
     leverages = g + (residual / tau if tau > 0 else 0.0)
-    return CloakingSolution(U[:, :r], s[:r], 0.5 * (design + design.T), tau, lambdas,
-                            leverages, gap, iterations)
+    return CloakingSolution(
+        U[:, :r], s[:r], 0.5 * (design + design.T), tau, lambdas, leverages, gap, iterations
+    )
 
 
 def cloaking_lambdas_gradient(C, *, learning_rate=0.05, tol=1e-5, max_iter=1000, seed=None):
@@ -958,7 +856,9 @@ def cloaking_lambdas_gradient(C, *, learning_rate=0.05, tol=1e-5, max_iter=1000,
             raise ValueError("M(lambda) is singular: C is rank deficient") from None
         return np.sum(C * linalg.cho_solve(factor, C), axis=0)
 
-    for iteration in range(1, max_iter + 1):
+    iteration = 0
+    while iteration < max_iter:
+        iteration += 1
         updated = np.maximum(0.0, lambdas - learning_rate * (1.0 - leverages(lambdas)))
         step = np.max(np.abs(updated - lambdas))
         lambdas = updated
@@ -1059,27 +959,59 @@ class CloakingMechanism:
         """
         scale = self.noise_scale(epsilon, delta, sensitivity, calibration)
         d = float(sensitivity)
-        check = gaussian_check("cloaking (Smith et al. 2018)", d * np.sqrt(self._recomputed) / scale,
-                               epsilon, delta, calibration, kept_rank=self.solution.rank,
-                               duality_gap=self.solution.duality_gap)
-        values = _posterior_mean(self.C, y, float(mean)) + scale * self.solution.sample(_generator(seed), 1)[0]
-        details = {"jitter": self.jitter, "rank": self.solution.rank,
-                   "iterations": self.solution.iterations, "duality_gap": self.solution.duality_gap,
-                   "max_leverage": self.solution.max_leverage, "noise_scale": scale, "sensitivity": d}
+        check = gaussian_check(
+            "cloaking (Smith et al. 2018)",
+            d * np.sqrt(self._recomputed) / scale,
+            epsilon,
+            delta,
+            calibration,
+            kept_rank=self.solution.rank,
+            duality_gap=self.solution.duality_gap,
+        )
+        values = (
+            _posterior_mean(self.C, y, float(mean))
+            + scale * self.solution.sample(_generator(seed), 1)[0]
+        )
+        details = {
+            "jitter": self.jitter,
+            "rank": self.solution.rank,
+            "iterations": self.solution.iterations,
+            "duality_gap": self.solution.duality_gap,
+            "max_leverage": self.solution.max_leverage,
+            "noise_scale": scale,
+            "sensitivity": d,
+        }
         return DPRelease(values, scale**2 * self.M, check, details)
 
     def record(self):
         """Size and optimality (KKT) numbers of the design, as a dict for results files."""
         s = self.solution
-        return {"test_points": self.C.shape[0], "training_points": self.C.shape[1], "kept_rank": s.rank,
-                "support_size": int(np.sum(s.lambdas > 0)), "sum_lambdas": float(s.lambdas.sum()),
-                "max_leverage": self.leverage, "duality_gap": s.duality_gap,
-                "frank_wolfe_steps": s.iterations, "null_variance": s.null_variance,
-                "jitter": self.jitter}
+        return {
+            "test_points": self.C.shape[0],
+            "training_points": self.C.shape[1],
+            "kept_rank": s.rank,
+            "support_size": int(np.sum(s.lambdas > 0)),
+            "sum_lambdas": float(s.lambdas.sum()),
+            "max_leverage": self.leverage,
+            "duality_gap": s.duality_gap,
+            "frank_wolfe_steps": s.iterations,
+            "null_variance": s.null_variance,
+            "jitter": self.jitter,
+        }
 
 
-def cloaking_noise_covariance(K_star_X, K_XX, noise_variance, sensitivity, epsilon, delta,
-                              *, calibration="hall", rtol=1e-8, tol=1e-8):
+def cloaking_noise_covariance(
+    K_star_X,
+    K_XX,
+    noise_variance,
+    sensitivity,
+    epsilon,
+    delta,
+    *,
+    calibration="hall",
+    rtol=1e-8,
+    tol=1e-8,
+):
     """Covariance of the cloaking noise added to the test predictions [SMI §3].
 
     ``Sigma = (d s)^2 max_i(c_i^T M^{-1} c_i) M`` with ``s = c(delta)/epsilon`` and M from
@@ -1124,62 +1056,85 @@ def cloaking_noise_covariance(K_star_X, K_XX, noise_variance, sensitivity, epsil
     return mechanism.noise_covariance(epsilon, delta, sensitivity, calibration)
 
 
-def cloaking_release(kernel, noise_variance, X, y, X_star, epsilon, delta, sensitivity,
-                     seed=None, *, mean=0.0, calibration="hall", rtol=1e-8, tol=1e-8):
+def cloaking_release(
+    kernel,
+    noise_variance,
+    X,
+    y,
+    X_star,
+    epsilon,
+    delta,
+    sensitivity,
+    seed=None,
+    *,
+    mean=0.0,
+    calibration="hall",
+    rtol=1e-8,
+    tol=1e-8,
+):
     """Release GP predictions at ``X_star`` with the cloaking mechanism [SMI §3, Alg. 1].
 
-    Parameters
-    ----------
-    kernel : callable
-        Kernel ``kernel(A, B)`` of the fitted GP (any positive semi-definite kernel).
-    noise_variance : float or array_like, shape (n, n)
-        The GP's observation-noise variance (units of y squared) or covariance.
-    X : array_like, shape (n, D) or (n,)
-        Training inputs (public).
-    y : array_like, shape (n,)
-        Training outputs (private). They must be clipped so that one output can change
-        by at most ``sensitivity``.
-    X_star : array_like, shape (m, D) or (m,)
-        Test inputs, fixed before the release.
-    epsilon, delta : float
-        Privacy target (epsilon <= 1 for the default calibration).
-    sensitivity : float
-        d (units of y).
-    seed : int or numpy.random.Generator, optional
-        Randomness of the DP noise; None draws fresh entropy.
-    mean : float
-        Constant prior mean (treated as public).
-    calibration : {"hall", "analytic"}
-        See :func:`noise_multiplier`.
-    rtol, tol : float
-        Rank cut-off and solver tolerance, see :func:`optimal_cloaking_covariance`.
+        Parameters
+        ----------
+        kernel : callable
+            Kernel ``kernel(A, B)`` of the fitted GP (any positive semi-definite kernel).
+        noise_variance : float or array_like, shape (n, n)
+            The GP's observation-noise variance (units of y squared) or covariance.
+        X : array_like, shape (n, D) or (n,)
+            Training inputs (public).
+        y : array_like, shape (n,)
+            Training outputs (private). They must be clipped so that one output can change
+            by at most ``sensitivity``.
+        X_star : array_like, shape (m, D) or (m,)
+            Test inputs, fixed before the release.
+        epsilon, delta : float
+            Privacy target (epsilon <= 1 for the default calibration).
+        sensitivity : float
+            d (units of y).
+        seed : int or numpy.random.Generator, optional
+            Randomness of the DP noise; None draws fresh entropy.
+        mean : float
+            Constant prior mean (treated as public).
+        calibration : {"hall", "analytic"}
+            See :func:`noise_multiplier`.
+        rtol, tol : float
+            Rank cut-off and solver tolerance, see :func:`optimal_cloaking_covariance`.
 
-    Returns
-    -------
-    DPRelease
-        ``values`` = one draw of ``mean + C (y - mean) + Z``, ``Z ~ N(0, Sigma)``;
-        ``noise_covariance`` = Sigma; ``check`` = the exact Gaussian-mechanism delta at
-        the worst-case neighbour, recomputed from the final Sigma; ``details`` holds
-        the jitter, kept rank, solver iterations and duality gap.
+        Returns
+        -------
+        DPRelease
+            ``values`` = one draw of ``mean + C (y - mean) + Z``, ``Z ~ N(0, Sigma)``;
+            ``noise_covariance`` = Sigma; ``check`` = the exact Gaussian-mechanism delta at
+            the worst-case neighbour, recomputed from the final Sigma; ``details`` holds
+            the jitter, kept rank, solver iterations and duality gap.
 
-    Raises
-    ------
-    ValueError
-        On bad shapes or values.
+        Raises
+        ------
+        ValueError
+            On bad shapes or values.
 
-    Examples
-    --------
-    >>> from ssa_privacy.gp import RBF
-    >>> release = cloaking_release(RBF(1.0), 0.5, [0, 1, 2, 3, 4], [0.5, 1, -0.3, 0.2, 0.9],
-    ...                            [0.5, 2.5], epsilon=1.0, delta=0.01, sensitivity=1.0, seed=0)
-    >>> release.check.passed
-    True
+        Examples
+        --------
+        >>> from ssa_privacy.privacy.accounting import (  # noqa: F401
+        CALIBRATIONS,
+        c_delta,
+        gaussian_mechanism_delta,
+        noise_multiplier,
+        privacy_loss_tail,
+    )
+    from ssa_privacy.gp import RBF
+        >>> release = cloaking_release(RBF(1.0), 0.5, [0, 1, 2, 3, 4], [0.5, 1, -0.3, 0.2, 0.9],
+        ...                            [0.5, 2.5], epsilon=1.0, delta=0.01, sensitivity=1.0, seed=0)
+        >>> release.check.passed
+        True
     """
     X, X_star = as_inputs(X), as_inputs(X_star, "X_star")
     noise_multiplier(epsilon, delta, calibration)  # bad privacy parameters fail before the solve
     positive(sensitivity, "sensitivity")
     mechanism = CloakingMechanism(kernel(X_star, X), kernel(X), noise_variance, rtol=rtol, tol=tol)
-    return mechanism.release(y, epsilon, delta, sensitivity, seed, mean=mean, calibration=calibration)
+    return mechanism.release(
+        y, epsilon, delta, sensitivity, seed, mean=mean, calibration=calibration
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -1236,7 +1191,9 @@ def _edges(edges, dimension):
     if dimension == 1 and np.ndim(edges[0]) == 0:
         edges = [edges]
     if len(edges) != dimension:
-        raise ValueError(f"edges must give one array per input dimension ({dimension}), got {len(edges)}")
+        raise ValueError(
+            f"edges must give one array per input dimension ({dimension}), got {len(edges)}"
+        )
     checked = [as_finite_array(e, f"edges[{k}]", ndim=1) for k, e in enumerate(edges)]
     for k, e in enumerate(checked):
         if len(e) < 2 or np.any(np.diff(e) <= 0):
@@ -1308,11 +1265,17 @@ def laplace_bin_means(X, y, edges, epsilon, sensitivity, seed=None):
     means[occupied] = np.bincount(index, weights=y, minlength=n_bins)[occupied] / counts[occupied]
     scales = np.full(n_bins, np.nan)
     scales[occupied] = d / (counts[occupied] * epsilon)
-    values = means + np.where(occupied, _generator(seed).laplace(0.0, np.nan_to_num(scales)), np.nan)
+    values = means + np.where(
+        occupied, _generator(seed).laplace(0.0, np.nan_to_num(scales)), np.nan
+    )
     loss = float(np.max((d / counts[occupied]) / scales[occupied]))
-    check = PrivacyCheck("Laplace bin means, parallel composition over disjoint bins", epsilon,
-                         0.0, loss <= epsilon * (1 + CHECK_RTOL),
-                         {"max_privacy_loss": loss, "occupied_bins": int(occupied.sum())})
+    check = PrivacyCheck(
+        "Laplace bin means, parallel composition over disjoint bins",
+        epsilon,
+        0.0,
+        loss <= epsilon * (1 + CHECK_RTOL),
+        {"max_privacy_loss": loss, "occupied_bins": int(occupied.sum())},
+    )
     return BinnedRelease(edges, counts, values, scales, check)
 
 
@@ -1382,7 +1345,9 @@ class IntegralRBF:
         width = upper - lower
         is_box = np.all(width > 0, axis=1)
         if np.any(width < 0) or np.any(~is_box & np.any(width > 0, axis=1)):
-            raise ValueError(f"each row of {name} must be a point (lower == upper) or a box (lower < upper)")
+            raise ValueError(
+                f"each row of {name} must be a point (lower == upper) or a box (lower < upper)"
+            )
         return lower, upper, is_box
 
     def __call__(self, A, B=None):
@@ -1394,21 +1359,31 @@ class IntegralRBF:
         for k in range(lA.shape[1]):
             s, t = lA[:, k, None], uA[:, k, None]
             s2, t2 = lB[None, :, k], uB[None, :, k]
-            point_point = np.exp(-((s - s2) / a) ** 2)
-            box_point = 0.5 * np.sqrt(np.pi) * a * (special.erf((t - s2) / a) - special.erf((s - s2) / a))
-            point_box = 0.5 * np.sqrt(np.pi) * a * (special.erf((t2 - s) / a) - special.erf((s2 - s) / a))
-            box_box = (_integrated_erf(t - s2, a) + _integrated_erf(s - t2, a)
-                       - _integrated_erf(t - t2, a) - _integrated_erf(s - s2, a))
-            result *= np.where(boxA[:, None],
-                               np.where(boxB[None, :], box_box, box_point),
-                               np.where(boxB[None, :], point_box, point_point))
+            point_point = np.exp(-(((s - s2) / a) ** 2))
+            box_point = (
+                0.5 * np.sqrt(np.pi) * a * (special.erf((t - s2) / a) - special.erf((s - s2) / a))
+            )
+            point_box = (
+                0.5 * np.sqrt(np.pi) * a * (special.erf((t2 - s) / a) - special.erf((s2 - s) / a))
+            )
+            box_box = (
+                _integrated_erf(t - s2, a)
+                + _integrated_erf(s - t2, a)
+                - _integrated_erf(t - t2, a)
+                - _integrated_erf(s - s2, a)
+            )
+            result *= np.where(
+                boxA[:, None],
+                np.where(boxB[None, :], box_box, box_point),
+                np.where(boxB[None, :], point_box, point_point),
+            )
         return self.variance * result
 
 
 def _integrated_erf(z, a):
     """Second antiderivative of ``exp(-z^2/a^2)``: ``(a^2/2)(z/a sqrt(pi) erf(z/a) + exp(-z^2/a^2))``."""
     x = z / a
-    return 0.5 * a**2 * (x * np.sqrt(np.pi) * special.erf(x) + np.exp(-x**2))
+    return 0.5 * a**2 * (x * np.sqrt(np.pi) * special.erf(x) + np.exp(-(x**2)))
 
 
 def integral_binning_predict(binned, X_star, restarts=3, seed=None):
@@ -1471,8 +1446,13 @@ def integral_binning_predict(binned, X_star, restarts=3, seed=None):
     rng = _generator(seed)
     starts = [np.log([width, 1.0, 0.1])] + [
         np.log([rng.uniform(width, span), rng.uniform(0.1, 10.0), rng.uniform(0.01, 1.0)])
-        for _ in range(restarts - 1)]
-    bounds = [(np.log(width / 10), np.log(10 * span)), (np.log(1e-4), np.log(1e4)), (np.log(1e-8), np.log(1e4))]
+        for _ in range(restarts - 1)
+    ]
+    bounds = [
+        (np.log(width / 10), np.log(10 * span)),
+        (np.log(1e-4), np.log(1e4)),
+        (np.log(1e-8), np.log(1e4)),
+    ]
     fits = [optimize.minimize(objective, s, method="L-BFGS-B", bounds=bounds) for s in starts]
     best = min(fits, key=lambda fit: fit.fun)
     if not np.isfinite(best.fun):
@@ -1535,16 +1515,31 @@ def _fold_terms(X, y, train, test, lengthscale, noise_variance, d, bound, releas
     residual = np.clip(y[test] - C @ y[train], -bound, bound)
     energy = 0.0
     if release is not None:
-        energy = float(np.trace(cloaking_noise_covariance(K_star_X, K_XX, noise_variance, d,
-                                                          *release, tol=1e-6)))
+        energy = float(
+            np.trace(
+                cloaking_noise_covariance(K_star_X, K_XX, noise_variance, d, *release, tol=1e-6)
+            )
+        )
     per_point = np.full(len(X), min(2 * bound * d, bound**2))
     per_point[train] = np.sum(np.minimum(2 * bound * d * np.abs(C), bound**2), axis=0)
     return float(residual @ residual) + energy, per_point
 
 
-def select_hyperparameters(X, y, lengthscales, noise_variances, *, epsilon, sensitivity,
-                           residual_bound=None, folds=20, test_fraction=0.1, release=None,
-                           seed=None, progress=False):
+def select_hyperparameters(
+    X,
+    y,
+    lengthscales,
+    noise_variances,
+    *,
+    epsilon,
+    sensitivity,
+    residual_bound=None,
+    folds=20,
+    test_fraction=0.1,
+    release=None,
+    seed=None,
+    progress=False,
+):
     """DP choice of an RBF length scale and noise variance by the exponential mechanism.
 
     The utility of a candidate theta is ``u(theta) = -(SSE(theta) + E(theta))``. SSE is
@@ -1614,8 +1609,13 @@ def select_hyperparameters(X, y, lengthscales, noise_variances, *, epsilon, sens
     epsilon, d = positive(epsilon, "epsilon"), positive(sensitivity, "sensitivity")
     bound = d if residual_bound is None else positive(residual_bound, "residual_bound")
     open_interval(test_fraction, "test_fraction")
-    grid = np.array([(positive(l, "lengthscales"), positive(s, "noise_variances"))
-                     for l in np.atleast_1d(lengthscales) for s in np.atleast_1d(noise_variances)])
+    grid = np.array(
+        [
+            (positive(l, "lengthscales"), positive(s, "noise_variances"))
+            for l in np.atleast_1d(lengthscales)
+            for s in np.atleast_1d(noise_variances)
+        ]
+    )
     if len(grid) == 0 or folds < 1:
         raise ValueError("need at least one candidate and one fold")
     rng = _generator(seed)
@@ -1630,7 +1630,11 @@ def select_hyperparameters(X, y, lengthscales, noise_variances, *, epsilon, sens
     logits = epsilon * utilities / (2 * Delta_u)
     probabilities = np.exp(logits - special.logsumexp(logits))
     index = int(rng.choice(len(grid), p=probabilities))
-    check = PrivacyCheck("exponential mechanism (McSherry and Talwar 2007) on -SSE", epsilon, 0.0,
-                         bool(np.isfinite(Delta_u) and Delta_u > 0),
-                         {"utility_sensitivity": Delta_u, "folds": folds, "residual_bound": bound})
+    check = PrivacyCheck(
+        "exponential mechanism (McSherry and Talwar 2007) on -SSE",
+        epsilon,
+        0.0,
+        bool(np.isfinite(Delta_u) and Delta_u > 0),
+        {"utility_sensitivity": Delta_u, "folds": folds, "residual_bound": bound},
+    )
     return HyperparameterSelection(grid, utilities, Delta_u, probabilities, index, check)

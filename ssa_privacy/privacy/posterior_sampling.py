@@ -39,8 +39,9 @@ from ssa_privacy.privacy.dp_gp import cloaking_matrix
 
 #: Evenly spaced grid on beta = (alpha - 1) tau in (0, 1) used to bracket the optimum
 #: over the Renyi order before a bounded scalar minimisation.
-BETA_GRID = np.concatenate([np.logspace(-9, -2, 15), np.linspace(0.01, 0.99, 99),
-                            1.0 - np.logspace(-2, -9, 15)])
+BETA_GRID = np.concatenate(
+    [np.logspace(-9, -2, 15), np.linspace(0.01, 0.99, 99), 1.0 - np.logspace(-2, -9, 15)]
+)
 
 
 def _count(value, name):
@@ -161,7 +162,12 @@ def mean_sensitivity_exp_1d(n, ridge, lengthscale, response_bound=1.0):
     ``dpgp_spec.md`` B.1 (the authors' code hard-codes M_Y = 1).
     """
     V = variance_scale_bound(n, ridge, kappa_exp_1d(lengthscale))
-    return 2.0 * np.sqrt(2.0) * positive(response_bound, "response_bound") * np.sqrt(phi_bound(V, ridge))
+    return (
+        2.0
+        * np.sqrt(2.0)
+        * positive(response_bound, "response_bound")
+        * np.sqrt(phi_bound(V, ridge))
+    )
 
 
 def mean_sensitivity_generic(n, ridge, kappa, response_bound=1.0, factor=2.0):
@@ -197,8 +203,12 @@ def mean_sensitivity_generic(n, ridge, kappa, response_bound=1.0, factor=2.0):
     """
     n, r = _count(n, "n"), positive(ridge, "ridge")
     V = variance_scale_bound(n, r, kappa)
-    return (positive(factor, "factor") * positive(response_bound, "response_bound")
-            * (1 + np.sqrt(n - 1) / r) * np.sqrt(phi_bound(V, r)))
+    return (
+        positive(factor, "factor")
+        * positive(response_bound, "response_bound")
+        * (1 + np.sqrt(n - 1) / r)
+        * np.sqrt(phi_bound(V, r))
+    )
 
 
 def psi(beta, tau):
@@ -264,7 +274,9 @@ class PosteriorSamplingBound:
     def exp_1d(cls, n, lengthscale, ridge, sigma, eta=0.0, response_bound=1.0):
         """Bound for the 1-D exponential kernel on [0, 1] (Proposition 3 and Lemma B.7)."""
         V = variance_scale_bound(n, ridge, kappa_exp_1d(lengthscale))
-        return cls(V, mean_sensitivity_exp_1d(n, ridge, lengthscale, response_bound), ridge, sigma, eta)
+        return cls(
+            V, mean_sensitivity_exp_1d(n, ridge, lengthscale, response_bound), ridge, sigma, eta
+        )
 
     @classmethod
     def generic(cls, n, kappa, ridge, sigma, eta=0.0, response_bound=1.0, factor=2.0):
@@ -292,7 +304,14 @@ class PosteriorSamplingBound:
         """RDP bound at ``alpha = 1 + beta / tau~`` for ``beta`` in (0, 1) (vectorised)."""
         beta = np.asarray(beta, dtype=float)
         alpha = 1.0 + beta / self.tau
-        mean = 0.5 * alpha * (self.V + self.ridge**2) * self.Delta**2 * _scale(self.sigma) / (self._a * (1 - beta))
+        mean = (
+            0.5
+            * alpha
+            * (self.V + self.ridge**2)
+            * self.Delta**2
+            * _scale(self.sigma)
+            / (self._a * (1 - beta))
+        )
         return 2.0 * psi(beta, self.tau) + mean
 
     def rdp(self, alpha):
@@ -325,8 +344,12 @@ class PosteriorSamplingBound:
         best = int(np.argmin(values))
         low = BETA_GRID[best - 1] if best > 0 else 0.5 * BETA_GRID[0]
         high = BETA_GRID[best + 1] if best + 1 < len(BETA_GRID) else 0.5 * (1 + BETA_GRID[-1])
-        result = optimize.minimize_scalar(objective, bounds=(low, high), method="bounded",
-                                          options={"xatol": 1e-14 * max(high, 1e-300)})
+        result = optimize.minimize_scalar(
+            objective,
+            bounds=(low, high),
+            method="bounded",
+            options={"xatol": 1e-14 * max(high, 1e-300)},
+        )
         beta = result.x if result.fun <= values[best] else BETA_GRID[best]
         return float(min(result.fun, values[best])), 1.0 + beta / self.tau
 
@@ -353,7 +376,9 @@ class PosteriorSamplingBound:
         L = _count(paths, "paths")
         if self.tau == 0:
             raise ValueError("V = 0: the bound is degenerate (no posterior variance)")
-        return self._optimise(lambda b: L * self.rdp_beta(b) + log_inverse * self.tau / np.asarray(b))
+        return self._optimise(
+            lambda b: L * self.rdp_beta(b) + log_inverse * self.tau / np.asarray(b)
+        )
 
     def delta(self, epsilon, paths=1):
         """Smallest delta of (epsilon, delta)-DP for ``paths`` paths (1 if none is useful).
@@ -377,7 +402,8 @@ class PosteriorSamplingBound:
         epsilon = _non_negative(epsilon, "epsilon")
         L = _count(paths, "paths")
         log_delta, alpha = self._optimise(
-            lambda b: np.asarray(b) / self.tau * (L * self.rdp_beta(b) - epsilon))
+            lambda b: np.asarray(b) / self.tau * (L * self.rdp_beta(b) - epsilon)
+        )
         return float(np.exp(min(log_delta, 0.0))), alpha
 
 
@@ -476,8 +502,10 @@ def gaussian_renyi_divergence(alpha, mean1, cov1, mean2, cov2):
     if not alpha > 1:
         raise ValueError(f"alpha must be > 1, got {alpha!r}")
     dm = as_finite_array(mean1, "mean1", ndim=1) - as_finite_array(mean2, "mean2", ndim=1)
-    S1, S2 = (0.5 * (S + S.T) for S in (as_finite_array(cov1, "cov1", ndim=2),
-                                         as_finite_array(cov2, "cov2", ndim=2)))
+    S1, S2 = (
+        0.5 * (S + S.T)
+        for S in (as_finite_array(cov1, "cov1", ndim=2), as_finite_array(cov2, "cov2", ndim=2))
+    )
 
     def logdet(S, name):
         try:
@@ -491,7 +519,11 @@ def gaussian_renyi_divergence(alpha, mean1, cov1, mean2, cov2):
     except np.linalg.LinAlgError:
         return np.inf
     quadratic = np.sum(linalg.solve_triangular(L, dm, lower=True) ** 2)
-    log_ratio = 2.0 * np.sum(np.log(np.diag(L))) - (1 - alpha) * logdet(S1, "cov1") - alpha * logdet(S2, "cov2")
+    log_ratio = (
+        2.0 * np.sum(np.log(np.diag(L)))
+        - (1 - alpha) * logdet(S1, "cov1")
+        - alpha * logdet(S2, "cov2")
+    )
     return float(0.5 * alpha * quadratic - log_ratio / (2 * (alpha - 1)))
 
 
@@ -535,8 +567,9 @@ def ou_prior_paths(points, lengthscale, size, rng):
     return result
 
 
-def sample_posterior_paths_exp_1d(X, y, grid, *, lengthscale, ridge, sigma, paths=1, eta=0.0,
-                                  seed=None):
+def sample_posterior_paths_exp_1d(
+    X, y, grid, *, lengthscale, ridge, sigma, paths=1, eta=0.0, seed=None
+):
     """Release ``paths`` posterior sample paths on a grid, 1-D exponential kernel [MAC §2].
 
     Matheron's rule: with a joint prior draw ``f0`` on grid and data (exact OU
@@ -583,7 +616,7 @@ def sample_posterior_paths_exp_1d(X, y, grid, *, lengthscale, ridge, sigma, path
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     prior = ou_prior_paths(np.concatenate([grid, X]), lengthscale, L, rng)
     noise = r * rng.standard_normal((L, len(X)))
-    centred = prior[:, :len(grid)] - (prior[:, len(grid):] + noise) @ C.T
+    centred = prior[:, : len(grid)] - (prior[:, len(grid) :] + noise) @ C.T
     released = C @ y + float(sigma) * centred
     if _non_negative(eta, "eta") > 0:
         released += eta * ou_prior_paths(grid, lengthscale, L, rng)

@@ -25,6 +25,7 @@ import cvxpy as cp
 import numpy as np
 from scipy import linalg
 
+from ssa_privacy._solvers import solve_clarabel
 from ssa_privacy._validation import (
     as_finite_array,
     as_matrix,
@@ -33,7 +34,6 @@ from ssa_privacy._validation import (
     psd_matrix,
     symmetric_matrix,
 )
-from ssa_privacy._solvers import solve_clarabel
 from ssa_privacy.gp import GaussianProcess, cholesky_with_jitter, noise_matrix
 
 #: Relative safety margin of released designs: they target ``(1 - DESIGN_MARGIN) Delta`` so
@@ -119,8 +119,9 @@ def _psd_part(A, rank_bound):
     subset = {}
     if rank_bound is not None and rank_bound <= PARTIAL_EIGENSOLVE_FRACTION * n:
         subset = {"subset_by_value": [0.0, np.inf], "driver": "evr"}
-    eigenvalues, eigenvectors = linalg.eigh(A, lower=True, overwrite_a=True, check_finite=False,
-                                            **(subset or {"driver": "evd"}))
+    eigenvalues, eigenvectors = linalg.eigh(
+        A, lower=True, overwrite_a=True, check_finite=False, **(subset or {"driver": "evd"})
+    )
     keep = eigenvalues > 0
     return PSDPart(eigenvalues[keep], eigenvectors[:, keep], "partial" if subset else "dense")
 
@@ -155,7 +156,11 @@ class SyntheticNoiseDesign:
         self.K_XX = psd_matrix(K_XX, "K_XX")
         n = len(self.K_XX)
         # A scalar variance (None is 0) stays a float: only the diagonal is touched.
-        self.V = noise_matrix(V, 1, "V")[0, 0] if V is None or np.ndim(V) == 0 else noise_matrix(V, n, "V")
+        self.V = (
+            noise_matrix(V, 1, "V")[0, 0]
+            if V is None or np.ndim(V) == 0
+            else noise_matrix(V, n, "V")
+        )
 
     def factor(self, K_XS, Delta):
         """Sigma_opt of (8) for the sensitive inputs S, in factored form.
@@ -502,8 +507,10 @@ def release(y, factor, seed=None):
     """
     y = as_finite_array(y, "y", ndim=1)
     if len(y) != factor.eigenvectors.shape[0]:
-        raise ValueError(f"y has {len(y)} entries but Sigma is {factor.eigenvectors.shape[0]}x"
-                         f"{factor.eigenvectors.shape[0]}")
+        raise ValueError(
+            f"y has {len(y)} entries but Sigma is {factor.eigenvectors.shape[0]}x"
+            f"{factor.eigenvectors.shape[0]}"
+        )
     return y + sample_synthetic_noise(factor, seed=seed)
 
 
@@ -564,8 +571,9 @@ def obfuscate(kernel, X, y, S0, alpha, V=None, seed=None):
     K_XX, K_XS, Delta = kernel(X), kernel(X, S0), alpha * kernel(S0)
     factor = optimal_noise_factor(K_XX, K_XS, (1.0 - DESIGN_MARGIN) * Delta, V)
     W = release(y, factor, seed=seed)
-    return ObfuscationResult(W=W, Sigma=factor,
-                             certificate=privacy_certificate(K_XX, K_XS, Delta, factor, V))
+    return ObfuscationResult(
+        W=W, Sigma=factor, certificate=privacy_certificate(K_XX, K_XS, Delta, factor, V)
+    )
 
 
 def privacy_aware_gp(gp, X, W, Sigma):

@@ -3,10 +3,10 @@
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from ssa_privacy.studies._common import METHOD_COLOURS as COLOURS  # noqa: E402
-from ssa_privacy.studies._dp_rows import COLOUR as DP_COLOUR  # noqa: E402
+from ssa_privacy.studies._common import METHOD_COLOURS as COLOURS
+from ssa_privacy.studies._dp_rows import COLOUR as DP_COLOUR
 
 #: Vertical range of the panels (PINCP, 1e5 USD), as the authors' figures.
 Y_LIMITS = (-1.5, 5)
@@ -19,8 +19,13 @@ def _panels(design, features, levels, symbol, title, draw, behind=None):
     ``draw(axis, level, column)`` adds the level's predictions to one panel, over the
     test data, and ``behind`` (same signature) what goes under them.
     """
-    figure, axes = plt.subplots(len(features), len(levels), figsize=(5 * len(levels), 7), squeeze=False,
-                                constrained_layout=True)
+    figure, axes = plt.subplots(
+        len(features),
+        len(levels),
+        figsize=(5 * len(levels), 7),
+        squeeze=False,
+        constrained_layout=True,
+    )
     figure.suptitle(title)
     data = design.data
     for row, (feature, name, region) in enumerate(features):
@@ -31,8 +36,13 @@ def _panels(design, features, levels, symbol, title, draw, behind=None):
             if behind is not None:
                 behind(axis, level, feature)
             axis.scatter(x_test, data.y_test, s=8, color=COLOURS["truth"], label="test")
-            axis.scatter(x_test[design.private_test], data.y_test[design.private_test], marker="x",
-                         color=COLOURS["private"], label="test, sensitive")
+            axis.scatter(
+                x_test[design.private_test],
+                data.y_test[design.private_test],
+                marker="x",
+                color=COLOURS["private"],
+                label="test, sensitive",
+            )
             draw(axis, level, feature)
             axis.set_ylim(*Y_LIMITS)
             axis.set_xlabel(name)
@@ -45,9 +55,16 @@ def _panels(design, features, levels, symbol, title, draw, behind=None):
 
 def figure8(design, features, rep, dropout, alphas):
     """Figure 8: test predictions against AGEP and PUMA for each alpha (first replication)."""
+
     def released(axis, alpha, feature):
-        axis.scatter(design.data.X_train[:, feature], rep[alpha]["W"], s=3, color=COLOURS["released"],
-                     alpha=0.3, label="released W")
+        axis.scatter(
+            design.data.X_train[:, feature],
+            rep[alpha]["W"],
+            s=3,
+            color=COLOURS["released"],
+            alpha=0.3,
+            label="released W",
+        )
 
     def draw(axis, alpha, feature):
         x_test = design.data.X_test[:, feature]
@@ -55,16 +72,30 @@ def figure8(design, features, rep, dropout, alphas):
             axis.scatter(x_test, rep[alpha][method][0], s=4, color=COLOURS[method], label=method)
         axis.scatter(x_test, dropout, s=4, marker="s", color=COLOURS["dropout"], label="Dropout")
 
-    return _panels(design, features, alphas, r"\alpha",
-                   "Privacy-aware GP of census income (sensitive region shaded)", draw, released)
+    return _panels(
+        design,
+        features,
+        alphas,
+        r"\alpha",
+        "Privacy-aware GP of census income (sensitive region shaded)",
+        draw,
+        released,
+    )
 
 
 def figure9(design, features, releases, dropout, epsilons):
     """Figure 9: one DP-cloaking release per epsilon (first replication) and Dropout, by AGEP and PUMA."""
+
     def draw(axis, epsilon, feature):
         x_test = design.data.X_test[:, feature]
         axis.scatter(x_test, releases[epsilon], s=4, color=DP_COLOUR, label="DP-cloaking")
         axis.scatter(x_test, dropout, s=4, marker="s", color=COLOURS["dropout"], label="Dropout")
 
-    return _panels(design, features, epsilons, r"\varepsilon",
-                   "DP-cloaking GP of census income, delta = 0.01 (sensitive region shaded)", draw)
+    return _panels(
+        design,
+        features,
+        epsilons,
+        r"\varepsilon",
+        "DP-cloaking GP of census income, delta = 0.01 (sensitive region shaded)",
+        draw,
+    )

@@ -31,9 +31,11 @@ METHOD = "dp-cloaking"
 #: Added to the epsilon index in the seed keys, so that the DP streams never coincide
 #: with the privacy-aware ones (whose third key is the alpha index 0, 1, 2).
 SEED_KEY_OFFSET = 100
-NEIGHBOURING = ("data sets differ in one training output, changed by at most d = one standard "
-                "deviation (ddof 0) of that output's training values (d = 1 in normalised units); "
-                "inputs, output mean and standard deviation and the GP's constant mean are public")
+NEIGHBOURING = (
+    "data sets differ in one training output, changed by at most d = one standard "
+    "deviation (ddof 0) of that output's training values (d = 1 in normalised units); "
+    "inputs, output mean and standard deviation and the GP's constant mean are public"
+)
 #: Colour of the DP-cloaking curves in the figures.
 COLOUR = "tab:brown"
 
@@ -45,10 +47,14 @@ def output_sensitivity(y):
 
 def parameters():
     """The DP settings recorded in ``results.json`` → ``parameters``."""
-    return {"epsilons": EPSILONS, "delta": DELTA, "dp_calibration": CALIBRATION,
-            "dp_neighbouring_relation": NEIGHBOURING,
-            "dp_cloaking_matrix": "C = K_*X (K_XX + V)^-1 over all training outputs (Smith et al. 2018)",
-            "dp_draws_per_release": 1}
+    return {
+        "epsilons": EPSILONS,
+        "delta": DELTA,
+        "dp_calibration": CALIBRATION,
+        "dp_neighbouring_relation": NEIGHBOURING,
+        "dp_cloaking_matrix": "C = K_*X (K_XX + V)^-1 over all training outputs (Smith et al. 2018)",
+        "dp_draws_per_release": 1,
+    }
 
 
 class CloakingDesign:
@@ -80,10 +86,13 @@ class CloakingDesign:
 
     def __init__(self, gp, X, X_star):
         if np.ndim(gp.noise) != 0:
-            raise ValueError("CloakingDesign needs a GP with a scalar noise variance, got a noise matrix")
+            raise ValueError(
+                "CloakingDesign needs a GP with a scalar noise variance, got a noise matrix"
+            )
         start = time.perf_counter()
-        self.mechanism = CloakingMechanism(gp.kernel(X_star, X), gp.kernel(X),
-                                           float(gp.noise) + (gp.jitter or 0.0))
+        self.mechanism = CloakingMechanism(
+            gp.kernel(X_star, X), gp.kernel(X), float(gp.noise) + (gp.jitter or 0.0)
+        )
         self.time_s = time.perf_counter() - start
 
     @property
@@ -97,8 +106,9 @@ class CloakingDesign:
 
     def release(self, y, mean, epsilon, sensitivity, rng):
         """One release at (epsilon, :data:`DELTA`), with its check (see the mechanism)."""
-        return self.mechanism.release(y, epsilon, DELTA, sensitivity, rng, mean=mean,
-                                      calibration=CALIBRATION)
+        return self.mechanism.release(
+            y, epsilon, DELTA, sensitivity, rng, mean=mean, calibration=CALIBRATION
+        )
 
     def record(self):
         """The mechanism's record plus the design time, for ``results.json``."""
@@ -175,26 +185,41 @@ def comparison(pa, dp, dropout, alphas, paper=None):
     rows = []
     for alpha, epsilon in zip(alphas, EPSILONS):
         a, e = pa[alpha], dp[epsilon]
-        rows.append({"alpha": alpha, "epsilon": epsilon, "delta": DELTA,
-                     "privacy_aware_rmse": a["rmse_mean"], "privacy_aware_std": a["rmse_std"],
-                     "dp_cloaking_rmse": e["rmse_mean"], "dp_cloaking_std": e["rmse_std"],
-                     "dp_over_privacy_aware": e["rmse_mean"] / a["rmse_mean"], "dropout_rmse": dropout,
-                     "paper_privacy_aware": paper.get(("privacy-aware", alpha)),
-                     "paper_dp_cloaking": paper.get((METHOD, epsilon))})
+        rows.append(
+            {
+                "alpha": alpha,
+                "epsilon": epsilon,
+                "delta": DELTA,
+                "privacy_aware_rmse": a["rmse_mean"],
+                "privacy_aware_std": a["rmse_std"],
+                "dp_cloaking_rmse": e["rmse_mean"],
+                "dp_cloaking_std": e["rmse_std"],
+                "dp_over_privacy_aware": e["rmse_mean"] / a["rmse_mean"],
+                "dropout_rmse": dropout,
+                "paper_privacy_aware": paper.get(("privacy-aware", alpha)),
+                "paper_dp_cloaking": paper.get((METHOD, epsilon)),
+            }
+        )
     return rows
 
 
 def format_comparison(title, rows):
     """The comparison as a fixed-width text table (printed at the end of a run)."""
+
     def number(value):
         return f"{value:9.4g}" if value is not None else f"{'--':>9s}"
 
-    lines = [title, f"{'alpha':>5s} {'eps':>4s} | {'PA':>9s} {'+-':>9s} | {'DP':>9s} {'+-':>9s} | "
-                    f"{'DP/PA':>7s} | {'Dropout':>9s} | {'paper PA':>9s} {'paper DP':>9s}"]
+    lines = [
+        title,
+        f"{'alpha':>5s} {'eps':>4s} | {'PA':>9s} {'+-':>9s} | {'DP':>9s} {'+-':>9s} | "
+        f"{'DP/PA':>7s} | {'Dropout':>9s} | {'paper PA':>9s} {'paper DP':>9s}",
+    ]
     for r in rows:
-        lines.append(f"{r['alpha']:5.1f} {r['epsilon']:4.1f} | {number(r['privacy_aware_rmse'])} "
-                     f"{number(r['privacy_aware_std'])} | {number(r['dp_cloaking_rmse'])} "
-                     f"{number(r['dp_cloaking_std'])} | {r['dp_over_privacy_aware']:7.1f} | "
-                     f"{number(r['dropout_rmse'])} | {number(r['paper_privacy_aware'])} "
-                     f"{number(r['paper_dp_cloaking'])}")
+        lines.append(
+            f"{r['alpha']:5.1f} {r['epsilon']:4.1f} | {number(r['privacy_aware_rmse'])} "
+            f"{number(r['privacy_aware_std'])} | {number(r['dp_cloaking_rmse'])} "
+            f"{number(r['dp_cloaking_std'])} | {r['dp_over_privacy_aware']:7.1f} | "
+            f"{number(r['dropout_rmse'])} | {number(r['paper_privacy_aware'])} "
+            f"{number(r['paper_dp_cloaking'])}"
+        )
     return "\n".join(lines)

@@ -3,14 +3,19 @@
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from ssa_privacy.studies._common import METHOD_COLOURS as COLOURS  # noqa: E402
-from ssa_privacy.studies._common import band  # noqa: E402
-from ssa_privacy.studies._dp_rows import COLOUR as DP_COLOUR  # noqa: E402
+from ssa_privacy.studies._common import METHOD_COLOURS as COLOURS
+from ssa_privacy.studies._common import band
+from ssa_privacy.studies._dp_rows import COLOUR as DP_COLOUR
 
-LABELS = (r"$r / R_e$", r"$\dot r / (R_e / T_{orb})$", r"$\theta$ (rad)", r"$\dot\theta$ (rad / $T_{orb}$)")
+LABELS = (
+    r"$r / R_e$",
+    r"$\dot r / (R_e / T_{orb})$",
+    r"$\theta$ (rad)",
+    r"$\dot\theta$ (rad / $T_{orb}$)",
+)
 #: Percentiles of the 96% empirical band of Figures 4-5 (the paper's 2%-98%).
 BAND_PERCENTILES = (2.0, 98.0)
 #: Time window of the zoomed Figure 6 (T_orb), as the authors' inset.
@@ -20,13 +25,16 @@ ZOOM = (0.9, 2.1)
 def trajectory_rows(design):
     """Rows of ``trajectory.csv``: time, the four normalized states, is_private."""
     names = ("r", "r_dot", "theta", "theta_dot")
-    return [{"time": t, **dict(zip(names, state)), "is_private": int(p)}
-            for t, state, p in zip(design.t, design.states, design.private_dense)]
+    return [
+        {"time": t, **dict(zip(names, state)), "is_private": int(p)}
+        for t, state, p in zip(design.t, design.states, design.private_dense)
+    ]
 
 
 def _grid(rows, columns, title):
-    figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 2.6 * rows),
-                                squeeze=False, sharex=True)
+    figure, axes = plt.subplots(
+        rows, columns, figsize=(4.2 * columns, 2.6 * rows), squeeze=False, sharex=True
+    )
     figure.suptitle(title)
     for axis in axes[-1]:
         axis.set_xlabel(r"$t / T_{orb}$")
@@ -65,14 +73,32 @@ def figure_privacy_aware(design, rep, alphas, dropout=None, title="Privacy-aware
         for c in range(4):
             axis = axes[c, j]
             _truth(axis, design, c)
-            axis.plot(design.X, rep["W"][alpha, c], ".", color=COLOURS["released"], ms=3, label="released W")
-            band(axis, design.t, rep["pa_mean"][alpha, c], 1.96 * np.sqrt(rep["pa_var"][alpha, c]),
-                 COLOURS["privacy-aware"], "privacy-aware (95%)")
+            axis.plot(
+                design.X,
+                rep["W"][alpha, c],
+                ".",
+                color=COLOURS["released"],
+                ms=3,
+                label="released W",
+            )
+            band(
+                axis,
+                design.t,
+                rep["pa_mean"][alpha, c],
+                1.96 * np.sqrt(rep["pa_var"][alpha, c]),
+                COLOURS["privacy-aware"],
+                "privacy-aware (95%)",
+            )
             if dropout is not None:
                 axis.plot(design.t, dropout[c], "--", color=COLOURS["dropout"], label="Dropout")
             if rep["stationary"]:
-                axis.plot(design.t, rep["stationary"][alpha, c], "--", color=COLOURS["stationary"],
-                          label="Stationary")
+                axis.plot(
+                    design.t,
+                    rep["stationary"][alpha, c],
+                    "--",
+                    color=COLOURS["stationary"],
+                    label="Stationary",
+                )
     _decorate(axes, alphas)
     return figure
 
@@ -85,11 +111,31 @@ def figure_replications(design, reps, alphas):
             axis = axes[c, j]
             means = np.array([r["pa_mean"][alpha, c] for r in reps])
             low, high = np.percentile(means, BAND_PERCENTILES, axis=0)
-            axis.plot(design.t, means.mean(axis=0), color=COLOURS["privacy-aware"], label="privacy-aware mean")
-            axis.fill_between(design.t, low, high, color=COLOURS["privacy-aware"], alpha=0.25, lw=0,
-                              label="96% empirical band")
+            axis.plot(
+                design.t,
+                means.mean(axis=0),
+                color=COLOURS["privacy-aware"],
+                label="privacy-aware mean",
+            )
+            axis.fill_between(
+                design.t,
+                low,
+                high,
+                color=COLOURS["privacy-aware"],
+                alpha=0.25,
+                lw=0,
+                label="96% empirical band",
+            )
             np_mean, np_var = design.gps[c].predict(design.t)
-            band(axis, design.t, np_mean, 1.96 * np.sqrt(np_var), COLOURS["non-private"], "non-private (95%)", 0.15)
+            band(
+                axis,
+                design.t,
+                np_mean,
+                1.96 * np.sqrt(np_var),
+                COLOURS["non-private"],
+                "non-private (95%)",
+                0.15,
+            )
     _decorate(axes, alphas)
     return figure
 
@@ -104,8 +150,15 @@ def figure_squared_error(design, reps, alphas):
             squared = np.array([(r["pa_mean"][alpha, c] - np_mean) ** 2 for r in reps])
             low, high = np.percentile(squared, BAND_PERCENTILES, axis=0)
             axis.plot(design.t, squared.mean(axis=0), color=COLOURS["privacy-aware"], label="mean")
-            axis.fill_between(design.t, low, high, color=COLOURS["privacy-aware"], alpha=0.25, lw=0,
-                              label="96% empirical band")
+            axis.fill_between(
+                design.t,
+                low,
+                high,
+                color=COLOURS["privacy-aware"],
+                alpha=0.25,
+                lw=0,
+                label="96% empirical band",
+            )
     _decorate(axes, alphas)
     return figure
 
@@ -146,9 +199,14 @@ def write_dp_cloaking(output, design, cloaking, dropout, epsilons):
 def write_all(output, design, reps, dropout, zero_design, zero_rep, alphas):
     """Write Figures 2, 3, 4, 5 and 7 as PNG and PDF."""
     output.save_figure(figure_trajectory(design), "figure2_trajectory")
-    output.save_figure(figure_privacy_aware(design, reps[0], alphas, dropout), "figure3_privacy_aware")
+    output.save_figure(
+        figure_privacy_aware(design, reps[0], alphas, dropout), "figure3_privacy_aware"
+    )
     output.save_figure(figure_replications(design, reps, alphas), "figure4_replications")
     output.save_figure(figure_squared_error(design, reps, alphas), "figure5_squared_difference")
-    output.save_figure(figure_privacy_aware(zero_design, zero_rep, alphas,
-                                            title="Privacy-aware GP with zero prior mean"),
-                       "figure7_zero_mean")
+    output.save_figure(
+        figure_privacy_aware(
+            zero_design, zero_rep, alphas, title="Privacy-aware GP with zero prior mean"
+        ),
+        "figure7_zero_mean",
+    )

@@ -1,16 +1,23 @@
 """Figures and the pass table of the ssa-network study."""
 
+import functools
+
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from ssa_privacy.orbits import rsw_frame  # noqa: E402
-from ssa_privacy.sensors import ground_track  # noqa: E402
+from ssa_privacy.orbits import rsw_frame
+from ssa_privacy.sensors import ground_track
 
 STATION_COLOURS = ("tab:red", "tab:blue", "tab:green", "tab:purple", "tab:orange")
 RSW = ("radial", "along-track", "cross-track")
+
+
+def _column(rows, key):
+    """The values of ``key`` over ``rows`` as a float array."""
+    return np.array([r[key] for r in rows], dtype=float)
 
 
 def _hours(times):
@@ -25,8 +32,12 @@ def _segments(mask):
 
 def _elevations(scenario, stations):
     """Elevation (deg) of the nominal track from each station, shape (S, m)."""
-    return np.array([np.degrees(s.measure(scenario.nominal, scenario.fine, scenario.earth)[:, 1])
-                     for s in stations])
+    return np.array(
+        [
+            np.degrees(s.measure(scenario.nominal, scenario.fine, scenario.earth)[:, 1])
+            for s in stations
+        ]
+    )
 
 
 def pass_rows(scenario, stations):
@@ -34,11 +45,15 @@ def pass_rows(scenario, stations):
     rows = []
     for station, elevation in zip(stations, _elevations(scenario, stations)):
         for start, stop in _segments(elevation >= station.elevation_mask):
-            rows.append({"station": station.name,
-                         "start_h": float(_hours(scenario.fine[start])),
-                         "end_h": float(_hours(scenario.fine[stop - 1])),
-                         "max_elevation_deg": float(np.max(elevation[start:stop])),
-                         "measurements": int(stop - start)})
+            rows.append(
+                {
+                    "station": station.name,
+                    "start_h": float(_hours(scenario.fine[start])),
+                    "end_h": float(_hours(scenario.fine[stop - 1])),
+                    "max_elevation_deg": float(np.max(elevation[start:stop])),
+                    "measurements": int(stop - start),
+                }
+            )
     return sorted(rows, key=lambda row: row["start_h"])
 
 
@@ -49,17 +64,32 @@ def ground_tracks(output, scenario, stations):
     lon, lat = np.insert(longitude, wrapped, np.nan), np.insert(latitude, wrapped, np.nan)
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 7.5), height_ratios=(3, 2))
     top.plot(lon, lat, color="0.7", lw=0.8, label="ground track (nominal)")
-    for station, elevation, colour in zip(stations, _elevations(scenario, stations),
-                                          STATION_COLOURS):
+    for station, elevation, colour in zip(
+        stations, _elevations(scenario, stations), STATION_COLOURS
+    ):
         for n, (start, stop) in enumerate(_segments(elevation >= station.elevation_mask)):
-            top.plot(longitude[start:stop], latitude[start:stop], color=colour, lw=2.5,
-                     label=f"visible from {station.name}" if n == 0 else None)
+            top.plot(
+                longitude[start:stop],
+                latitude[start:stop],
+                color=colour,
+                lw=2.5,
+                label=f"visible from {station.name}" if n == 0 else None,
+            )
         top.plot(station.longitude, station.latitude, "*", color=colour, ms=14, mec="black")
-        bottom.plot(_hours(scenario.fine), np.where(elevation > 0, elevation, np.nan),
-                    color=colour, label=station.name)
-    top.set(xlim=(-180, 180), ylim=(-90, 90), xlabel="longitude (deg)", ylabel="latitude (deg)",
-            title=f"{scenario.element_set.name}: ground track and passes "
-                  f"({_hours(scenario.fine[0]):g}-{_hours(scenario.fine[-1]):g} h after epoch)")
+        bottom.plot(
+            _hours(scenario.fine),
+            np.where(elevation > 0, elevation, np.nan),
+            color=colour,
+            label=station.name,
+        )
+    top.set(
+        xlim=(-180, 180),
+        ylim=(-90, 90),
+        xlabel="longitude (deg)",
+        ylabel="latitude (deg)",
+        title=f"{scenario.element_set.name}: ground track and passes "
+        f"({_hours(scenario.fine[0]):g}-{_hours(scenario.fine[-1]):g} h after epoch)",
+    )
     top.legend(fontsize=7, loc="lower left")
     top.grid(alpha=0.3)
     bottom.axhline(stations[0].elevation_mask, color="black", ls="--", lw=1, label="mask")
@@ -72,8 +102,9 @@ def tracking_errors(output, scenario, tracking):
     """Run 0: |position error| per RSW axis with its 3-sigma bound, one row per level."""
     frames = rsw_frame(tracking.truth)
     levels = [label for label, _ in scenario.levels]
-    fig, axes = plt.subplots(len(levels), 3, figsize=(11, 1.9 * len(levels)), sharex=True,
-                             sharey=True, squeeze=False)
+    fig, axes = plt.subplots(
+        len(levels), 3, figsize=(11, 1.9 * len(levels)), sharex=True, sharey=True, squeeze=False
+    )
     hours = _hours(tracking.times)
     for row, label in zip(axes, levels):
         error = tracking.results[label]["errors"][0][:, :3]
@@ -81,8 +112,9 @@ def tracking_errors(output, scenario, tracking):
         components = np.einsum("mij,mj->mi", frames, error)
         sigma = np.sqrt(np.einsum("mij,mjk,mik->mi", frames, P, frames))
         for c, ax in enumerate(row):
-            ax.semilogy(hours, 1e3 * np.abs(components[:, c]), color="black", lw=0.8,
-                        label="|error|")
+            ax.semilogy(
+                hours, 1e3 * np.abs(components[:, c]), color="black", lw=0.8, label="|error|"
+            )
             ax.semilogy(hours, 3e3 * sigma[:, c], color="tab:red", lw=0.8, label="3 sigma (UKF)")
             ax.set_title(f"{RSW[c]}, epsilon = {label}", fontsize=8)
         row[0].set_ylabel("m")
@@ -100,12 +132,21 @@ def rmse_vs_epsilon(output, rows):
     reference = next(r for r in rows if r["epsilon_first_station"] is None)
     eps = np.array([r["epsilon_first_station"] for r in private])
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    for ax, key, unit in ((axes[0], "ukf_position_rmse", "km"),
-                          (axes[1], "ukf_velocity_rmse", "m_s")):
+    for ax, key, unit in (
+        (axes[0], "ukf_position_rmse", "km"),
+        (axes[1], "ukf_velocity_rmse", "m_s"),
+    ):
         mean = np.array([r[f"{key}_{unit}"] for r in private])
         se = np.array([r[f"{key}_se_{unit}"] for r in private])
-        ax.errorbar(eps, mean, yerr=2 * se, fmt="o-", color="tab:blue", capsize=3,
-                    label="privatized stations (mean +- 2 s.e.)")
+        ax.errorbar(
+            eps,
+            mean,
+            yerr=2 * se,
+            fmt="o-",
+            color="tab:blue",
+            capsize=3,
+            label="privatized stations (mean +- 2 s.e.)",
+        )
         ax.axhline(reference[f"{key}_{unit}"], color="black", ls="--", label="no privacy")
         ax.set_yscale("log")
         ax.set_xlabel("epsilon of the first station (nats; others + offsets)")
@@ -119,32 +160,51 @@ def _trace_bounds(ax, eps, chain, bound):
     """Trace panel on a log scale: a bound is drawn where positive, negative values quoted."""
     ax.set_yscale("log")
     ax.set_ylabel("trace P (km^2 + (km/s)^2)")
-    for values, colour, style, label in ((chain, "tab:blue", "--", "chain bound"),
-                                         (bound, "tab:red", ":", "(29)")):
+    for values, colour, style, label in (
+        (chain, "tab:blue", "--", "chain bound"),
+        (bound, "tab:red", ":", "(29)"),
+    ):
         if np.any(values > 0):
-            ax.plot(eps, np.where(values > 0, values, np.nan), color=colour, ls=style,
-                    label=label)
+            ax.plot(eps, np.where(values > 0, values, np.nan), color=colour, ls=style, label=label)
     if np.any(chain <= 0) or np.any(bound <= 0):
-        ax.text(0.98, 0.5, f"vacuous trace bounds (< 0): chain up to {np.max(chain):.3g}, "
-                f"(29) up to {np.max(bound):.3g}", transform=ax.transAxes, ha="right",
-                va="center", fontsize=7)
+        ax.text(
+            0.98,
+            0.5,
+            f"vacuous trace bounds (< 0): chain up to {np.max(chain):.3g}, "
+            f"(29) up to {np.max(bound):.3g}",
+            transform=ax.transAxes,
+            ha="right",
+            va="center",
+            fontsize=7,
+        )
 
 
 def cw_bounds(output, cw_rows, scenario):
     """CW plant: empirical and DARE error covariance against the bounds, per filter."""
     filters = list(dict.fromkeys(r["filter"] for r in cw_rows))
     first = {label: eps[0] for label, eps in scenario.levels if eps is not None}
-    fig, axes = plt.subplots(len(filters), 2, figsize=(10, 2.8 * len(filters)), sharex=True,
-                             squeeze=False)
+    fig, axes = plt.subplots(
+        len(filters), 2, figsize=(10, 2.8 * len(filters)), sharex=True, squeeze=False
+    )
     for row, name in zip(axes, filters):
         mine = [r for r in cw_rows if r["filter"] == name and r["level"] in first]
         reference = next(r for r in cw_rows if r["filter"] == name and r["level"] not in first)
         eps = np.array([first[r["level"]] for r in mine])
-        get = lambda key: np.array([r[key] for r in mine], dtype=float)  # noqa: E731
-        for ax, kind, bound, chain in ((row[0], "logdet", "bound_28", "bound_chain_logdet"),
-                                       (row[1], "trace", "bound_29", "bound_chain_trace")):
-            ax.errorbar(eps, get(f"{kind}_P_empirical"), yerr=2 * get(f"{kind}_P_empirical_se"),
-                        fmt="o", color="black", ms=4, capsize=3, label="empirical (+- 2 s.e.)")
+        get = functools.partial(_column, mine)
+        for ax, kind, bound, chain in (
+            (row[0], "logdet", "bound_28", "bound_chain_logdet"),
+            (row[1], "trace", "bound_29", "bound_chain_trace"),
+        ):
+            ax.errorbar(
+                eps,
+                get(f"{kind}_P_empirical"),
+                yerr=2 * get(f"{kind}_P_empirical_se"),
+                fmt="o",
+                color="black",
+                ms=4,
+                capsize=3,
+                label="empirical (+- 2 s.e.)",
+            )
             ax.plot(eps, get(f"{kind}_P_dare"), color="tab:green", label="DARE")
             ax.axhline(reference[f"{kind}_P_dare"], color="0.5", lw=1, label="no privacy (DARE)")
             ax.set_title(name if name == "fusion" else f"station {name}", fontsize=9)
@@ -152,9 +212,14 @@ def cw_bounds(output, cw_rows, scenario):
                 _trace_bounds(ax, eps, get(chain), get(bound))
                 continue
             ax.plot(eps, get(chain), color="tab:blue", ls="--", label="chain bound")
-            ax.plot(eps, get(bound), color="tab:red", ls=":",
-                    label=f"(28), {scenario.convention}"
-                          + (" at implied epsilon" if name == "fusion" else ""))
+            ax.plot(
+                eps,
+                get(bound),
+                color="tab:red",
+                ls=":",
+                label=f"(28), {scenario.convention}"
+                + (" at implied epsilon" if name == "fusion" else ""),
+            )
             ax.set_ylabel("log det P")
         row[0].legend(fontsize=6)
     for ax in axes[-1]:

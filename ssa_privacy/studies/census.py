@@ -30,7 +30,9 @@ from ssa_privacy.studies import _census_figures as figures
 from ssa_privacy.studies import _dp_rows as dp
 from ssa_privacy.studies._common import mean_std, replication_rng, rmse, stopwatch
 
-DESCRIPTION = "[TCB] 5.2: privacy-aware GP and DP-cloaking of census income, PUMS data (Figs 8-9; Table 4)"
+DESCRIPTION = (
+    "[TCB] 5.2: privacy-aware GP and DP-cloaking of census income, PUMS data (Figs 8-9; Table 4)"
+)
 
 ALPHAS = (0.1, 0.5, 0.9)
 #: Sensitive region: AGEP in [75, 100] and PUMA in [0, 2000], inclusive.
@@ -41,40 +43,70 @@ FIGURE_FEATURES = ((AGEP, "AGEP (years)", SENSITIVE_AGE), (PUMA, "PUMA code", SE
 #: [TCB] Table 4 RMSE (1e5 USD), paper's alpha convention (DP-cloaking keyed by epsilon);
 #: its "+- 0.0000" are artefacts.
 PAPER_TABLE4 = {
-    ("privacy-aware", 0.1): 0.6093, ("privacy-aware", 0.5): 0.6048, ("privacy-aware", 0.9): 0.5970,
-    ("stationary", 0.1): 0.9807, ("stationary", 0.5): 0.6389, ("stationary", 0.9): 0.5968,
-    (dp.METHOD, 0.3): 2.7640, (dp.METHOD, 0.5): 1.7148, (dp.METHOD, 1.0): 1.0178,
+    ("privacy-aware", 0.1): 0.6093,
+    ("privacy-aware", 0.5): 0.6048,
+    ("privacy-aware", 0.9): 0.5970,
+    ("stationary", 0.1): 0.9807,
+    ("stationary", 0.5): 0.6389,
+    ("stationary", 0.9): 0.5968,
+    (dp.METHOD, 0.3): 2.7640,
+    (dp.METHOD, 0.5): 1.7148,
+    (dp.METHOD, 1.0): 1.0178,
 }
 #: The authors' CSV (commit 7b65a1f): RMSE mean and std over 20 seeds, alpha converted
 #: to the paper's convention (privacygp_spec §5.5).
 AUTHORS_CSV = {
-    ("privacy-aware", 0.1): (0.599268, 0.010106), ("privacy-aware", 0.5): (0.604765, 0.011081),
-    ("privacy-aware", 0.9): (0.597026, 0.004707), ("stationary", 0.1): (0.980737, 0.230931),
-    ("stationary", 0.5): (0.638930, 0.032837), ("stationary", 0.9): (0.596827, 0.005325),
+    ("privacy-aware", 0.1): (0.599268, 0.010106),
+    ("privacy-aware", 0.5): (0.604765, 0.011081),
+    ("privacy-aware", 0.9): (0.597026, 0.004707),
+    ("stationary", 0.1): (0.980737, 0.230931),
+    ("stationary", 0.5): (0.638930, 0.032837),
+    ("stationary", 0.9): (0.596827, 0.005325),
     ("dropout", None): (0.599149, 0.000517),
-    (dp.METHOD, 0.3): (2.763980, 1.341534), (dp.METHOD, 0.5): (1.714787, 0.750033),
+    (dp.METHOD, 0.3): (2.763980, 1.341534),
+    (dp.METHOD, 0.5): (1.714787, 0.750033),
     (dp.METHOD, 1.0): (1.017836, 0.320011),
 }
 
 
 def add_arguments(parser):
     """Options of ``ssa-privacy run census``."""
-    parser.add_argument("--replications", type=int, default=20,
-                        help="seeds of the synthetic noise averaged in Table 4 (default 20)")
+    parser.add_argument(
+        "--replications",
+        type=int,
+        default=20,
+        help="seeds of the synthetic noise averaged in Table 4 (default 20)",
+    )
     parser.add_argument("--data", help="folder holding the PUMS sample and the split file")
-    parser.add_argument("--split", choices=("authors", "random"), default="authors",
-                        help="the authors' exact train/test split, or a fresh random one")
-    parser.add_argument("--restarts", type=int, default=3,
-                        help="optimiser starts of the owner's maximum-likelihood fit")
-    parser.add_argument("--attack-restarts", type=int, default=1,
-                        help="optimiser starts of the Stationary attack (the first from the prior)")
+    parser.add_argument(
+        "--split",
+        choices=("authors", "random"),
+        default="authors",
+        help="the authors' exact train/test split, or a fresh random one",
+    )
+    parser.add_argument(
+        "--restarts",
+        type=int,
+        default=3,
+        help="optimiser starts of the owner's maximum-likelihood fit",
+    )
+    parser.add_argument(
+        "--attack-restarts",
+        type=int,
+        default=1,
+        help="optimiser starts of the Stationary attack (the first from the prior)",
+    )
 
 
 def sensitive_mask(X_raw):
     """Records with AGEP in [75, 100] and PUMA in [0, 2000] (raw features)."""
     age, puma = X_raw[:, AGEP], X_raw[:, PUMA]
-    return ((age >= SENSITIVE_AGE[0]) & (age <= SENSITIVE_AGE[1])
-            & (puma >= SENSITIVE_PUMA[0]) & (puma <= SENSITIVE_PUMA[1]))
+    return (
+        (age >= SENSITIVE_AGE[0])
+        & (age <= SENSITIVE_AGE[1])
+        & (puma >= SENSITIVE_PUMA[0])
+        & (puma <= SENSITIVE_PUMA[1])
+    )
 
 
 class Design:
@@ -102,8 +134,9 @@ class Design:
     def certificate(self, alpha, factor):
         """Privacy certificate of a release designed by :meth:`factor`."""
         k = self.gp.kernel
-        return privacy_certificate(k(self.X), k(self.X, self.S0), alpha * k(self.S0), factor,
-                                   V=self.gp.noise)
+        return privacy_certificate(
+            k(self.X), k(self.X, self.S0), alpha * k(self.S0), factor, V=self.gp.noise
+        )
 
 
 def replicate(design, seed, replication, attack_restarts):
@@ -114,14 +147,22 @@ def replicate(design, seed, replication, attack_restarts):
         with stopwatch(times, ("privacy-aware", alpha)):
             factor = design.factor(alpha)
             W = release(design.data.y_train, factor, seed=rng)
-            pa_mean, pa_var = privacy_aware_gp(design.gp, design.X, W, factor).predict(design.X_test)
+            pa_mean, pa_var = privacy_aware_gp(design.gp, design.X, W, factor).predict(
+                design.X_test
+            )
         with stopwatch(times, ("stationary", alpha)):
-            attack = stationary_attack(design.X, W, restarts=attack_restarts, seed=rng,
-                                       initial=design.gp)
+            attack = stationary_attack(
+                design.X, W, restarts=attack_restarts, seed=rng, initial=design.gp
+            )
             st_mean, st_var = attack.gp.predict(design.X_test)
-        out[alpha] = {"W": W, "privacy-aware": (pa_mean, pa_var), "stationary": (st_mean, st_var),
-                      "certificate": design.certificate(alpha, factor), "rank": factor.rank,
-                      "trace": factor.trace}
+        out[alpha] = {
+            "W": W,
+            "privacy-aware": (pa_mean, pa_var),
+            "stationary": (st_mean, st_var),
+            "certificate": design.certificate(alpha, factor),
+            "rank": factor.rank,
+            "trace": factor.trace,
+        }
     out["times"] = times
     return out
 
@@ -142,12 +183,20 @@ def dp_cloaking_runs(design, seed, replications, progress=False):
     """
     cloak = dp.CloakingDesign(design.gp, design.X, design.X_test)
     y, mean = design.data.y_train, design.gp.mean
-    out = {"design": cloak, "sensitivity": dp.output_sensitivity(y), "values": {}, "records": [], "times": {}}
+    out = {
+        "design": cloak,
+        "sensitivity": dp.output_sensitivity(y),
+        "values": {},
+        "records": [],
+        "times": {},
+    }
     for i in tqdm(range(replications), desc="census dp-cloaking", disable=not progress):
         for j, epsilon in enumerate(dp.EPSILONS):
             keys = (seed, i, dp.SEED_KEY_OFFSET + j)
             with stopwatch(out["times"], epsilon):
-                released = cloak.release(y, mean, epsilon, out["sensitivity"], replication_rng(*keys))
+                released = cloak.release(
+                    y, mean, epsilon, out["sensitivity"], replication_rng(*keys)
+                )
             out["values"].setdefault(epsilon, []).append(released.values)
             out["records"].append(dp.release_record(released, i, keys))
     return out
@@ -172,10 +221,15 @@ def table_rows(design, reps, dropout_mean, dropout_time, cloaking):
     for epsilon in dp.EPSILONS:
         errors = [rmse(v, y_test) for v in cloaking["values"][epsilon]]
         released = [r for r in cloaking["records"] if r["epsilon"] == epsilon]
-        rows.append({**_row(dp.METHOD, None, epsilon, errors, cloaking["times"][epsilon]),
-                     "design_time_s": cloaking["design"].time_s, "releases": len(released),
-                     "checks_passed": all(r["check_passed"] for r in released),
-                     "max_exact_delta": max(r["check_exact_delta"] for r in released)})
+        rows.append(
+            {
+                **_row(dp.METHOD, None, epsilon, errors, cloaking["times"][epsilon]),
+                "design_time_s": cloaking["design"].time_s,
+                "releases": len(released),
+                "checks_passed": all(r["check_passed"] for r in released),
+                "max_exact_delta": max(r["check_exact_delta"] for r in released),
+            }
+        )
     rows.append(_row("dropout", None, None, [rmse(dropout_mean, y_test)], [dropout_time]))
     return rows
 
@@ -184,11 +238,21 @@ def _row(method, alpha, epsilon, errors, times):
     (rmse_mean, rmse_std), (time_mean, time_std) = mean_std(errors), mean_std(times)
     level = epsilon if method == dp.METHOD else alpha
     authors = AUTHORS_CSV.get((method, level), (None, None))
-    return {"method": method, "alpha": alpha, "epsilon": epsilon, "delta": dp.DELTA if epsilon else None,
-            "rmse_mean": rmse_mean, "rmse_std": rmse_std,
-            "rmse_min": min(errors), "rmse_max": max(errors), "time_mean_s": time_mean,
-            "time_std_s": time_std, "paper_table4_rmse": PAPER_TABLE4.get((method, level)),
-            "authors_csv_rmse_mean": authors[0], "authors_csv_rmse_std": authors[1]}
+    return {
+        "method": method,
+        "alpha": alpha,
+        "epsilon": epsilon,
+        "delta": dp.DELTA if epsilon else None,
+        "rmse_mean": rmse_mean,
+        "rmse_std": rmse_std,
+        "rmse_min": min(errors),
+        "rmse_max": max(errors),
+        "time_mean_s": time_mean,
+        "time_std_s": time_std,
+        "paper_table4_rmse": PAPER_TABLE4.get((method, level)),
+        "authors_csv_rmse_mean": authors[0],
+        "authors_csv_rmse_std": authors[1],
+    }
 
 
 def dp_checks(design, cloaking):
@@ -205,8 +269,11 @@ def dp_checks(design, cloaking):
         covariance = cloak.noise_scale(epsilon, cloaking["sensitivity"]) ** 2 * cloak.M
         errors = [rmse(v, design.data.y_test) for v in cloaking["values"][epsilon]]
         z[f"epsilon={epsilon}"] = dp.mse_z_score(errors, bias, covariance)
-    return {"dp_all_checks_passed": all(r["check_passed"] for r in cloaking["records"]),
-            "dp_mse_z_score": z, "non_private_rmse": rmse(bias, 0.0)}
+    return {
+        "dp_all_checks_passed": all(r["check_passed"] for r in cloaking["records"]),
+        "dp_mse_z_score": z,
+        "non_private_rmse": rmse(bias, 0.0),
+    }
 
 
 def comparison(rows, replications):
@@ -214,11 +281,22 @@ def comparison(rows, replications):
     pa = {r["alpha"]: r for r in rows if r["method"] == "privacy-aware"}
     cloaking = {r["epsilon"]: r for r in rows if r["method"] == dp.METHOD}
     dropout = next(r["rmse_mean"] for r in rows if r["method"] == "dropout")
-    return [{**r, "seeds": replications} for r in dp.comparison(pa, cloaking, dropout, ALPHAS, PAPER_TABLE4)]
+    return [
+        {**r, "seeds": replications}
+        for r in dp.comparison(pa, cloaking, dropout, ALPHAS, PAPER_TABLE4)
+    ]
 
 
-def run(out, seed=0, progress=True, replications=20, data=None, split="authors", restarts=3,
-        attack_restarts=1):
+def run(
+    out,
+    seed=0,
+    progress=True,
+    replications=20,
+    data=None,
+    split="authors",
+    restarts=3,
+    attack_restarts=1,
+):
     """Run the census study; write Figures 8-9 and Table 4 into ``out``; print PA vs DP.
 
     Parameters
@@ -258,47 +336,78 @@ def run(out, seed=0, progress=True, replications=20, data=None, split="authors",
     §5.5 and §6 for the authors' runs.
     """
     replications = positive_int(replications, "replications")
-    params = {"seed": seed, "replications": replications, "split": split, "restarts": restarts,
-              "attack_restarts": attack_restarts, "alphas": ALPHAS,
-              "seed_scheme": "default_rng([seed, replication, alpha_index])", **dp.parameters(),
-              "dp_seed_scheme": "default_rng([seed, replication, 100 + epsilon_index]), the same "
-                                "replications as the privacy-aware rows"}
+    params = {
+        "seed": seed,
+        "replications": replications,
+        "split": split,
+        "restarts": restarts,
+        "attack_restarts": attack_restarts,
+        "alphas": ALPHAS,
+        "seed_scheme": "default_rng([seed, replication, alpha_index])",
+        **dp.parameters(),
+        "dp_seed_scheme": "default_rng([seed, replication, 100 + epsilon_index]), the same "
+        "replications as the privacy-aware rows",
+    }
     output = StudyOutput(out, "census", params)
     design = Design(load_census(data, split=split, seed=seed), restarts, seed)
-    reps = [replicate(design, seed, i, attack_restarts)
-            for i in tqdm(range(replications), desc="census", disable=not progress)]
+    reps = [
+        replicate(design, seed, i, attack_restarts)
+        for i in tqdm(range(replications), desc="census", disable=not progress)
+    ]
     cloaking = dp_cloaking_runs(design, seed, replications, progress)
     dropout_times = {}
     with stopwatch(dropout_times, "dropout"):
         dropout_mean = dropout_gp(design.gp, design.X, design.data.y_train, design.private).predict(
-            design.X_test)[0]
+            design.X_test
+        )[0]
     rows = table_rows(design, reps, dropout_mean, dropout_times["dropout"][0], cloaking)
-    output.save_figure(figures.figure8(design, FIGURE_FEATURES, reps[0], dropout_mean, ALPHAS),
-                       "figure8_census")
+    output.save_figure(
+        figures.figure8(design, FIGURE_FEATURES, reps[0], dropout_mean, ALPHAS), "figure8_census"
+    )
     first = {epsilon: values[0] for epsilon, values in cloaking["values"].items()}
-    output.save_figure(figures.figure9(design, FIGURE_FEATURES, first, dropout_mean, dp.EPSILONS),
-                       "figure9_dp_cloaking")
+    output.save_figure(
+        figures.figure9(design, FIGURE_FEATURES, first, dropout_mean, dp.EPSILONS),
+        "figure9_dp_cloaking",
+    )
     certificates = {f"alpha={a}": [r[a]["certificate"] for r in reps] for a in ALPHAS}
     checks = dp_checks(design, cloaking)
     pa_vs_dp = comparison(rows, replications)
     gp = design.gp
     output.write_results(
-        rows, certificates_per_release=certificates,
+        rows,
+        certificates_per_release=certificates,
         certificate_min=min(min(v) for v in certificates.values()),
-        hyperparameters={"mean": gp.mean, "variance": gp.kernel.variance,
-                         "lengthscale_standardised": gp.kernel.lengthscale, "noise_variance": gp.noise,
-                         "jitter": gp.jitter},
+        hyperparameters={
+            "mean": gp.mean,
+            "variance": gp.kernel.variance,
+            "lengthscale_standardised": gp.kernel.lengthscale,
+            "noise_variance": gp.noise,
+            "jitter": gp.jitter,
+        },
         sensitive_training_records=int(design.private.sum()),
         owner_fit_time_s=design.fit_times["fit"][0],
-        Sigma_opt={f"alpha={a}": {"rank": reps[0][a]["rank"], "trace": reps[0][a]["trace"]} for a in ALPHAS},
-        constant_predictor_rmse=rmse(np.full_like(design.data.y_test, design.data.y_train.mean()),
-                                     design.data.y_test),
-        checks=checks, pa_vs_dp=pa_vs_dp,
+        Sigma_opt={
+            f"alpha={a}": {"rank": reps[0][a]["rank"], "trace": reps[0][a]["trace"]} for a in ALPHAS
+        },
+        constant_predictor_rmse=rmse(
+            np.full_like(design.data.y_test, design.data.y_train.mean()), design.data.y_test
+        ),
+        checks=checks,
+        pa_vs_dp=pa_vs_dp,
         dp_cloaking_design={**cloaking["design"].record(), "sensitivity": cloaking["sensitivity"]},
-        dp_releases=cloaking["records"])
-    print(dp.format_comparison(
-        f"Privacy-aware GP vs DP-cloaking, census: test RMSE (1e5 USD), mean +- std over replications "
-        f"0-{replications - 1} of seed {seed} for both, same fitted GP", pa_vs_dp))
-    return {"out": str(output.folder), "certificate_min": min(min(v) for v in certificates.values()),
-            "dp_all_checks_passed": checks["dp_all_checks_passed"],
-            "rmse": {dp.row_label(r): r["rmse_mean"] for r in rows}, "pa_vs_dp": pa_vs_dp}
+        dp_releases=cloaking["records"],
+    )
+    print(
+        dp.format_comparison(
+            f"Privacy-aware GP vs DP-cloaking, census: test RMSE (1e5 USD), mean +- std over replications "
+            f"0-{replications - 1} of seed {seed} for both, same fitted GP",
+            pa_vs_dp,
+        )
+    )
+    return {
+        "out": str(output.folder),
+        "certificate_min": min(min(v) for v in certificates.values()),
+        "dp_all_checks_passed": checks["dp_all_checks_passed"],
+        "rmse": {dp.row_label(r): r["rmse_mean"] for r in rows},
+        "pa_vs_dp": pa_vs_dp,
+    }

@@ -9,12 +9,12 @@ diagonal (independent) noise, found by an SDP.
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from ssa_privacy.gp import RBF, GaussianProcess  # noqa: E402
-from ssa_privacy.output import StudyOutput  # noqa: E402
-from ssa_privacy.privacy import (  # noqa: E402
+from ssa_privacy.gp import RBF, GaussianProcess
+from ssa_privacy.output import StudyOutput
+from ssa_privacy.privacy import (
     diagonal_noise_covariance,
     optimal_noise_covariance,
     privacy_certificate,
@@ -32,17 +32,25 @@ GRID = np.linspace(0.0, 1.0, 101)
 
 def add_arguments(parser):
     """Options of ``ssa-privacy run example1``: none that change it (it is deterministic)."""
-    parser.add_argument("--replications", type=int, default=1,
-                        help="accepted for a uniform command line; the example is deterministic")
-    parser.add_argument("--data", help="accepted for a uniform command line; the example needs no data")
+    parser.add_argument(
+        "--replications",
+        type=int,
+        default=1,
+        help="accepted for a uniform command line; the example is deterministic",
+    )
+    parser.add_argument(
+        "--data", help="accepted for a uniform command line; the example needs no data"
+    )
 
 
 def designs():
     """The unsecured (no noise), optimal and diagonal noise covariances, (9, 9) each."""
     K_XX, K_XS = KERNEL(X), KERNEL(X, SENSITIVE)
-    return {"unsecured": np.zeros((len(X), len(X))),
-            "optimal": optimal_noise_covariance(K_XX, K_XS, DELTA),
-            "diagonal": diagonal_noise_covariance(K_XX, K_XS, DELTA)}
+    return {
+        "unsecured": np.zeros((len(X), len(X))),
+        "optimal": optimal_noise_covariance(K_XX, K_XS, DELTA),
+        "diagonal": diagonal_noise_covariance(K_XX, K_XS, DELTA),
+    }
 
 
 def posterior_variance(Sigma, at):
@@ -57,8 +65,12 @@ def figure1(covariances):
     figure.colorbar(image, ax=left)
     left.set_title(r"$\Sigma_{opt}$")
     width = 0.035
-    middle.bar(X - width / 2, np.diag(covariances["diagonal"]), width, color="tab:red", label="diagonal")
-    middle.bar(X + width / 2, np.diag(covariances["optimal"]), width, color="limegreen", label="optimal")
+    middle.bar(
+        X - width / 2, np.diag(covariances["diagonal"]), width, color="tab:red", label="diagonal"
+    )
+    middle.bar(
+        X + width / 2, np.diag(covariances["optimal"]), width, color="limegreen", label="optimal"
+    )
     middle.set_title("synthetic noise variances")
     middle.set_xlabel("x")
     middle.legend()
@@ -96,21 +108,41 @@ def run(out, seed=0, progress=True, replications=1, data=None):
     -----
     [TCB] §4.1, Example 1 and Figure 1; SPEC §3.
     """
-    output = StudyOutput(out, "example1", {"seed": seed, "x": X, "sensitive": SENSITIVE,
-                                           "Delta": DELTA, "kernel": "exp(-10 (x - x')^2)"})
+    output = StudyOutput(
+        out,
+        "example1",
+        {
+            "seed": seed,
+            "x": X,
+            "sensitive": SENSITIVE,
+            "Delta": DELTA,
+            "kernel": "exp(-10 (x - x')^2)",
+        },
+    )
     covariances = designs()
     K_XX, K_XS = KERNEL(X), KERNEL(X, SENSITIVE)
     rows = []
     for name, Sigma in covariances.items():
         edges = posterior_variance(Sigma, np.array([0.0, 0.5, 1.0]))
-        rows.append({"method": name, "trace": float(np.trace(Sigma)),
-                     "posterior_variance_x0": edges[0], "posterior_variance_x0.5": edges[1],
-                     "posterior_variance_x1": edges[2],
-                     "certificate": privacy_certificate(K_XX, K_XS, DELTA, Sigma)})
-    noise_rows = [{"x": x, "optimal_variance": o, "diagonal_variance": d}
-                  for x, o, d in zip(X, np.diag(covariances["optimal"]), np.diag(covariances["diagonal"]))]
+        rows.append(
+            {
+                "method": name,
+                "trace": float(np.trace(Sigma)),
+                "posterior_variance_x0": edges[0],
+                "posterior_variance_x0.5": edges[1],
+                "posterior_variance_x1": edges[2],
+                "certificate": privacy_certificate(K_XX, K_XS, DELTA, Sigma),
+            }
+        )
+    noise_rows = [
+        {"x": x, "optimal_variance": o, "diagonal_variance": d}
+        for x, o, d in zip(X, np.diag(covariances["optimal"]), np.diag(covariances["diagonal"]))
+    ]
     output.write_csv("noise_variances.csv", noise_rows)
     output.save_figure(figure1(covariances), "figure1_example1")
     output.write_results(rows, Sigma_opt=covariances["optimal"])
-    return {"out": str(output.folder), "trace_optimal": rows[1]["trace"],
-            "trace_diagonal": rows[2]["trace"]}
+    return {
+        "out": str(output.folder),
+        "trace_optimal": rows[1]["trace"],
+        "trace_diagonal": rows[2]["trace"],
+    }

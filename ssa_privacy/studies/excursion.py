@@ -29,17 +29,23 @@ from ssa_privacy.privacy.posterior_sampling import (
     sample_posterior_paths_exp_1d,
 )
 
-DESCRIPTION = "[MAC] §5: 1-D excursion-set utility with and without the posterior-sampling DP constraint"
+DESCRIPTION = (
+    "[MAC] §5: 1-D excursion-set utility with and without the posterior-sampling DP constraint"
+)
 
 #: Amplitude-noise levels M and the matching NSR = M / (1 - M) of the paper's tables.
 NOISE_LEVELS = (0.1, 0.3, 0.5, 0.6)
 #: Coarse search grid ([MAC] App. D; README of the authors' code).
-COARSE = {"lengthscale": (0.08, 0.13, 0.2, 0.25, 0.35, 0.5, 0.6, 0.75, 1.0),
-          "ridge": (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0),
-          "sigma": (0.0, 0.1, 0.5, 1.0, 2.0, 5.0)}
+COARSE = {
+    "lengthscale": (0.08, 0.13, 0.2, 0.25, 0.35, 0.5, 0.6, 0.75, 1.0),
+    "ridge": (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0),
+    "sigma": (0.0, 0.1, 0.5, 1.0, 2.0, 5.0),
+}
 #: Multiplicative refinement factors.
-REFINE = {"lengthscale": (0.7, 0.85, 1.0, 1.2, 1.5),
-          "ridge": (0.4, 0.55, 0.7, 0.85, 1.0, 1.2, 1.5, 2.0, 3.0, 4.0)}
+REFINE = {
+    "lengthscale": (0.7, 0.85, 1.0, 1.2, 1.5),
+    "ridge": (0.4, 0.55, 0.7, 0.85, 1.0, 1.2, 1.5, 2.0, 3.0, 4.0),
+}
 #: Refinement values of sigma when the centre has sigma = 0.
 SIGMA_FROM_ZERO = (0.0, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75)
 GRID_SIZE = 800
@@ -51,15 +57,26 @@ VOLUME_RANGE = (0.1, 0.9)
 
 def add_arguments(parser):
     """Options of the study."""
-    parser.add_argument("--replications", type=int, default=20,
-                        help="search pairs (f*, D) per noise level (paper: 100)")
-    parser.add_argument("--validation", type=int, default=10, help="validation pairs per noise level")
-    parser.add_argument("--n", type=int, default=100, help="training points per data set (default 100)")
-    parser.add_argument("--paths", type=int, default=20,
-                        help="Monte-Carlo one-path releases per pair (paper: 50)")
+    parser.add_argument(
+        "--replications",
+        type=int,
+        default=20,
+        help="search pairs (f*, D) per noise level (paper: 100)",
+    )
+    parser.add_argument(
+        "--validation", type=int, default=10, help="validation pairs per noise level"
+    )
+    parser.add_argument(
+        "--n", type=int, default=100, help="training points per data set (default 100)"
+    )
+    parser.add_argument(
+        "--paths", type=int, default=20, help="Monte-Carlo one-path releases per pair (paper: 50)"
+    )
     parser.add_argument("--rounds", type=int, default=1, help="refinement rounds (paper: 2)")
     parser.add_argument("--epsilon-max", type=float, default=3.0, help="privacy budget (default 3)")
-    parser.add_argument("--delta", type=float, default=0.005, help="delta of the bound (default 0.005)")
+    parser.add_argument(
+        "--delta", type=float, default=0.005, help="delta of the bound (default 0.005)"
+    )
     parser.add_argument("--true-lengthscale", type=float, default=1.0, help="l of the target prior")
 
 
@@ -143,15 +160,22 @@ class _Search:
         for (l, r), sigmas in todo.items():
             posteriors = [posterior(pair, l, r) for pair in self.pairs]
             for s in sigmas:
-                self.bce[(l, r, s)] = np.array([integrated_bce(pair["truth"], excursion_probability(*post, s))
-                                                for pair, post in zip(self.pairs, posteriors)])
+                self.bce[(l, r, s)] = np.array(
+                    [
+                        integrated_bce(pair["truth"], excursion_probability(*post, s))
+                        for pair, post in zip(self.pairs, posteriors)
+                    ]
+                )
 
     def epsilon_of(self, candidate):
         """epsilon of releasing one path with these hyperparameters (inf for sigma = 0)."""
         if candidate not in self.epsilon:
             l, r, s = candidate
-            self.epsilon[candidate] = (np.inf if s == 0 else
-                                       PosteriorSamplingBound.exp_1d(self.n, l, r, s).epsilon(self.delta)[0])
+            self.epsilon[candidate] = (
+                np.inf
+                if s == 0
+                else PosteriorSamplingBound.exp_1d(self.n, l, r, s).epsilon(self.delta)[0]
+            )
         return self.epsilon[candidate]
 
     def best(self, feasible_only, count=3):
@@ -166,13 +190,19 @@ def _neighbours(candidate):
     """Multiplicative refinement grid around one (l, r, sigma)."""
     l, r, s = candidate
     sigmas = SIGMA_FROM_ZERO if s == 0 else tuple(s * f for f in REFINE["ridge"])
-    return [(round(l * a, 10), round(r * b, 10), round(c, 10))
-            for a in REFINE["lengthscale"] for b in REFINE["ridge"] for c in sigmas]
+    return [
+        (round(l * a, 10), round(r * b, 10), round(c, 10))
+        for a in REFINE["lengthscale"]
+        for b in REFINE["ridge"]
+        for c in sigmas
+    ]
 
 
 def search(search_state, rounds, progress):
     """Coarse grid, then ``rounds`` refinements (first round around both optima, later the feasible)."""
-    coarse = [(l, r, s) for l in COARSE["lengthscale"] for r in COARSE["ridge"] for s in COARSE["sigma"]]
+    coarse = [
+        (l, r, s) for l in COARSE["lengthscale"] for r in COARSE["ridge"] for s in COARSE["sigma"]
+    ]
     search_state.evaluate(coarse)
     for round_index in tqdm(range(rounds), disable=not progress, desc="refinement", leave=False):
         centres = search_state.best(True)
@@ -190,7 +220,10 @@ def _cutoff(validation, candidate):
     l, r, s = candidate
     probabilities = [excursion_probability(*posterior(pair, l, r), s) for pair in validation]
     cutoffs = np.linspace(0.001, 0.999, 999)
-    scores = [np.mean([iou(pair["truth"], p > c) for pair, p in zip(validation, probabilities)]) for c in cutoffs]
+    scores = [
+        np.mean([iou(pair["truth"], p > c) for pair, p in zip(validation, probabilities)])
+        for c in cutoffs
+    ]
     return float(cutoffs[int(np.argmax(scores))])
 
 
@@ -200,8 +233,9 @@ def _release_iou(pairs, candidate, paths, rng):
     grid, _ = evaluation_grid()
     stats = []
     for pair in pairs:
-        released = sample_posterior_paths_exp_1d(pair["X"], pair["y"], grid, lengthscale=l, ridge=r,
-                                                 sigma=s, paths=paths, seed=rng)
+        released = sample_posterior_paths_exp_1d(
+            pair["X"], pair["y"], grid, lengthscale=l, ridge=r, sigma=s, paths=paths, seed=rng
+        )
         scores = [iou(pair["truth"], f > THRESHOLD) for f in released]
         stats.append((np.mean(scores), np.std(scores)))
     return np.array(stats)
@@ -220,34 +254,59 @@ def _median_iqr(values):
 
 def _noise_level(noise, options, rng, progress):
     """Search, select and evaluate at one noise level; returns the results row and an example."""
-    pairs = [draw_pair(options["n"], noise, options["true_lengthscale"], rng) for _ in range(options["replications"])]
-    validation = [draw_pair(options["n"], noise, options["true_lengthscale"], rng) for _ in range(options["validation"])]
+    pairs = [
+        draw_pair(options["n"], noise, options["true_lengthscale"], rng)
+        for _ in range(options["replications"])
+    ]
+    validation = [
+        draw_pair(options["n"], noise, options["true_lengthscale"], rng)
+        for _ in range(options["validation"])
+    ]
     state = _Search(pairs, options["n"], options["delta"], options["epsilon_max"])
     unconstrained, private = search(state, options["rounds"], progress)
     cutoff = _cutoff(validation, unconstrained)
     l_u, r_u, s_u = unconstrained
-    iou_unconstrained = [iou(pair["truth"], excursion_probability(*posterior(pair, l_u, r_u), s_u) > cutoff)
-                         for pair in pairs]
+    iou_unconstrained = [
+        iou(pair["truth"], excursion_probability(*posterior(pair, l_u, r_u), s_u) > cutoff)
+        for pair in pairs
+    ]
     release = _release_iou(pairs, private, options["paths"], rng)
     bce_u, bce_p = state.bce[unconstrained], state.bce[private]
     epsilon, alpha = PosteriorSamplingBound.exp_1d(options["n"], *private).epsilon(options["delta"])
-    row = {"nsr": noise / (1 - noise), "noise_M": noise,
-           "lengthscale_unconstrained": l_u, "ridge_unconstrained": r_u, "sigma_unconstrained": s_u,
-           "epsilon_unconstrained": state.epsilon_of(unconstrained),
-           "lengthscale_private": private[0], "ridge_private": private[1], "sigma_private": private[2],
-           "mechanism": "one GP posterior path (exponential kernel), Theorem 3.1 + Lemma B.7",
-           "epsilon": epsilon, "delta": options["delta"], "renyi_order": alpha,
-           "epsilon_max": options["epsilon_max"],
-           "check_passed": bool(epsilon < options["epsilon_max"]),
-           "bce_unconstrained_median": float(np.median(bce_u)), "bce_private_median": float(np.median(bce_p)),
-           "bce_unconstrained_mean": float(bce_u.mean()), "bce_private_mean": float(bce_p.mean()),
-           "cutoff": cutoff}
-    for name, values in (("relative_bce_increase", (bce_p - bce_u) / bce_u), ("iou_unconstrained", iou_unconstrained),
-                         ("iou_one_path_private", release[:, 0]), ("iou_one_path_sd", release[:, 1]),
-                         ("d_eff_unconstrained", [_effective_dimension(p, l_u, r_u) for p in pairs]),
-                         ("d_eff_private", [_effective_dimension(p, *private[:2]) for p in pairs])):
-            row[f"{name}_median"], row[f"{name}_iqr"] = _median_iqr(values)
-    row["relative_iou_gap"] = 1.0 - row["iou_one_path_private_median"] / row["iou_unconstrained_median"]
+    row = {
+        "nsr": noise / (1 - noise),
+        "noise_M": noise,
+        "lengthscale_unconstrained": l_u,
+        "ridge_unconstrained": r_u,
+        "sigma_unconstrained": s_u,
+        "epsilon_unconstrained": state.epsilon_of(unconstrained),
+        "lengthscale_private": private[0],
+        "ridge_private": private[1],
+        "sigma_private": private[2],
+        "mechanism": "one GP posterior path (exponential kernel), Theorem 3.1 + Lemma B.7",
+        "epsilon": epsilon,
+        "delta": options["delta"],
+        "renyi_order": alpha,
+        "epsilon_max": options["epsilon_max"],
+        "check_passed": bool(epsilon < options["epsilon_max"]),
+        "bce_unconstrained_median": float(np.median(bce_u)),
+        "bce_private_median": float(np.median(bce_p)),
+        "bce_unconstrained_mean": float(bce_u.mean()),
+        "bce_private_mean": float(bce_p.mean()),
+        "cutoff": cutoff,
+    }
+    for name, values in (
+        ("relative_bce_increase", (bce_p - bce_u) / bce_u),
+        ("iou_unconstrained", iou_unconstrained),
+        ("iou_one_path_private", release[:, 0]),
+        ("iou_one_path_sd", release[:, 1]),
+        ("d_eff_unconstrained", [_effective_dimension(p, l_u, r_u) for p in pairs]),
+        ("d_eff_private", [_effective_dimension(p, *private[:2]) for p in pairs]),
+    ):
+        row[f"{name}_median"], row[f"{name}_iqr"] = _median_iqr(values)
+    row["relative_iou_gap"] = (
+        1.0 - row["iou_one_path_private_median"] / row["iou_unconstrained_median"]
+    )
     return row, (pairs[0], unconstrained, private, cutoff)
 
 
@@ -259,14 +318,24 @@ def _figure_summary(rows):
     ax_bce.plot(nsr, [r["bce_unconstrained_median"] for r in rows], "-o", label="unconstrained")
     ax_bce.plot(nsr, [r["bce_private_median"] for r in rows], "-s", label="epsilon-constrained")
     ax_bce.set_ylabel("median integrated BCE")
-    ax_iou.plot(nsr, [r["iou_unconstrained_median"] for r in rows], "-o", label="posterior probability, unconstrained")
-    ax_iou.errorbar(nsr, [r["iou_one_path_private_median"] for r in rows],
-                    yerr=[r["iou_one_path_sd_median"] for r in rows], fmt="-s", capsize=3,
-                    label="one-path private release (+- median SD)")
+    ax_iou.plot(
+        nsr,
+        [r["iou_unconstrained_median"] for r in rows],
+        "-o",
+        label="posterior probability, unconstrained",
+    )
+    ax_iou.errorbar(
+        nsr,
+        [r["iou_one_path_private_median"] for r in rows],
+        yerr=[r["iou_one_path_sd_median"] for r in rows],
+        fmt="-s",
+        capsize=3,
+        label="one-path private release (+- median SD)",
+    )
     ax_iou.set_ylabel("median IoU")
     ax_eps.plot(nsr, [r["epsilon"] for r in rows], "-s", label="private choice")
     ax_eps.axhline(rows[0]["epsilon_max"], color="grey", ls=":", label="budget")
-    ax_eps.set_ylabel("epsilon of one path (delta = %g)" % rows[0]["delta"])
+    ax_eps.set_ylabel(f"epsilon of one path (delta = {rows[0]['delta']:g})")
     for ax in (ax_bce, ax_iou, ax_eps):
         ax.set_xlabel("NSR")
         ax.legend(fontsize=8)
@@ -280,7 +349,9 @@ def _figure_example(example, noise, rng):
     pair, unconstrained, private, cutoff = example
     grid, _ = evaluation_grid()
     figure, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
-    for ax, (title, candidate) in zip(axes, (("unconstrained", unconstrained), ("epsilon-constrained", private))):
+    for ax, (title, candidate) in zip(
+        axes, (("unconstrained", unconstrained), ("epsilon-constrained", private))
+    ):
         mean, variance = posterior(pair, *candidate[:2])
         sd = candidate[2] * np.sqrt(variance)
         ax.plot(grid, pair["truth"], "k", label="f*")
@@ -288,8 +359,15 @@ def _figure_example(example, noise, rng):
         ax.plot(grid, mean, "C0", label="posterior mean")
         ax.fill_between(grid, mean - 2 * sd, mean + 2 * sd, color="C0", alpha=0.2)
         if candidate[2] > 0:
-            path = sample_posterior_paths_exp_1d(pair["X"], pair["y"], grid, lengthscale=candidate[0],
-                                                 ridge=candidate[1], sigma=candidate[2], seed=rng)[0]
+            path = sample_posterior_paths_exp_1d(
+                pair["X"],
+                pair["y"],
+                grid,
+                lengthscale=candidate[0],
+                ridge=candidate[1],
+                sigma=candidate[2],
+                seed=rng,
+            )[0]
             ax.plot(grid, path, "C1", lw=0.8, label="one released path")
         ax.axhline(THRESHOLD, color="black", lw=0.5)
         l, r, s = candidate
@@ -300,8 +378,19 @@ def _figure_example(example, noise, rng):
     return figure
 
 
-def run(out, seed, progress, replications=20, validation=10, n=100, paths=20, rounds=1,
-        epsilon_max=3.0, delta=0.005, true_lengthscale=1.0):
+def run(
+    out,
+    seed,
+    progress,
+    replications=20,
+    validation=10,
+    n=100,
+    paths=20,
+    rounds=1,
+    epsilon_max=3.0,
+    delta=0.005,
+    true_lengthscale=1.0,
+):
     """Run the study; write figures and results; return a summary.
 
     Parameters
@@ -332,22 +421,48 @@ def run(out, seed, progress, replications=20, validation=10, n=100, paths=20, ro
     """
     if replications < 2 or validation < 1 or paths < 1 or rounds < 0:
         raise ValueError("need replications >= 2, validation >= 1, paths >= 1 and rounds >= 0")
-    options = {"replications": replications, "validation": validation, "n": n, "paths": paths, "rounds": rounds,
-               "epsilon_max": epsilon_max, "delta": delta, "true_lengthscale": true_lengthscale}
-    output = StudyOutput(out, "excursion", {"seed": seed, **options, "noise_levels": NOISE_LEVELS,
-                                            "grid_size": GRID_SIZE, "threshold": THRESHOLD})
+    options = {
+        "replications": replications,
+        "validation": validation,
+        "n": n,
+        "paths": paths,
+        "rounds": rounds,
+        "epsilon_max": epsilon_max,
+        "delta": delta,
+        "true_lengthscale": true_lengthscale,
+    }
+    output = StudyOutput(
+        out,
+        "excursion",
+        {
+            "seed": seed,
+            **options,
+            "noise_levels": NOISE_LEVELS,
+            "grid_size": GRID_SIZE,
+            "threshold": THRESHOLD,
+        },
+    )
     streams = np.random.SeedSequence(seed).spawn(len(NOISE_LEVELS))
     rows, examples = [], []
-    for noise, stream in tqdm(list(zip(NOISE_LEVELS, streams)), disable=not progress, desc="noise levels"):
+    for noise, stream in tqdm(
+        list(zip(NOISE_LEVELS, streams)), disable=not progress, desc="noise levels"
+    ):
         rng = np.random.default_rng(stream)
         row, example = _noise_level(noise, options, rng, progress)
         rows.append(row)
         examples.append((example, noise, rng))
     output.save_figure(_figure_summary(rows), "excursion_summary")
     for example, noise, rng in (examples[0], examples[-1]):
-        output.save_figure(_figure_example(example, noise, rng), f"excursion_example_nsr_{noise / (1 - noise):.2f}")
-    summary = {f"nsr_{r['nsr']:.2f}": {"relative_bce_increase": r["relative_bce_increase_median"],
-                                       "relative_iou_gap": r["relative_iou_gap"], "epsilon": r["epsilon"]}
-               for r in rows}
+        output.save_figure(
+            _figure_example(example, noise, rng), f"excursion_example_nsr_{noise / (1 - noise):.2f}"
+        )
+    summary = {
+        f"nsr_{r['nsr']:.2f}": {
+            "relative_bce_increase": r["relative_bce_increase_median"],
+            "relative_iou_gap": r["relative_iou_gap"],
+            "epsilon": r["epsilon"],
+        }
+        for r in rows
+    }
     output.write_results(rows, summary=summary)
     return summary

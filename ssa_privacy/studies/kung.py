@@ -54,19 +54,35 @@ SELECTION_LENGTHSCALES = (3.0, 9.0, 27.0, 81.0)
 SELECTION_NOISE_VARIANCES = (0.1, 0.3, 1.0)
 TEST_FRACTION = 0.1
 #: Ranges reported in [SMI] §4 (RMSE, cm, epsilon = 1).
-PAPER = {"simple_binning": (23.4, 50.7), "integral_binning": (14.2, 20.8),
-         "cloaking": (14.3, 14.3), "cloaking_em": (17.4, 17.4)}
+PAPER = {
+    "simple_binning": (23.4, 50.7),
+    "integral_binning": (14.2, 20.8),
+    "cloaking": (14.3, 14.3),
+    "cloaking_em": (17.4, 17.4),
+}
 
 
 def add_arguments(parser):
     """Options of the study."""
     parser.add_argument("--data", default=None, help="data folder holding howell1_kung_san.csv")
-    parser.add_argument("--replications", type=int, default=60,
-                        help="cross-validation splits for the RMSE of cloaking and binning")
-    parser.add_argument("--selection-replications", type=int, default=8,
-                        help="splits for cloaking with exponential-mechanism hyperparameters")
-    parser.add_argument("--folds", type=int, default=10,
-                        help="Monte-Carlo CV folds inside the DP selection (paper: 100)")
+    parser.add_argument(
+        "--replications",
+        type=int,
+        default=60,
+        help="cross-validation splits for the RMSE of cloaking and binning",
+    )
+    parser.add_argument(
+        "--selection-replications",
+        type=int,
+        default=8,
+        help="splits for cloaking with exponential-mechanism hyperparameters",
+    )
+    parser.add_argument(
+        "--folds",
+        type=int,
+        default=10,
+        help="Monte-Carlo CV folds inside the DP selection (paper: 100)",
+    )
 
 
 def load_women(path=None):
@@ -90,8 +106,17 @@ def _splits(n, count, rng):
 def _cloaking(age, height, test_age, lengthscale, noise_variance, rng):
     """Cloaking release at the test ages (cm) and its check."""
     y, norm = clip_and_normalise(height, RAW_SENSITIVITY)
-    release = cloaking_release(RBF(lengthscale), noise_variance, age, y, test_age, EPSILON, DELTA,
-                               norm.sensitivity, seed=rng)
+    release = cloaking_release(
+        RBF(lengthscale),
+        noise_variance,
+        age,
+        y,
+        test_age,
+        EPSILON,
+        DELTA,
+        norm.sensitivity,
+        seed=rng,
+    )
     return norm.unnormalise(release.values), release.check
 
 
@@ -100,8 +125,11 @@ def _binning(age, height, test_age, width, integral, rng):
     y, norm = clip_and_normalise(height, RAW_SENSITIVITY)
     edges = np.arange(0.0, age.max() + width + 1e-9, width)
     binned = laplace_bin_means(age, y, edges, EPSILON, norm.sensitivity, seed=rng)
-    prediction = (integral_binning_predict(binned, test_age, seed=rng) if integral
-                  else simple_binning_predict(binned, test_age))
+    prediction = (
+        integral_binning_predict(binned, test_age, seed=rng)
+        if integral
+        else simple_binning_predict(binned, test_age)
+    )
     return norm.unnormalise(prediction), binned.check
 
 
@@ -118,18 +146,29 @@ def _rmse_row(method, setting, predict, splits, age, height, paper, progress):
         values, check = predict(age[train], height[train], age[test])
         errors.append(values - height[test])
         checks.append(check)
-    row = {"method": method, "setting": setting, "replications": len(splits),
-           "rmse_cm": float(np.sqrt(np.mean(np.concatenate(errors) ** 2))),
-           "paper_rmse_low_cm": paper[0] if paper else None, "paper_rmse_high_cm": paper[1] if paper else None}
-    return (row if checks[0] is None else {**row, **_check_columns(checks, checks[0].epsilon)})
+    row = {
+        "method": method,
+        "setting": setting,
+        "replications": len(splits),
+        "rmse_cm": float(np.sqrt(np.mean(np.concatenate(errors) ** 2))),
+        "paper_rmse_low_cm": paper[0] if paper else None,
+        "paper_rmse_high_cm": paper[1] if paper else None,
+    }
+    return row if checks[0] is None else {**row, **_check_columns(checks, checks[0].epsilon)}
 
 
 def _check_columns(checks, epsilon):
     """Guarantee and worst check of a set of releases, as results columns."""
-    worst = max(checks, key=lambda c: c.evidence.get("exact_delta", c.evidence.get("max_privacy_loss", 0.0)))
-    return {"mechanism": checks[0].mechanism, "epsilon": epsilon, "delta": checks[0].delta,
-            "check_passed": all(c.passed for c in checks),
-            **{f"check_{k}": v for k, v in worst.evidence.items() if isinstance(v, (int, float))}}
+    worst = max(
+        checks, key=lambda c: c.evidence.get("exact_delta", c.evidence.get("max_privacy_loss", 0.0))
+    )
+    return {
+        "mechanism": checks[0].mechanism,
+        "epsilon": epsilon,
+        "delta": checks[0].delta,
+        "check_passed": all(c.passed for c in checks),
+        **{f"check_{k}": v for k, v in worst.evidence.items() if isinstance(v, (int, float))},
+    }
 
 
 def _cloaking_em_row(splits, age, height, folds, rng, progress):
@@ -143,12 +182,22 @@ def _cloaking_em_row(splits, age, height, folds, rng, progress):
     expected, realised, selections, checks = [], [], [], []
     for test, train in tqdm(splits, disable=not progress, desc="cloaking_em", leave=False):
         y, norm = clip_and_normalise(height[train], RAW_SENSITIVITY)
-        selection = select_hyperparameters(age[train], y, SELECTION_LENGTHSCALES, SELECTION_NOISE_VARIANCES,
-                                           epsilon=EPSILON, sensitivity=norm.sensitivity, folds=folds,
-                                           release=(EPSILON, DELTA), seed=rng)
+        selection = select_hyperparameters(
+            age[train],
+            y,
+            SELECTION_LENGTHSCALES,
+            SELECTION_NOISE_VARIANCES,
+            epsilon=EPSILON,
+            sensitivity=norm.sensitivity,
+            folds=folds,
+            release=(EPSILON, DELTA),
+            seed=rng,
+        )
         squared = []
         for lengthscale, noise_variance in selection.candidates:
-            values, check = _cloaking(age[train], height[train], age[test], lengthscale, noise_variance, rng)
+            values, check = _cloaking(
+                age[train], height[train], age[test], lengthscale, noise_variance, rng
+            )
             squared.append(np.mean((values - height[test]) ** 2))
             checks.append(check)
         expected.append(selection.probabilities @ squared)
@@ -157,11 +206,18 @@ def _cloaking_em_row(splits, age, height, folds, rng, progress):
     columns = _check_columns(checks, EPSILON + selections[0].check.epsilon)
     columns["mechanism"] += " after exponential-mechanism selection (sequential composition)"
     columns["check_passed"] &= all(s.check.passed for s in selections)
-    row = {"method": "cloaking_em", "setting": f"grid {len(SELECTION_LENGTHSCALES)}x{len(SELECTION_NOISE_VARIANCES)}, "
-                                               f"{folds} folds", "replications": len(splits),
-           "rmse_cm": float(np.sqrt(np.mean(expected))), "rmse_cm_realised": float(np.sqrt(np.mean(realised))),
-           "paper_rmse_low_cm": PAPER["cloaking_em"][0], "paper_rmse_high_cm": PAPER["cloaking_em"][1],
-           "selected": "; ".join(f"l={s.lengthscale:g}, s2={s.noise_variance:g}" for s in selections), **columns}
+    row = {
+        "method": "cloaking_em",
+        "setting": f"grid {len(SELECTION_LENGTHSCALES)}x{len(SELECTION_NOISE_VARIANCES)}, "
+        f"{folds} folds",
+        "replications": len(splits),
+        "rmse_cm": float(np.sqrt(np.mean(expected))),
+        "rmse_cm_realised": float(np.sqrt(np.mean(realised))),
+        "paper_rmse_low_cm": PAPER["cloaking_em"][0],
+        "paper_rmse_high_cm": PAPER["cloaking_em"][1],
+        "selected": "; ".join(f"l={s.lengthscale:g}, s2={s.noise_variance:g}" for s in selections),
+        **columns,
+    }
     return row, selections
 
 
@@ -169,19 +225,31 @@ def _figure_releases(age, height, norm, standard, cloak, mean):
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-    for ax, (title, release) in zip(axes, (("A. standard (Hall et al.), exact RKHS sensitivity", standard),
-                                           ("B. cloaking", cloak))):
+    for ax, (title, release) in zip(
+        axes,
+        (("A. standard (Hall et al.), exact RKHS sensitivity", standard), ("B. cloaking", cloak)),
+    ):
         values = norm.unnormalise(release.values)
         sd = norm.std * release.noise_sd
         ax.plot(age, height, ".", color="grey", ms=3, label="data (women)")
         ax.plot(GRID, norm.unnormalise(mean), "k", lw=1, label="non-private posterior mean")
         ax.plot(GRID, values, "C1", label="DP release (one draw)")
-        ax.fill_between(GRID, values - 2 * sd, values + 2 * sd, color="C1", alpha=0.2, label="+- 2 sd of DP noise")
+        ax.fill_between(
+            GRID,
+            values - 2 * sd,
+            values + 2 * sd,
+            color="C1",
+            alpha=0.2,
+            label="+- 2 sd of DP noise",
+        )
         ax.set_ylim(0, 250)
         ax.set_xlabel("age (years)")
         ax.set_ylabel("height (cm)")
-        ax.set_title(f"{title}\nepsilon = {release.epsilon:g}, delta = {release.delta:g}, "
-                     f"check {'passed' if release.check.passed else 'FAILED'}", fontsize=9)
+        ax.set_title(
+            f"{title}\nepsilon = {release.epsilon:g}, delta = {release.delta:g}, "
+            f"check {'passed' if release.check.passed else 'FAILED'}",
+            fontsize=9,
+        )
         ax.legend(fontsize=7, loc="lower right")
     return figure
 
@@ -194,12 +262,18 @@ def _figure_selection(selections):
     figure, ax = plt.subplots(figsize=(7, 4))
     for k, s2 in enumerate(SELECTION_NOISE_VARIANCES):
         chosen = candidates[:, 1] == s2
-        ax.bar(np.arange(len(SELECTION_LENGTHSCALES)) + 0.25 * (k - 1), probabilities[chosen], width=0.25,
-               label=f"noise variance {s2:g}")
+        ax.bar(
+            np.arange(len(SELECTION_LENGTHSCALES)) + 0.25 * (k - 1),
+            probabilities[chosen],
+            width=0.25,
+            label=f"noise variance {s2:g}",
+        )
     ax.set_xticks(range(len(SELECTION_LENGTHSCALES)), [f"{l:g}" for l in SELECTION_LENGTHSCALES])
     ax.set_xlabel("length scale (years)")
     ax.set_ylabel("selection probability (mean over splits)")
-    ax.set_title("Exponential mechanism (epsilon = 1), utility includes the cloaking noise at epsilon = 1")
+    ax.set_title(
+        "Exponential mechanism (epsilon = 1), utility includes the cloaking noise at epsilon = 1"
+    )
     ax.legend(fontsize=8)
     return figure
 
@@ -208,29 +282,71 @@ def _grid_rows(age, height, rng):
     """Normalisation, standard-method calibrations and cloaking noise on the 100-age grid."""
     y, norm = clip_and_normalise(height, RAW_SENSITIVITY)
     kernel = RBF(LENGTHSCALE)
-    rows = [{"quantity": "normalisation", "centre_cm": norm.centre, "mean_cm": norm.mean, "sd_cm": norm.std,
-             "sensitivity_normalised": norm.sensitivity, "clipped": norm.n_clipped}]
+    rows = [
+        {
+            "quantity": "normalisation",
+            "centre_cm": norm.centre,
+            "mean_cm": norm.mean,
+            "sd_cm": norm.std,
+            "sensitivity_normalised": norm.sensitivity,
+            "clipped": norm.n_clipped,
+        }
+    ]
     gp = GaussianProcess(kernel, 0.0, NOISE_VARIANCE).fit(age, y)
-    rows.append({"quantity": "posterior_mean_cm", **{f"age_{a:g}": float(v) for a, v in
-                                                      zip(REPORT_AGES, norm.unnormalise(gp.predict(np.array(REPORT_AGES))[0]))}})
+    rows.append(
+        {
+            "quantity": "posterior_mean_cm",
+            **{
+                f"age_{a:g}": float(v)
+                for a, v in zip(REPORT_AGES, norm.unnormalise(gp.predict(np.array(REPORT_AGES))[0]))
+            },
+        }
+    )
     for method in RKHS_METHODS:
         Delta = rkhs_sensitivity(kernel(age), NOISE_VARIANCE, norm.sensitivity, method)
-        rows.append({"quantity": f"standard_noise_sd_cm_eps1_{method}", "rkhs_sensitivity": Delta,
-                     "noise_sd_cm": Delta * c_delta(DELTA) / EPSILON * norm.std,
-                     "valid_bound": method != "paper_refinement"})
+        rows.append(
+            {
+                "quantity": f"standard_noise_sd_cm_eps1_{method}",
+                "rkhs_sensitivity": Delta,
+                "noise_sd_cm": Delta * c_delta(DELTA) / EPSILON * norm.std,
+                "valid_bound": method != "paper_refinement",
+            }
+        )
     msense = rkhs_sensitivity(kernel(age), NOISE_VARIANCE, norm.sensitivity, "paper_refinement")
-    rows.append({"quantity": "paper_figure_standard_eps100", "noise_sd_cm": msense * c_delta(DELTA) / 100 * norm.std,
-                 "exact_delta_at_eps100": gaussian_mechanism_delta(100 / c_delta(DELTA), 100.0),
-                 "note": "Hall's c(delta)/epsilon at epsilon = 100 is outside its proof; the exact delta shows it is not (100, 0.01)-DP"})
-    standard = standard_release(kernel, NOISE_VARIANCE, age, y, GRID, EPSILON, DELTA, norm.sensitivity, seed=rng)
-    cloak = cloaking_release(kernel, NOISE_VARIANCE, age, y, GRID, EPSILON, DELTA, norm.sensitivity, seed=rng)
+    rows.append(
+        {
+            "quantity": "paper_figure_standard_eps100",
+            "noise_sd_cm": msense * c_delta(DELTA) / 100 * norm.std,
+            "exact_delta_at_eps100": gaussian_mechanism_delta(100 / c_delta(DELTA), 100.0),
+            "note": (
+                "Hall's c(delta)/epsilon at epsilon = 100 is outside its proof; "
+                "the exact delta shows it is not (100, 0.01)-DP"
+            ),
+        }
+    )
+    standard = standard_release(
+        kernel, NOISE_VARIANCE, age, y, GRID, EPSILON, DELTA, norm.sensitivity, seed=rng
+    )
+    cloak = cloaking_release(
+        kernel, NOISE_VARIANCE, age, y, GRID, EPSILON, DELTA, norm.sensitivity, seed=rng
+    )
     sd = norm.std * cloak.noise_sd
     for name, release in (("standard_release_exact", standard), ("cloaking_release", cloak)):
         noise = norm.std * release.noise_sd
-        rows.append({"quantity": name, "noise_sd_cm_median": float(np.median(noise)),
-                     "noise_sd_cm_min": float(noise.min()), "noise_sd_cm_max": float(noise.max()),
-                     **{f"noise_sd_cm_age_{a:g}": float(noise[np.argmin(np.abs(GRID - a))]) for a in NOISE_AGES},
-                     **release.record(), **{k: v for k, v in release.details.items() if np.isscalar(v)}})
+        rows.append(
+            {
+                "quantity": name,
+                "noise_sd_cm_median": float(np.median(noise)),
+                "noise_sd_cm_min": float(noise.min()),
+                "noise_sd_cm_max": float(noise.max()),
+                **{
+                    f"noise_sd_cm_age_{a:g}": float(noise[np.argmin(np.abs(GRID - a))])
+                    for a in NOISE_AGES
+                },
+                **release.record(),
+                **{k: v for k, v in release.details.items() if np.isscalar(v)},
+            }
+        )
     figure = _figure_releases(age, height, norm, standard, cloak, gp.predict(GRID)[0])
     return rows, figure, {"cloaking_noise_sd_median_cm": float(np.median(sd))}
 
@@ -263,30 +379,65 @@ def run(out, seed, progress, data=None, replications=60, selection_replications=
     if min(replications, selection_replications, folds) < 1:
         raise ValueError("replications, selection-replications and folds must be positive")
     age, height = load_women(data)
-    output = StudyOutput(out, "kung", {"seed": seed, "replications": replications,
-                                       "selection_replications": selection_replications, "folds": folds,
-                                       "raw_sensitivity_cm": RAW_SENSITIVITY, "lengthscale": LENGTHSCALE,
-                                       "noise_variance": NOISE_VARIANCE, "epsilon": EPSILON, "delta": DELTA,
-                                       "bin_widths": BIN_WIDTHS, "selection_lengthscales": SELECTION_LENGTHSCALES,
-                                       "selection_noise_variances": SELECTION_NOISE_VARIANCES})
+    output = StudyOutput(
+        out,
+        "kung",
+        {
+            "seed": seed,
+            "replications": replications,
+            "selection_replications": selection_replications,
+            "folds": folds,
+            "raw_sensitivity_cm": RAW_SENSITIVITY,
+            "lengthscale": LENGTHSCALE,
+            "noise_variance": NOISE_VARIANCE,
+            "epsilon": EPSILON,
+            "delta": DELTA,
+            "bin_widths": BIN_WIDTHS,
+            "selection_lengthscales": SELECTION_LENGTHSCALES,
+            "selection_noise_variances": SELECTION_NOISE_VARIANCES,
+        },
+    )
     rng = np.random.default_rng(seed)
     grid_rows, figure, grid_summary = _grid_rows(age, height, rng)
     output.save_figure(figure, "kung_releases")
     output.write_csv("grid.csv", grid_rows)
     splits = _splits(len(age), replications, rng)
-    methods = [("non_private_gp", "l=25, s2=0.3", lambda a, h, t: _non_private(a, h, t), None),
-               ("cloaking", "l=25, s2=0.3", lambda a, h, t: _cloaking(a, h, t, LENGTHSCALE, NOISE_VARIANCE, rng),
-                PAPER["cloaking"])]
+    methods = [
+        ("non_private_gp", "l=25, s2=0.3", lambda a, h, t: _non_private(a, h, t), None),
+        (
+            "cloaking",
+            "l=25, s2=0.3",
+            lambda a, h, t: _cloaking(a, h, t, LENGTHSCALE, NOISE_VARIANCE, rng),
+            PAPER["cloaking"],
+        ),
+    ]
     for width in BIN_WIDTHS:
-        methods.append(("simple_binning", f"bin width {width:g} yr",
-                        lambda a, h, t, w=width: _binning(a, h, t, w, False, rng), PAPER["simple_binning"]))
-        methods.append(("integral_binning", f"bin width {width:g} yr",
-                        lambda a, h, t, w=width: _binning(a, h, t, w, True, rng), PAPER["integral_binning"]))
+        methods.append(
+            (
+                "simple_binning",
+                f"bin width {width:g} yr",
+                lambda a, h, t, w=width: _binning(a, h, t, w, False, rng),
+                PAPER["simple_binning"],
+            )
+        )
+        methods.append(
+            (
+                "integral_binning",
+                f"bin width {width:g} yr",
+                lambda a, h, t, w=width: _binning(a, h, t, w, True, rng),
+                PAPER["integral_binning"],
+            )
+        )
     rows = [_rmse_row(m, s, f, splits, age, height, p, progress) for m, s, f, p in methods]
-    row, selections = _cloaking_em_row(splits[:selection_replications], age, height, folds, rng, progress)
+    row, selections = _cloaking_em_row(
+        splits[:selection_replications], age, height, folds, rng, progress
+    )
     rows.append(row)
     output.save_figure(_figure_selection(selections), "kung_selection")
-    summary = {**grid_summary, **{f"rmse_cm_{r['method']}_{r['setting']}": r["rmse_cm"] for r in rows},
-               "all_checks_passed": all(r.get("check_passed", True) for r in rows)}
+    summary = {
+        **grid_summary,
+        **{f"rmse_cm_{r['method']}_{r['setting']}": r["rmse_cm"] for r in rows},
+        "all_checks_passed": all(r.get("check_passed", True) for r in rows),
+    }
     output.write_results(rows, grid=grid_rows, summary=summary)
     return summary

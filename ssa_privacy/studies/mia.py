@@ -48,14 +48,40 @@ CHECK_LEVEL = 1e-3
 
 def add_arguments(parser):
     """Options of the study."""
-    parser.add_argument("--replications", type=int, default=2000,
-                        help="shadow and evaluation releases per hypothesis (paper: 10000)")
+    parser.add_argument(
+        "--replications",
+        type=int,
+        default=2000,
+        help="shadow and evaluation releases per hypothesis (paper: 10000)",
+    )
     parser.add_argument("--n", type=int, default=10, help="data-set size (default 10)")
-    parser.add_argument("--lengthscale", type=float, default=1.0, help="kernel length scale l (default 1)")
-    parser.add_argument("--delta", type=float, default=1e-5, help="delta of the bound (default 1e-5)")
-    parser.add_argument("--ridges", type=float, nargs="+", default=list(RIDGES), help="ridges r of the sigma/r sweep")
-    parser.add_argument("--sigmas", type=float, nargs="+", default=list(SIGMAS), help="scales sigma of the sigma/r sweep")
-    parser.add_argument("--path-counts", type=int, nargs="+", default=list(PATH_COUNTS), help="L values of the L sweep")
+    parser.add_argument(
+        "--lengthscale", type=float, default=1.0, help="kernel length scale l (default 1)"
+    )
+    parser.add_argument(
+        "--delta", type=float, default=1e-5, help="delta of the bound (default 1e-5)"
+    )
+    parser.add_argument(
+        "--ridges",
+        type=float,
+        nargs="+",
+        default=list(RIDGES),
+        help="ridges r of the sigma/r sweep",
+    )
+    parser.add_argument(
+        "--sigmas",
+        type=float,
+        nargs="+",
+        default=list(SIGMAS),
+        help="scales sigma of the sigma/r sweep",
+    )
+    parser.add_argument(
+        "--path-counts",
+        type=int,
+        nargs="+",
+        default=list(PATH_COUNTS),
+        help="L values of the L sweep",
+    )
 
 
 def step_datasets(n, include_target, count, rng):
@@ -80,7 +106,10 @@ def step_datasets(n, include_target, count, rng):
         raise ValueError(f"n must be at least 2, got {n}")
     left = n // 2
     right = n - left - int(include_target)
-    parts = [rng.uniform(0.0, 0.5, (count, left)), 0.5 + 0.5 * rng.uniform(0.0, 1.0, (count, right))]
+    parts = [
+        rng.uniform(0.0, 0.5, (count, left)),
+        0.5 + 0.5 * rng.uniform(0.0, 1.0, (count, right)),
+    ]
     if include_target:
         parts.insert(0, np.full((count, 1), TARGET))
     X = np.hstack(parts)
@@ -99,19 +128,25 @@ def posterior_at_target(X, y, lengthscale, ridge):
     """
     kernel = Exponential(lengthscale)
     target = np.array([TARGET])
-    fits = [GaussianProcess(kernel, 0.0, ridge**2).fit(Xi, yi).predict(target) for Xi, yi in zip(X, y)]
+    fits = [
+        GaussianProcess(kernel, 0.0, ridge**2).fit(Xi, yi).predict(target) for Xi, yi in zip(X, y)
+    ]
     return np.array([f[0][0] for f in fits]), np.array([f[1][0] for f in fits])
 
 
 def release_at_target(mean, variance, sigma, paths, rng):
     """L posterior draws at x0 per data set: ``m + sigma sqrt(v) z``, shape (count, L)."""
-    return mean[:, None] + sigma * np.sqrt(variance)[:, None] * rng.standard_normal((len(mean), paths))
+    return mean[:, None] + sigma * np.sqrt(variance)[:, None] * rng.standard_normal(
+        (len(mean), paths)
+    )
 
 
 def _attack_rows(posteriors, sigma, paths, rng):
     """Fit LiRA and the baseline on shadow releases; evaluate both on fresh releases."""
-    stats_of = {key: release_statistics(release_at_target(*posteriors[key], sigma, paths, rng), sigma)
-                for key in ("shadow_in", "shadow_out", "eval_in", "eval_out")}
+    stats_of = {
+        key: release_statistics(release_at_target(*posteriors[key], sigma, paths, rng), sigma)
+        for key in ("shadow_in", "shadow_out", "eval_in", "eval_out")
+    }
     (f_in, v_in), (f_out, v_out) = stats_of["shadow_in"], stats_of["shadow_out"]
     lira = LiRA.fit(f_in, f_out, v_in, v_out, seed=rng)
     baseline = MeanThresholdAttack.fit(f_in, f_out)
@@ -132,8 +167,14 @@ def _dp_region_check(result, scores_in, scores_out, epsilon, delta):
         k = int(np.floor(fpr * len(scores_out)))
         threshold = np.sort(scores_out)[::-1][min(k, len(scores_out) - 1)]
         hits_in, hits_out = int(np.sum(scores_in > threshold)), int(np.sum(scores_out > threshold))
-        tpr_low = stats.beta.ppf(level / 2, hits_in, len(scores_in) - hits_in + 1) if hits_in else 0.0
-        fpr_high = stats.beta.ppf(1 - level / 2, hits_out + 1, len(scores_out) - hits_out) if hits_out < len(scores_out) else 1.0
+        tpr_low = (
+            stats.beta.ppf(level / 2, hits_in, len(scores_in) - hits_in + 1) if hits_in else 0.0
+        )
+        fpr_high = (
+            stats.beta.ppf(1 - level / 2, hits_out + 1, len(scores_out) - hits_out)
+            if hits_out < len(scores_out)
+            else 1.0
+        )
         passed &= bool(tpr_low <= max_tpr_under_dp(fpr_high, epsilon, delta))
     return passed
 
@@ -145,13 +186,24 @@ def _configuration(posteriors, n, lengthscale, ridge, sigma, paths, delta, sweep
     results, lira = _attack_rows(posteriors, sigma, paths, rng)
     rows = []
     for result, scores_in, scores_out in results:
-        row = {"sweep": sweep, "n": n, "lengthscale": lengthscale, "ridge": ridge, "sigma": sigma,
-               "paths": paths, **result.record(),
-               "mechanism": "GP posterior sampling, Theorem 3.1 + Lemma B.7, L-fold RDP composition",
-               "epsilon": epsilon, "delta": delta, "renyi_order": alpha,
-               "dp_max_auc": max_auc_under_dp(epsilon, delta),
-               "check_attack_inside_dp_region": _dp_region_check(result, scores_in, scores_out, epsilon, delta),
-               "lira_fit_ok": lira.fit_ok}
+        row = {
+            "sweep": sweep,
+            "n": n,
+            "lengthscale": lengthscale,
+            "ridge": ridge,
+            "sigma": sigma,
+            "paths": paths,
+            **result.record(),
+            "mechanism": "GP posterior sampling, Theorem 3.1 + Lemma B.7, L-fold RDP composition",
+            "epsilon": epsilon,
+            "delta": delta,
+            "renyi_order": alpha,
+            "dp_max_auc": max_auc_under_dp(epsilon, delta),
+            "check_attack_inside_dp_region": _dp_region_check(
+                result, scores_in, scores_out, epsilon, delta
+            ),
+            "lira_fit_ok": lira.fit_ok,
+        }
         row.update({f"excess_tpr_at_fpr_{f:g}": row[f"tpr_at_fpr_{f:g}"] - f for f in DEFAULT_FPRS})
         rows.append((row, result))
     return rows
@@ -173,14 +225,35 @@ def _figure_sigma_r(rows, sigmas):
     for index, sigma in enumerate(sigmas):
         colour = f"C{index}"
         for attack, style in (("lira", "-"), ("mean_threshold", "--")):
-            chosen = [r for r in rows if r["sweep"] == "sigma_r" and r["sigma"] == sigma and r["attack"] == attack]
+            chosen = [
+                r
+                for r in rows
+                if r["sweep"] == "sigma_r" and r["sigma"] == sigma and r["attack"] == attack
+            ]
             ridges = [r["ridge"] for r in chosen]
             label = f"sigma={sigma:g} {'LiRA' if attack == 'lira' else 'mean threshold'}"
-            ax_auc.plot(ridges, [r["auc"] for r in chosen], style, color=colour, marker="o", label=label)
-            ax_tpr.plot(ridges, [r["excess_tpr_at_fpr_0.05"] for r in chosen], style, color=colour, marker="o")
-        lira = [r for r in rows if r["sweep"] == "sigma_r" and r["sigma"] == sigma and r["attack"] == "lira"]
-        ax_eps.plot([r["ridge"] for r in lira], [r["epsilon"] for r in lira], color=colour, marker="o",
-                    label=f"sigma={sigma:g}")
+            ax_auc.plot(
+                ridges, [r["auc"] for r in chosen], style, color=colour, marker="o", label=label
+            )
+            ax_tpr.plot(
+                ridges,
+                [r["excess_tpr_at_fpr_0.05"] for r in chosen],
+                style,
+                color=colour,
+                marker="o",
+            )
+        lira = [
+            r
+            for r in rows
+            if r["sweep"] == "sigma_r" and r["sigma"] == sigma and r["attack"] == "lira"
+        ]
+        ax_eps.plot(
+            [r["ridge"] for r in lira],
+            [r["epsilon"] for r in lira],
+            color=colour,
+            marker="o",
+            label=f"sigma={sigma:g}",
+        )
     ax_auc.axhline(0.5, color="grey", lw=0.8)
     for ax, label in ((ax_auc, "AUC"), (ax_tpr, "excess TPR at FPR 5%"), (ax_eps, "epsilon bound")):
         ax.set_xscale("log")
@@ -200,7 +273,9 @@ def _figure_paths(rows):
     for attack, style in (("lira", "-o"), ("mean_threshold", "--s")):
         chosen = [r for r in rows if r["sweep"] == "paths" and r["attack"] == attack]
         ax_auc.plot([r["paths"] for r in chosen], [r["auc"] for r in chosen], style, label=attack)
-        ax_auc.plot([r["paths"] for r in chosen], [r["dp_max_auc"] for r in chosen], ":", color="grey")
+        ax_auc.plot(
+            [r["paths"] for r in chosen], [r["dp_max_auc"] for r in chosen], ":", color="grey"
+        )
     chosen = [r for r in rows if r["sweep"] == "paths" and r["attack"] == "lira"]
     paths = np.array([r["paths"] for r in chosen])
     epsilon = np.array([r["epsilon"] for r in chosen])
@@ -213,7 +288,9 @@ def _figure_paths(rows):
         ax.set_xlabel("released paths L")
         ax.legend(fontsize=8)
     ridge, sigma = L_SWEEP_SETTING
-    figure.suptitle(f"Attack success and bound against the number of paths (r = {ridge:g}, sigma = {sigma:g})")
+    figure.suptitle(
+        f"Attack success and bound against the number of paths (r = {ridge:g}, sigma = {sigma:g})"
+    )
     return figure
 
 
@@ -225,7 +302,13 @@ def _figure_roc(curves):
         for result in results:
             ax.plot(*result.roc, label=f"{result.name} (AUC {result.auc:.3f})")
         grid = np.linspace(0, 1, 400)
-        ax.plot(grid, max_tpr_under_dp(grid, epsilon, delta), ":", color="grey", label="DP region boundary")
+        ax.plot(
+            grid,
+            max_tpr_under_dp(grid, epsilon, delta),
+            ":",
+            color="grey",
+            label="DP region boundary",
+        )
         ax.plot([0, 1], [0, 1], color="black", lw=0.6)
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -238,8 +321,18 @@ def _figure_roc(curves):
     return figure
 
 
-def run(out, seed, progress, replications=2000, n=10, lengthscale=1.0, delta=1e-5, ridges=RIDGES,
-        sigmas=SIGMAS, path_counts=PATH_COUNTS):
+def run(
+    out,
+    seed,
+    progress,
+    replications=2000,
+    n=10,
+    lengthscale=1.0,
+    delta=1e-5,
+    ridges=RIDGES,
+    sigmas=SIGMAS,
+    path_counts=PATH_COUNTS,
+):
     """Run the study; write figures and results; return a summary.
 
     Parameters
@@ -273,26 +366,54 @@ def run(out, seed, progress, replications=2000, n=10, lengthscale=1.0, delta=1e-
     if replications < 100:
         raise ValueError(f"replications must be at least 100, got {replications}")
     ridges, sigmas, path_counts = sorted(ridges), sorted(sigmas), sorted(path_counts)
-    output = StudyOutput(out, "mia", {"seed": seed, "replications": replications, "n": n,
-                                      "lengthscale": lengthscale, "delta": delta, "target": TARGET,
-                                      "ridges": ridges, "sigmas": sigmas, "path_counts": path_counts,
-                                      "l_sweep_setting": L_SWEEP_SETTING})
+    output = StudyOutput(
+        out,
+        "mia",
+        {
+            "seed": seed,
+            "replications": replications,
+            "n": n,
+            "lengthscale": lengthscale,
+            "delta": delta,
+            "target": TARGET,
+            "ridges": ridges,
+            "sigmas": sigmas,
+            "path_counts": path_counts,
+            "l_sweep_setting": L_SWEEP_SETTING,
+        },
+    )
     streams = np.random.SeedSequence(seed).spawn(len(ridges) + 1)
-    middle_sigma, shown_ridges = sigmas[len(sigmas) // 2], {ridges[0], ridges[len(ridges) // 2], ridges[-1]}
+    middle_sigma, shown_ridges = (
+        sigmas[len(sigmas) // 2],
+        {ridges[0], ridges[len(ridges) // 2], ridges[-1]},
+    )
     rows, curves = [], []
-    configurations = [(ridge, sigma, 3, "sigma_r", stream) for ridge, stream in zip(ridges, streams)
-                      for sigma in sigmas]
+    configurations = [
+        (ridge, sigma, 3, "sigma_r", stream)
+        for ridge, stream in zip(ridges, streams)
+        for sigma in sigmas
+    ]
     configurations += [(*L_SWEEP_SETTING, paths, "paths", streams[-1]) for paths in path_counts]
     cache = {}
-    for ridge, sigma, paths, sweep, stream in tqdm(configurations, disable=not progress, desc="mia"):
+    for ridge, sigma, paths, sweep, stream in tqdm(
+        configurations, disable=not progress, desc="mia"
+    ):
         rng = np.random.default_rng(stream.spawn(1)[0])
         if (ridge, sweep) not in cache:
             cache[(ridge, sweep)] = _posteriors(n, lengthscale, ridge, replications, rng)
-        pairs = _configuration(cache[(ridge, sweep)], n, lengthscale, ridge, sigma, paths, delta, sweep, rng)
+        pairs = _configuration(
+            cache[(ridge, sweep)], n, lengthscale, ridge, sigma, paths, delta, sweep, rng
+        )
         rows.extend(row for row, _ in pairs)
         if sweep == "sigma_r" and sigma == middle_sigma and ridge in shown_ridges:
-            curves.append((f"r = {ridge:g}, sigma = {sigma:g}, L = {paths}", [p[1] for p in pairs],
-                           pairs[0][0]["epsilon"], delta))
+            curves.append(
+                (
+                    f"r = {ridge:g}, sigma = {sigma:g}, L = {paths}",
+                    [p[1] for p in pairs],
+                    pairs[0][0]["epsilon"],
+                    delta,
+                )
+            )
     output.save_figure(_figure_sigma_r(rows, sigmas), "mia_sigma_r")
     output.save_figure(_figure_paths(rows), "mia_paths")
     output.save_figure(_figure_roc(curves), "mia_roc")
@@ -300,13 +421,21 @@ def run(out, seed, progress, replications=2000, n=10, lengthscale=1.0, delta=1e-
     baseline = [r for r in rows if r["attack"] == "mean_threshold"]
     summary = {
         "configurations": len(lira),
-        "lira_weaker_than_baseline": int(sum(l["auc"] < b["auc"] - 0.01 for l, b in zip(lira, baseline))),
+        "lira_weaker_than_baseline": int(
+            sum(l["auc"] < b["auc"] - 0.01 for l, b in zip(lira, baseline))
+        ),
         "lira_fit_failures": int(sum(not r["lira_fit_ok"] for r in lira)),
         "all_inside_dp_region": bool(all(r["check_attack_inside_dp_region"] for r in rows)),
-        "auc_smallest_ridge": {r["attack"]: r["auc"] for r in rows
-                               if r["sweep"] == "sigma_r" and r["ridge"] == ridges[0] and r["sigma"] == middle_sigma},
-        "auc_largest_ridge": {r["attack"]: r["auc"] for r in rows
-                              if r["sweep"] == "sigma_r" and r["ridge"] == ridges[-1] and r["sigma"] == middle_sigma},
+        "auc_smallest_ridge": {
+            r["attack"]: r["auc"]
+            for r in rows
+            if r["sweep"] == "sigma_r" and r["ridge"] == ridges[0] and r["sigma"] == middle_sigma
+        },
+        "auc_largest_ridge": {
+            r["attack"]: r["auc"]
+            for r in rows
+            if r["sweep"] == "sigma_r" and r["ridge"] == ridges[-1] and r["sigma"] == middle_sigma
+        },
     }
     output.write_results(rows, summary=summary)
     return summary

@@ -20,6 +20,8 @@ guaranteed. Independent draws of ``(X, Y)`` give a Monte Carlo estimate of
 against ``1 - delta``.
 """
 
+import functools
+
 import numpy as np
 from tqdm.auto import tqdm
 
@@ -48,6 +50,11 @@ DESIGNS = {
     "corollary-3.7/exact": ("closed form", "exact"),
     "log-det/exact": ("log-det", "exact"),
 }
+
+
+def _column(rows, key):
+    """The values of ``key`` over ``rows`` as a float array."""
+    return np.array([r[key] for r in rows], dtype=float)
 
 
 def add_arguments(parser):
@@ -155,7 +162,7 @@ def _figures(output, rows, delta):
             (axes_row[0], "logdet", "bound_28", "bound_chain_logdet"),
             (axes_row[1], "trace", "bound_29", "bound_chain_trace"),
         ):
-            get = lambda key: np.array([r[key] for r in mine], dtype=float)  # noqa: E731
+            get = functools.partial(_column, mine)
             ax.errorbar(
                 eps,
                 get(f"{kind}_P_empirical"),

@@ -14,11 +14,11 @@ the privacy-aware vs DP-cloaking comparison (also printed) and ``trajectory.csv`
 import numpy as np
 from tqdm import tqdm
 
+from ssa_privacy._validation import positive_int
 from ssa_privacy.attacks import stationary_attack
 from ssa_privacy.baselines import dropout_gp
 from ssa_privacy.gp import RBF, fit_mean_and_variance
 from ssa_privacy.orbits import PlanarJ2Model
-from ssa_privacy._validation import positive_int
 from ssa_privacy.output import StudyOutput
 from ssa_privacy.privacy import privacy_aware_gp, privacy_certificate, region_noise_factor, release
 from ssa_privacy.privacy.dp_gp import c_delta
@@ -26,7 +26,9 @@ from ssa_privacy.studies import _dp_rows as dp
 from ssa_privacy.studies import _satellite_figures as figures
 from ssa_privacy.studies._common import mean_std, replication_rng, rmse, stopwatch
 
-DESCRIPTION = "[TCB] 5.1: privacy-aware GP of a planar J2 orbit, DP-cloaking beside it (Figs 2-7; Table 3)"
+DESCRIPTION = (
+    "[TCB] 5.1: privacy-aware GP of a planar J2 orbit, DP-cloaking beside it (Figs 2-7; Table 3)"
+)
 
 COMPONENTS = ("r", "r_dot", "theta", "theta_dot")
 ALPHAS = (0.1, 0.5, 0.9)
@@ -43,9 +45,15 @@ FAR_LENGTH_SCALES = 5
 #: [TCB] Table 3, average RMSE over the four outputs (paper's alpha convention; the
 #: DP-cloaking rows are keyed by epsilon).
 PAPER_TABLE3 = {
-    ("privacy-aware", 0.1): 0.3343, ("privacy-aware", 0.5): 0.3045, ("privacy-aware", 0.9): 0.1912,
-    ("stationary", 0.1): 1.0412, ("stationary", 0.5): 0.3268, ("stationary", 0.9): 0.0663,
-    (dp.METHOD, 0.3): 0.8878, (dp.METHOD, 0.5): 0.5327, (dp.METHOD, 1.0): 0.2663,
+    ("privacy-aware", 0.1): 0.3343,
+    ("privacy-aware", 0.5): 0.3045,
+    ("privacy-aware", 0.9): 0.1912,
+    ("stationary", 0.1): 1.0412,
+    ("stationary", 0.5): 0.3268,
+    ("stationary", 0.9): 0.0663,
+    (dp.METHOD, 0.3): 0.8878,
+    (dp.METHOD, 0.5): 0.5327,
+    (dp.METHOD, 1.0): 0.2663,
 }
 #: The authors' results CSV (commit 7b65a1f), per output then average; their alpha
 #: label a means paper alpha 1 - a, already converted here (privacygp_spec §5.1-5.2).
@@ -65,13 +73,27 @@ AUTHORS_CSV = {
 
 def add_arguments(parser):
     """Options of ``ssa-privacy run satellite``."""
-    parser.add_argument("--replications", type=int, default=100,
-                        help="replications for Figures 4-5 (default 100, as the paper)")
-    parser.add_argument("--table-seeds", type=int, default=20,
-                        help="seeds averaged in Table 3 (default 20, as the paper)")
-    parser.add_argument("--kernel-convention", choices=sorted(KERNEL_CONVENTIONS), default="paper",
-                        help="read l = 1/400 as printed (paper) or as the authors' code did (code)")
-    parser.add_argument("--data", help="unused (the study simulates its data); accepted for symmetry")
+    parser.add_argument(
+        "--replications",
+        type=int,
+        default=100,
+        help="replications for Figures 4-5 (default 100, as the paper)",
+    )
+    parser.add_argument(
+        "--table-seeds",
+        type=int,
+        default=20,
+        help="seeds averaged in Table 3 (default 20, as the paper)",
+    )
+    parser.add_argument(
+        "--kernel-convention",
+        choices=sorted(KERNEL_CONVENTIONS),
+        default="paper",
+        help="read l = 1/400 as printed (paper) or as the authors' code did (code)",
+    )
+    parser.add_argument(
+        "--data", help="unused (the study simulates its data); accepted for symmetry"
+    )
 
 
 def trajectory(model=None):
@@ -92,10 +114,15 @@ class Design:
         self.private = self.private_dense[::TRAIN_STRIDE]
         self.S0 = self.X[self.private]
         self.kernel, self.zero_mean = kernel, zero_mean
-        self.gps = [fit_mean_and_variance(self.X, self.Y[:, c], kernel, zero_mean)
-                    for c in range(len(COMPONENTS))]
-        self.factors = {(a, c): region_noise_factor(gp.kernel, self.X, self.S0, a)
-                        for a in ALPHAS for c, gp in enumerate(self.gps)}
+        self.gps = [
+            fit_mean_and_variance(self.X, self.Y[:, c], kernel, zero_mean)
+            for c in range(len(COMPONENTS))
+        ]
+        self.factors = {
+            (a, c): region_noise_factor(gp.kernel, self.X, self.S0, a)
+            for a in ALPHAS
+            for c, gp in enumerate(self.gps)
+        }
 
 
 def privacy_aware_run(design, alpha, c, rng, times):
@@ -107,7 +134,9 @@ def privacy_aware_run(design, alpha, c, rng, times):
         W = release(y, factor, seed=rng)
         mean, variance = privacy_aware_gp(gp, design.X, W, factor).predict(design.t)
     k = gp.kernel
-    certificate = privacy_certificate(k(design.X), k(design.X, design.S0), alpha * k(design.S0), factor)
+    certificate = privacy_certificate(
+        k(design.X), k(design.X, design.S0), alpha * k(design.S0), factor
+    )
     return W, mean, variance, certificate
 
 
@@ -127,8 +156,9 @@ def replicate(design, seed, replication, with_attack):
         for c in range(len(COMPONENTS)):
             rng = replication_rng(seed, replication, ia, c)
             key = (alpha, c)
-            (out["W"][key], out["pa_mean"][key], out["pa_var"][key],
-             out["certificate"][key]) = privacy_aware_run(design, alpha, c, rng, times)
+            (out["W"][key], out["pa_mean"][key], out["pa_var"][key], out["certificate"][key]) = (
+                privacy_aware_run(design, alpha, c, rng, times)
+            )
             if with_attack:
                 out["stationary"][key] = stationary_run(design, out["W"][key], rng, times, alpha)
     out["times"] = times
@@ -140,7 +170,9 @@ def dropout_means(design, times):
     means = []
     for c, gp in enumerate(design.gps):
         with stopwatch(times, ("dropout", None)):
-            means.append(dropout_gp(gp, design.X, design.Y[:, c], design.private).predict(design.t)[0])
+            means.append(
+                dropout_gp(gp, design.X, design.Y[:, c], design.private).predict(design.t)[0]
+            )
     return means
 
 
@@ -160,21 +192,34 @@ def dp_cloaking_runs(design, seed, seeds, progress=False):
         delta) and check of every release; ``times[epsilon]`` per-release times (s).
     """
     designs = [dp.CloakingDesign(gp, design.X, design.t) for gp in design.gps]
-    out = {"designs": designs, "sensitivity": [dp.output_sensitivity(y) for y in design.Y.T],
-           "values": {}, "sd": {}, "records": [], "times": {}}
+    out = {
+        "designs": designs,
+        "sensitivity": [dp.output_sensitivity(y) for y in design.Y.T],
+        "values": {},
+        "sd": {},
+        "records": [],
+        "times": {},
+    }
     for i in tqdm(range(seeds), desc="satellite dp-cloaking", disable=not progress):
         for j, epsilon in enumerate(dp.EPSILONS):
             for c, (cloak, gp) in enumerate(zip(designs, design.gps)):
                 keys = (seed, i, dp.SEED_KEY_OFFSET + j, c)
                 with stopwatch(out["times"], epsilon):
-                    released = cloak.release(design.Y[:, c], gp.mean, epsilon, out["sensitivity"][c],
-                                             replication_rng(*keys))
+                    released = cloak.release(
+                        design.Y[:, c],
+                        gp.mean,
+                        epsilon,
+                        out["sensitivity"][c],
+                        replication_rng(*keys),
+                    )
                 out["values"].setdefault((epsilon, c), []).append(released.values)
                 out["records"].append(dp.release_record(released, i, keys, output=COMPONENTS[c]))
     for c, (cloak, gp) in enumerate(zip(designs, design.gps)):
         posterior_variance = gp.predict(design.t)[1]
         for epsilon in dp.EPSILONS:
-            noise_variance = cloak.noise_scale(epsilon, out["sensitivity"][c]) ** 2 * np.diag(cloak.M)
+            noise_variance = cloak.noise_scale(epsilon, out["sensitivity"][c]) ** 2 * np.diag(
+                cloak.M
+            )
             out["sd"][epsilon, c] = np.sqrt(posterior_variance + noise_variance)
     return out
 
@@ -197,36 +242,54 @@ def table_rows(design, reps, dropout, dropout_times, cloaking):
             rows += _method_rows(method, alpha, None, errors, times)
     design_times = [cloak.time_s for cloak in cloaking["designs"]]
     for epsilon in dp.EPSILONS:
-        errors = [[rmse(v[grid], Y[:, c]) for v in cloaking["values"][epsilon, c]] for c in range(4)]
-        records = [[r for r in cloaking["records"] if r["epsilon"] == epsilon and r["output"] == name]
-                   for name in COMPONENTS]
-        rows += _method_rows(dp.METHOD, None, epsilon, errors, cloaking["times"][epsilon],
-                             design_times, records)
-    rows += _method_rows("dropout", None, None, [[rmse(dropout[c][grid], Y[:, c])] for c in range(4)],
-                         dropout_times)
+        errors = [
+            [rmse(v[grid], Y[:, c]) for v in cloaking["values"][epsilon, c]] for c in range(4)
+        ]
+        records = [
+            [r for r in cloaking["records"] if r["epsilon"] == epsilon and r["output"] == name]
+            for name in COMPONENTS
+        ]
+        rows += _method_rows(
+            dp.METHOD, None, epsilon, errors, cloaking["times"][epsilon], design_times, records
+        )
+    rows += _method_rows(
+        "dropout", None, None, [[rmse(dropout[c][grid], Y[:, c])] for c in range(4)], dropout_times
+    )
     return rows
 
 
 def _method_rows(method, alpha, epsilon, errors, times, design_times=None, records=None):
     """The four output rows (errors[c]: one RMSE per seed) and the AVERAGE row."""
-    rows = [_row(method, alpha, epsilon, name, mean_std(e), None, c) for c, (name, e) in
-            enumerate(zip(COMPONENTS, errors))]
+    rows = [
+        _row(method, alpha, epsilon, name, mean_std(e), None, c)
+        for c, (name, e) in enumerate(zip(COMPONENTS, errors))
+    ]
     means = [row["rmse_mean"] for row in rows]
     rows.append(_row(method, alpha, epsilon, "AVERAGE", mean_std(means), mean_std(times), 4))
     if design_times is not None:
         design_times = list(design_times) + [float(np.mean(design_times))]
         records = list(records) + [[r for by_output in records for r in by_output]]
         for row, seconds, released in zip(rows, design_times, records):
-            row.update(design_time_s=seconds, releases=len(released),
-                       checks_passed=all(r["check_passed"] for r in released),
-                       max_exact_delta=max(r["check_exact_delta"] for r in released))
+            row.update(
+                design_time_s=seconds,
+                releases=len(released),
+                checks_passed=all(r["check_passed"] for r in released),
+                max_exact_delta=max(r["check_exact_delta"] for r in released),
+            )
     return rows
 
 
 def _row(method, alpha, epsilon, output, rmse_stats, time_stats, column):
-    row = {"method": method, "alpha": alpha, "epsilon": epsilon, "delta": dp.DELTA if epsilon else None,
-           "output": output, "rmse_mean": rmse_stats[0], "rmse_std": rmse_stats[1],
-           "rmse_std_over": "outputs (the paper's +-)" if column == 4 else "seeds"}
+    row = {
+        "method": method,
+        "alpha": alpha,
+        "epsilon": epsilon,
+        "delta": dp.DELTA if epsilon else None,
+        "output": output,
+        "rmse_mean": rmse_stats[0],
+        "rmse_std": rmse_stats[1],
+        "rmse_std_over": "outputs (the paper's +-)" if column == 4 else "seeds",
+    }
     if time_stats is not None:
         row["time_mean_s"], row["time_std_s"] = time_stats
     level = epsilon if method == dp.METHOD else alpha
@@ -241,8 +304,12 @@ def theory_checks(design, reps):
     prior_var = [gp.kernel.variance for gp in design.gps]
     on_grid = slice(None, None, TRAIN_STRIDE)
     far = distance_to_segment(design.t) > FAR_LENGTH_SCALES * float(design.kernel.lengthscale)
-    checks = {"trace_Sigma_opt": {}, "trace_decreasing_in_alpha": {}, "posterior_variance_ratio_at_S": {},
-              f"max_abs_difference_to_non_private_beyond_{FAR_LENGTH_SCALES}_length_scales_over_prior_std": {}}
+    checks = {
+        "trace_Sigma_opt": {},
+        "trace_decreasing_in_alpha": {},
+        "posterior_variance_ratio_at_S": {},
+        f"max_abs_difference_to_non_private_beyond_{FAR_LENGTH_SCALES}_length_scales_over_prior_std": {},
+    }
     far_key = list(checks)[-1]
     for c, name in enumerate(COMPONENTS):
         np_mean = design.gps[c].predict(design.t)[0]
@@ -251,8 +318,10 @@ def theory_checks(design, reps):
         checks["trace_decreasing_in_alpha"][name] = bool(np.all(np.diff(traces) < 0))
         for a in ALPHAS:
             ratio = reps[0]["pa_var"][a, c][on_grid][design.private] / ((1 - a) * prior_var[c])
-            checks["posterior_variance_ratio_at_S"][f"{name}, alpha={a}"] = [float(ratio.min()),
-                                                                              float(ratio.max())]
+            checks["posterior_variance_ratio_at_S"][f"{name}, alpha={a}"] = [
+                float(ratio.min()),
+                float(ratio.max()),
+            ]
             gaps = [np.max(np.abs(r["pa_mean"][a, c] - np_mean)[far]) for r in reps]
             checks[far_key][f"{name}, alpha={a}"] = float(np.max(gaps) / np.sqrt(prior_var[c]))
     return checks
@@ -270,8 +339,11 @@ def dp_checks(design, cloaking):
     """
     grid = slice(None, None, TRAIN_STRIDE)
     ratio_key = "dp_noise_sd_at_training_points_over_d_c_delta_over_epsilon"
-    checks = {"dp_all_checks_passed": all(r["check_passed"] for r in cloaking["records"]),
-              ratio_key: {}, "dp_mse_z_score": {}}
+    checks = {
+        "dp_all_checks_passed": all(r["check_passed"] for r in cloaking["records"]),
+        ratio_key: {},
+        "dp_mse_z_score": {},
+    }
     for c, (name, cloak, gp) in enumerate(zip(COMPONENTS, cloaking["designs"], design.gps)):
         d = cloaking["sensitivity"][c]
         bias = gp.predict(design.X)[0] - design.Y[:, c]
@@ -291,8 +363,15 @@ def distance_to_segment(t):
     return np.maximum(0.0, np.maximum(PRIVATE_SEGMENT[0] - t, t - PRIVATE_SEGMENT[1]))
 
 
-def run(out, seed=0, progress=True, replications=100, table_seeds=20, kernel_convention="paper",
-        data=None):
+def run(
+    out,
+    seed=0,
+    progress=True,
+    replications=100,
+    table_seeds=20,
+    kernel_convention="paper",
+    data=None,
+):
     """Run the satellite study; write figures, tables and ``trajectory.csv`` into ``out``.
 
     Parameters
@@ -331,44 +410,70 @@ def run(out, seed=0, progress=True, replications=100, table_seeds=20, kernel_con
     table_seeds = positive_int(table_seeds, "table_seeds")
     if kernel_convention not in KERNEL_CONVENTIONS:
         raise ValueError(f"kernel_convention must be one of {sorted(KERNEL_CONVENTIONS)}")
-    params = {"seed": seed, "replications": replications, "table_seeds": table_seeds,
-              "kernel_convention": kernel_convention, "alphas": ALPHAS,
-              "kernel_length_scale": float(KERNEL_CONVENTIONS[kernel_convention].lengthscale),
-              "seed_scheme": "default_rng([seed, replication, alpha_index, output_index])",
-              **dp.parameters(),
-              "dp_seed_scheme": "default_rng([seed, replication, 100 + epsilon_index, output_index]), "
-                                "replications 0 .. table_seeds - 1 (the Table 3 seeds)"}
+    params = {
+        "seed": seed,
+        "replications": replications,
+        "table_seeds": table_seeds,
+        "kernel_convention": kernel_convention,
+        "alphas": ALPHAS,
+        "kernel_length_scale": float(KERNEL_CONVENTIONS[kernel_convention].lengthscale),
+        "seed_scheme": "default_rng([seed, replication, alpha_index, output_index])",
+        **dp.parameters(),
+        "dp_seed_scheme": "default_rng([seed, replication, 100 + epsilon_index, output_index]), "
+        "replications 0 .. table_seeds - 1 (the Table 3 seeds)",
+    }
     output = StudyOutput(out, "satellite", params)
     design = Design(KERNEL_CONVENTIONS[kernel_convention])
     output.write_csv("trajectory.csv", figures.trajectory_rows(design))
-    reps = [replicate(design, seed, i, with_attack=i < table_seeds)
-            for i in tqdm(range(max(replications, table_seeds)), desc="satellite", disable=not progress)]
+    reps = [
+        replicate(design, seed, i, with_attack=i < table_seeds)
+        for i in tqdm(range(max(replications, table_seeds)), desc="satellite", disable=not progress)
+    ]
     cloaking = dp_cloaking_runs(design, seed, table_seeds, progress)
     dropout_times = {}
     dropout = dropout_means(design, dropout_times)
     zero_design = Design(design.kernel, zero_mean=True)
     zero_rep = replicate(zero_design, seed, 0, with_attack=False)
-    rows = table_rows(design, reps[:table_seeds], dropout, dropout_times[("dropout", None)], cloaking)
+    rows = table_rows(
+        design, reps[:table_seeds], dropout, dropout_times[("dropout", None)], cloaking
+    )
     rows += zero_mean_rows(zero_design, zero_rep)
-    certificates = {f"alpha={a}": {name: [r["certificate"][a, c] for r in reps]
-                                   for c, name in enumerate(COMPONENTS)} for a in ALPHAS}
+    certificates = {
+        f"alpha={a}": {
+            name: [r["certificate"][a, c] for r in reps] for c, name in enumerate(COMPONENTS)
+        }
+        for a in ALPHAS
+    }
     figures.write_all(output, design, reps[:replications], dropout, zero_design, zero_rep, ALPHAS)
     figures.write_dp_cloaking(output, design, cloaking, dropout, dp.EPSILONS)
     checks = {**theory_checks(design, reps[:replications]), **dp_checks(design, cloaking)}
     checks["certificate_min"] = min(min(v) for d in certificates.values() for v in d.values())
     pa_vs_dp = comparison(rows, table_seeds)
-    output.write_results(rows, certificates_per_release=certificates, checks=checks,
-                         jitter={name: gp.jitter for name, gp in zip(COMPONENTS, design.gps)},
-                         pa_vs_dp=pa_vs_dp, dp_cloaking_design={name: cloak.record() for name, cloak
-                                                                in zip(COMPONENTS, cloaking["designs"])},
-                         dp_releases=cloaking["records"])
-    print(dp.format_comparison(
-        f"Privacy-aware GP vs DP-cloaking, satellite: AVERAGE RMSE over the 4 outputs, replications "
-        f"0-{table_seeds - 1} of seed {seed} for both, same GPs (+- across outputs, as Table 3)", pa_vs_dp))
-    return {"out": str(output.folder), "certificate_min": checks["certificate_min"],
-            "dp_all_checks_passed": checks["dp_all_checks_passed"],
-            "average_rmse": {dp.row_label(r): r["rmse_mean"] for r in rows if r["output"] == "AVERAGE"},
-            "pa_vs_dp": pa_vs_dp}
+    output.write_results(
+        rows,
+        certificates_per_release=certificates,
+        checks=checks,
+        jitter={name: gp.jitter for name, gp in zip(COMPONENTS, design.gps)},
+        pa_vs_dp=pa_vs_dp,
+        dp_cloaking_design={
+            name: cloak.record() for name, cloak in zip(COMPONENTS, cloaking["designs"])
+        },
+        dp_releases=cloaking["records"],
+    )
+    print(
+        dp.format_comparison(
+            f"Privacy-aware GP vs DP-cloaking, satellite: AVERAGE RMSE over the 4 outputs, replications "
+            f"0-{table_seeds - 1} of seed {seed} for both, same GPs (+- across outputs, as Table 3)",
+            pa_vs_dp,
+        )
+    )
+    return {
+        "out": str(output.folder),
+        "certificate_min": checks["certificate_min"],
+        "dp_all_checks_passed": checks["dp_all_checks_passed"],
+        "average_rmse": {dp.row_label(r): r["rmse_mean"] for r in rows if r["output"] == "AVERAGE"},
+        "pa_vs_dp": pa_vs_dp,
+    }
 
 
 def comparison(rows, seeds):
@@ -377,7 +482,9 @@ def comparison(rows, seeds):
     pa = {r["alpha"]: r for r in average if r["method"] == "privacy-aware"}
     cloaking = {r["epsilon"]: r for r in average if r["method"] == dp.METHOD}
     dropout = next(r["rmse_mean"] for r in average if r["method"] == "dropout")
-    return [{**r, "seeds": seeds} for r in dp.comparison(pa, cloaking, dropout, ALPHAS, PAPER_TABLE3)]
+    return [
+        {**r, "seeds": seeds} for r in dp.comparison(pa, cloaking, dropout, ALPHAS, PAPER_TABLE3)
+    ]
 
 
 def zero_mean_rows(design, rep):
@@ -386,6 +493,14 @@ def zero_mean_rows(design, rep):
     for a in ALPHAS:
         errors = [rmse(rep["pa_mean"][a, c][::TRAIN_STRIDE], design.Y[:, c]) for c in range(4)]
         for name, error in zip(COMPONENTS + ("AVERAGE",), errors + [float(np.mean(errors))]):
-            rows.append({"method": "privacy-aware (zero mean)", "alpha": a, "output": name,
-                         "rmse_mean": error, "rmse_std": None, "rmse_std_over": "one seed"})
+            rows.append(
+                {
+                    "method": "privacy-aware (zero mean)",
+                    "alpha": a,
+                    "output": name,
+                    "rmse_mean": error,
+                    "rmse_std": None,
+                    "rmse_std_over": "one seed",
+                }
+            )
     return rows

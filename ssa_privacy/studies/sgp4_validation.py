@@ -47,21 +47,26 @@ DEG_PER_DAY = np.degrees(1.0) * 86400.0
 def add_arguments(parser):
     """Options of the sgp4-validation study."""
     parser.add_argument(
-        "--satellites", default="all",
+        "--satellites",
+        default="all",
         help="comma-separated 'iss' and SGP4-VER.TLE catalogue numbers, or 'all' (default: "
-             "the ISS and every near-Earth verification satellite)")
+        "the ISS and every near-Earth verification satellite)",
+    )
     parser.add_argument("--hours", type=float, default=24.0, help="comparison span (h, default 24)")
     parser.add_argument("--step", type=float, default=60.0, help="output step (s, default 60)")
-    parser.add_argument("--secular-days", type=float, default=5.0,
-                        help="propagation span of the secular-rate fit (days, default 5)")
+    parser.add_argument(
+        "--secular-days",
+        type=float,
+        default=5.0,
+        help="propagation span of the secular-rate fit (days, default 5)",
+    )
 
 
 def _element_sets(satellites):
     """The selected element sets, ISS first."""
     verification = verification_element_sets()
     if satellites == "all":
-        near = {k: v for k, v in verification.items()
-                if v.period / 60.0 < NEAR_EARTH_PERIOD_MIN}
+        near = {k: v for k, v in verification.items() if v.period / 60.0 < NEAR_EARTH_PERIOD_MIN}
         return {ISS_CATALOG_NUMBER: iss_element_set(), **near}
     chosen = {}
     for name in (s.strip() for s in satellites.split(",")):
@@ -70,8 +75,10 @@ def _element_sets(satellites):
         elif name.zfill(5) in verification:
             chosen[name.zfill(5)] = verification[name.zfill(5)]
         else:
-            raise ValueError(f"satellites: unknown element set {name!r}; use 'iss' or one of "
-                             f"{', '.join(verification)}")
+            raise ValueError(
+                f"satellites: unknown element set {name!r}; use 'iss' or one of "
+                f"{', '.join(verification)}"
+            )
     return chosen
 
 
@@ -99,8 +106,9 @@ def compare(element_set, times, propagator):
     """
     sgp4_states = element_set.propagate(times)
     j2_states = propagator.propagate(times, sgp4_states[0])
-    difference = np.einsum("mij,mj->mi", rsw_frame(sgp4_states),
-                           j2_states[:, :3] - sgp4_states[:, :3])
+    difference = np.einsum(
+        "mij,mj->mi", rsw_frame(sgp4_states), j2_states[:, :3] - sgp4_states[:, :3]
+    )
     return difference
 
 
@@ -147,14 +155,21 @@ def secular_rate_rows(propagator, days, progress=False):
     times = np.arange(0.0, days * 86400.0, period / SAMPLES_PER_ORBIT)
     rows = []
     for inclination in tqdm(SECULAR_INCLINATIONS, desc="secular rates", disable=not progress):
-        start = elements_to_state(SECULAR_A, SECULAR_E, np.radians(inclination),
-                                  np.radians(SECULAR_RAAN), np.radians(SECULAR_ARGP), 0.0,
-                                  propagator.mu)
+        start = elements_to_state(
+            SECULAR_A,
+            SECULAR_E,
+            np.radians(inclination),
+            np.radians(SECULAR_RAAN),
+            np.radians(SECULAR_ARGP),
+            0.0,
+            propagator.mu,
+        )
         states = propagator.propagate(times, start)
         fitted = orbit_averaged_rates(times, states, period, propagator.mu)
         elements = state_to_elements(states, propagator.mu)
-        analytic = propagator.secular_rates(np.mean(elements.a), np.mean(elements.e),
-                                            np.mean(elements.i))
+        analytic = propagator.secular_rates(
+            np.mean(elements.a), np.mean(elements.e), np.mean(elements.i)
+        )
         row = {"a_km": SECULAR_A, "e": SECULAR_E, "inclination_deg": inclination, "days": days}
         for name, fit, exact in zip(("raan", "argp"), fitted, analytic):
             row[f"{name}_rate_fitted_deg_day"] = fit * DEG_PER_DAY
@@ -171,19 +186,31 @@ def _figure_differences(output, results, hours):
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2))
     key, (element_set, times, difference) = next(iter(results.items()))
     t = times / 3600.0
-    for c, (label, colour) in enumerate(zip(("radial", "along-track", "cross-track"),
-                                            ("tab:blue", "tab:red", "tab:green"))):
+    for c, (label, colour) in enumerate(
+        zip(("radial", "along-track", "cross-track"), ("tab:blue", "tab:red", "tab:green"))
+    ):
         left.plot(t, difference[:, c], color=colour, label=label)
     left.plot(t, np.linalg.norm(difference, axis=1), color="black", label="|difference|")
     left.axvspan(0, element_set.period / 3600.0, color="0.9", label="first orbit")
-    left.set(xlabel="time since epoch (h)", ylabel="J2 - SGP4 position (km)",
-             title=f"{element_set.name}: J2 propagator minus SGP4 (TEME)")
+    left.set(
+        xlabel="time since epoch (h)",
+        ylabel="J2 - SGP4 position (km)",
+        title=f"{element_set.name}: J2 propagator minus SGP4 (TEME)",
+    )
     left.legend(fontsize=7)
     for key, (element_set, times, difference) in results.items():
-        right.semilogy(times / 3600.0, np.linalg.norm(difference, axis=1), lw=1,
-                       label=f"{key} (e = {element_set.satrec.ecco:.3f})")
-    right.set(xlabel="time since epoch (h)", ylabel="|J2 - SGP4| (km)", xlim=(0, hours),
-              title="near-Earth element sets")
+        right.semilogy(
+            times / 3600.0,
+            np.linalg.norm(difference, axis=1),
+            lw=1,
+            label=f"{key} (e = {element_set.satrec.ecco:.3f})",
+        )
+    right.set(
+        xlabel="time since epoch (h)",
+        ylabel="|J2 - SGP4| (km)",
+        xlim=(0, hours),
+        title="near-Earth element sets",
+    )
     right.legend(fontsize=6, ncol=2)
     output.save_figure(fig, "fig_sgp4_difference")
 
@@ -198,13 +225,23 @@ def _figure_secular(output, rows, propagator):
         mean_times, *averages = orbit_averages(times, states, period, propagator.mu)
         for ax, angle, rate in zip(axes, averages, analytic):
             residual = np.degrees(angle - angle[0] - float(rate) * (mean_times - mean_times[0]))
-            ax.plot(mean_times / 86400.0, residual, ".-", color=colour, ms=3, lw=0.6,
-                    label=f"i = {row['inclination_deg']:g} deg")
+            ax.plot(
+                mean_times / 86400.0,
+                residual,
+                ".-",
+                color=colour,
+                ms=3,
+                lw=0.6,
+                label=f"i = {row['inclination_deg']:g} deg",
+            )
     for ax, name in zip(axes, ("node", "argument of perigee")):
         ax.set(xlabel="days", ylabel="deg", title=f"{name}: orbit average minus analytic drift")
         ax.legend(fontsize=7)
-    fig.suptitle(f"J2 secular rates, a = {SECULAR_A:g} km, e = {SECULAR_E:g}: the residual's "
-                 "slope is the error of the first-order analytic rate", fontsize=10)
+    fig.suptitle(
+        f"J2 secular rates, a = {SECULAR_A:g} km, e = {SECULAR_E:g}: the residual's "
+        "slope is the error of the first-order analytic rate",
+        fontsize=10,
+    )
     output.save_figure(fig, "fig_secular_rates")
 
 
@@ -213,14 +250,17 @@ def run(out, seed, progress, satellites="all", hours=24.0, step=60.0, secular_da
     del seed  # deterministic study
     if not (0 < step <= hours * 3600.0 and secular_days > 0):
         raise ValueError("step, hours and secular_days must be positive, with step <= hours")
-    output = StudyOutput(out, "sgp4-validation",
-                         dict(satellites=satellites, hours=hours, step=step,
-                              secular_days=secular_days))
+    output = StudyOutput(
+        out,
+        "sgp4-validation",
+        dict(satellites=satellites, hours=hours, step=step, secular_days=secular_days),
+    )
     propagator = J2Propagator()
     times = np.arange(0.0, hours * 3600.0 + 1e-9, step)
     rows, results = [], {}
-    for key, element_set in tqdm(_element_sets(satellites).items(), desc="element sets",
-                                 disable=not progress):
+    for key, element_set in tqdm(
+        _element_sets(satellites).items(), desc="element sets", disable=not progress
+    ):
         try:
             difference = compare(element_set, times, propagator)
         except ValueError as error:  # SGP4 rejects decayed orbits: report, do not compare
@@ -237,11 +277,14 @@ def run(out, seed, progress, satellites="all", hours=24.0, step=60.0, secular_da
     compared = [r for r in rows if r["status"] == "compared"]
     return {
         "max_difference_first_orbit_km": {
-            r["satellite"]: round(r["max_difference_first_orbit_km"], 3) for r in compared},
-        "difference_at_end_km": {r["satellite"]: round(r["difference_at_end_km"], 2)
-                                 for r in compared},
+            r["satellite"]: round(r["max_difference_first_orbit_km"], 3) for r in compared
+        },
+        "difference_at_end_km": {
+            r["satellite"]: round(r["difference_at_end_km"], 2) for r in compared
+        },
         "skipped": [r["satellite"] for r in rows if r["status"] != "compared"],
         "max_secular_rate_relative_error": max(
-            max(r["raan_rate_relative_error"], r["argp_rate_relative_error"]) for r in secular),
+            max(r["raan_rate_relative_error"], r["argp_rate_relative_error"]) for r in secular
+        ),
         "out": str(output.folder),
     }

@@ -43,9 +43,9 @@ import numpy as np
 from scipy import linalg
 from tqdm.auto import tqdm
 
+from ssa_privacy._validation import positive_int
 from ssa_privacy.estimation import empirical_error_covariance, error_covariance_bounds, steady_state
 from ssa_privacy.orbits import J2Propagator, hill_to_inertial
-from ssa_privacy._validation import positive_int
 from ssa_privacy.output import StudyOutput
 from ssa_privacy.plants import cw_plant, station_keeping_gain
 from ssa_privacy.privacy.pml import (
@@ -62,9 +62,7 @@ from ssa_privacy.studies import _ssa_network_figures as figures
 from ssa_privacy.studies._common import replication_rng
 from ssa_privacy.tle import load_element_set
 
-DESCRIPTION = (
-    "SSA network: PML-privatized ground radars tracking a real LEO orbit (UKF), CW bounds"
-)
+DESCRIPTION = "SSA network: PML-privatized ground radars tracking a real LEO orbit (UKF), CW bounds"
 
 #: The three stations (approximate WGS-84 positions of the deep-space antennas).
 STATIONS = (
@@ -101,24 +99,48 @@ def add_arguments(parser):
     add("--start-hours", type=float, default=6.0, help="window start after epoch (h, default 6)")
     add("--hours", type=float, default=10.0, help="tracking window length (h, default 10)")
     add("--dt", type=float, default=30.0, help="measurement interval (s, default 30)")
-    add("--gap-step", type=float, default=600.0,
-        help="filter step between passes, a multiple of --dt (s, default 600)")
-    add("--burn-in-hours", type=float, default=2.0,
-        help="time left out of the RMSE after the window start (h, default 2)")
-    add("--epsilons", type=_floats, default=DEFAULT_EPSILONS,
-        help="privacy levels: epsilon of the first station (nats, default 7,9,12,16,24)")
-    add("--offsets", type=_floats, default=DEFAULT_OFFSETS,
-        help="epsilon_i = level + offset_i per station (default 0,1,2)")
+    add(
+        "--gap-step",
+        type=float,
+        default=600.0,
+        help="filter step between passes, a multiple of --dt (s, default 600)",
+    )
+    add(
+        "--burn-in-hours",
+        type=float,
+        default=2.0,
+        help="time left out of the RMSE after the window start (h, default 2)",
+    )
+    add(
+        "--epsilons",
+        type=_floats,
+        default=DEFAULT_EPSILONS,
+        help="privacy levels: epsilon of the first station (nats, default 7,9,12,16,24)",
+    )
+    add(
+        "--offsets",
+        type=_floats,
+        default=DEFAULT_OFFSETS,
+        help="epsilon_i = level + offset_i per station (default 0,1,2)",
+    )
     add("--delta", type=float, default=0.01, help="PML failure probability (default 0.01)")
-    add("--convention", choices=sorted(CONVENTIONS), default="exact",
-        help="PML convention of the noise design and of the bounds (default exact)")
+    add(
+        "--convention",
+        choices=sorted(CONVENTIONS),
+        default="exact",
+        help="PML convention of the noise design and of the bounds (default exact)",
+    )
     add("--runs", type=int, default=12, help="UKF Monte Carlo runs per level (default 12)")
     add("--cw-runs", type=int, default=20, help="CW simulation runs (default 20)")
     add("--cw-steps", type=int, default=300, help="CW time steps per run (default 300)")
     add("--cw-burn-in", type=int, default=50, help="CW steps left out (default 50)")
     add("--cw-dt", type=float, default=60.0, help="CW sampling period (s, default 60)")
-    add("--mc-samples", type=int, default=100_000,
-        help="draws per mechanism for P[l <= epsilon] (default 100000)")
+    add(
+        "--mc-samples",
+        type=int,
+        default=100_000,
+        help="draws per mechanism for P[l <= epsilon] (default 100000)",
+    )
 
 
 #: Output matrix of a CW relative-position report.
@@ -160,8 +182,9 @@ class Scenario:
 
     def station_noise(self, station, state, time, epsilon):
         """Privacy noise of a radar measurement linearised about ``state`` (see module doc)."""
-        return station.privacy_noise(state, time, self.earth, self.prior_eci(state), epsilon,
-                                     self.delta, self.convention)
+        return station.privacy_noise(
+            state, time, self.earth, self.prior_eci(state), epsilon, self.delta, self.convention
+        )
 
 
 @dataclass
@@ -184,8 +207,12 @@ def _truths(scenario, runs, seed):
     """Truth of each run on the fine grid, shape (R, m, 6): the nominal start displaced by
     a draw of the manoeuvre prior, propagated at rtol = atol = 1e-10."""
     L = np.linalg.cholesky(scenario.prior_eci(scenario.nominal[0]))
-    starts = np.array([scenario.nominal[0] + L @ replication_rng(seed, r, 0).standard_normal(6)
-                       for r in range(runs)])
+    starts = np.array(
+        [
+            scenario.nominal[0] + L @ replication_rng(seed, r, 0).standard_normal(6)
+            for r in range(runs)
+        ]
+    )
     return scenario.propagator.propagate(scenario.fine, starts)
 
 
@@ -218,9 +245,15 @@ def _measurements(scenario, level, truth, time, seen, x_pred, rngs):
 
 def _track(scenario, times, level, truth, visible, rngs):
     """One UKF run at one privacy level: errors (m, 6), covariances (m, 6, 6), range stds."""
-    tracker = OrbitTracker(scenario.propagator, scenario.earth, scenario.nominal[0],
-                           scenario.prior_eci(scenario.nominal[0]), FILTER_PSD, scenario.t0,
-                           FILTER_TOLERANCE)
+    tracker = OrbitTracker(
+        scenario.propagator,
+        scenario.earth,
+        scenario.nominal[0],
+        scenario.prior_eci(scenario.nominal[0]),
+        FILTER_PSD,
+        scenario.t0,
+        FILTER_TOLERANCE,
+    )
     errors, covariances, range_std = [], [], []
     for k, t in enumerate(times):
         tracker.predict(t)
@@ -238,8 +271,9 @@ def _ukf_study(scenario, options, seed, progress):
     """All UKF runs at all levels (common random numbers across levels)."""
     runs = options["runs"]
     truth = _truths(scenario, runs, seed)
-    visible = np.stack([s.visible(truth, scenario.fine, scenario.earth) for s in STATIONS],
-                       axis=-1)  # (R, m_fine, S)
+    visible = np.stack(
+        [s.visible(truth, scenario.fine, scenario.earth) for s in STATIONS], axis=-1
+    )  # (R, m_fine, S)
     index, regular = _grid(visible, options["dt"], options["gap_step"])
     times = scenario.fine[index]
     evaluate = regular[index] & (times >= scenario.t0 + options["burn_in_hours"] * 3600.0)
@@ -247,8 +281,9 @@ def _ukf_study(scenario, options, seed, progress):
     cases = [(label, eps, r) for label, eps in scenario.levels for r in range(runs)]
     for label, eps, r in tqdm(cases, desc="UKF runs (level x run)", disable=not progress):
         rngs = (replication_rng(seed, r, 1), replication_rng(seed, r, 2))
-        errors, covariances, stds = _track(scenario, times, eps, truth[r, index],
-                                           visible[r, index], rngs)
+        errors, covariances, stds = _track(
+            scenario, times, eps, truth[r, index], visible[r, index], rngs
+        )
         results[label]["errors"].append(errors)
         results[label]["P"].append(covariances)
         results[label]["range_std"].extend(stds)
@@ -279,21 +314,24 @@ def _ukf_rows(scenario, tracking):
         entry = tracking.results[label]
         pos = _rmse_per_run(entry["errors"], tracking.evaluate, slice(0, 3))
         vel = _rmse_per_run(entry["errors"], tracking.evaluate, slice(3, 6))
-        rows.append({
-            "level": label,
-            "epsilon_first_station": None if eps is None else eps[0],
-            "epsilons": "-" if eps is None else "/".join(f"{e:g}" for e in eps),
-            "delta": scenario.delta,
-            "convention": scenario.convention,
-            "ukf_position_rmse_km": float(np.mean(pos)),
-            "ukf_position_rmse_se_km": _standard_error(pos),
-            "ukf_velocity_rmse_m_s": 1e3 * float(np.mean(vel)),
-            "ukf_velocity_rmse_se_m_s": 1e3 * _standard_error(vel),
-            "ukf_position_nees": _nees(entry["errors"], entry["P"], tracking.evaluate),
-            "privacy_range_std_km_median": (float(np.median(entry["range_std"]))
-                                            if entry["range_std"] else 0.0),
-            "_per_run_position_rmse": pos,
-        })
+        rows.append(
+            {
+                "level": label,
+                "epsilon_first_station": None if eps is None else eps[0],
+                "epsilons": "-" if eps is None else "/".join(f"{e:g}" for e in eps),
+                "delta": scenario.delta,
+                "convention": scenario.convention,
+                "ukf_position_rmse_km": float(np.mean(pos)),
+                "ukf_position_rmse_se_km": _standard_error(pos),
+                "ukf_velocity_rmse_m_s": 1e3 * float(np.mean(vel)),
+                "ukf_velocity_rmse_se_m_s": 1e3 * _standard_error(vel),
+                "ukf_position_nees": _nees(entry["errors"], entry["P"], tracking.evaluate),
+                "privacy_range_std_km_median": (
+                    float(np.median(entry["range_std"])) if entry["range_std"] else 0.0
+                ),
+                "_per_run_position_rmse": pos,
+            }
+        )
     return rows
 
 
@@ -303,9 +341,15 @@ def _monotone(rows):
     for tight, loose in zip(rows, rows[1:]):
         diff = tight["_per_run_position_rmse"] - loose["_per_run_position_rmse"]
         se = _standard_error(diff)
-        checks.append({"from": tight["level"], "to": loose["level"],
-                       "rmse_difference_km": float(np.mean(diff)), "se_km": se,
-                       "decreasing_within_2se": bool(np.mean(diff) > -2 * se)})
+        checks.append(
+            {
+                "from": tight["level"],
+                "to": loose["level"],
+                "rmse_difference_km": float(np.mean(diff)),
+                "se_km": se,
+                "decreasing_within_2se": bool(np.mean(diff) > -2 * se),
+            }
+        )
     return checks
 
 
@@ -320,19 +364,33 @@ def _cw_row(plant, Theta, epsilon, scenario, options, rng):
     """Steady-state error covariance of one filter against its bounds."""
     implied = _implied_epsilon(plant, Theta, scenario.delta, scenario.convention)
     bound_epsilon = implied if epsilon is None else epsilon
-    bounds = error_covariance_bounds(plant, Theta, bound_epsilon, scenario.delta,
-                                     scenario.convention)
+    bounds = error_covariance_bounds(
+        plant, Theta, bound_epsilon, scenario.delta, scenario.convention
+    )
     P = steady_state(plant, Theta).P
-    S, trace_se, logdet_se = empirical_error_covariance(plant, Theta, options["cw_runs"],
-                                                   options["cw_steps"], options["cw_burn_in"], rng)
-    values = {"logdet_P_dare": np.linalg.slogdet(P)[1],
-              "logdet_P_empirical": np.linalg.slogdet(S)[1],
-              "trace_P_dare": np.trace(P), "trace_P_empirical": np.trace(S)}
-    row = {"epsilon_design": epsilon, "epsilon_implied": implied, "epsilon_of_bound": bound_epsilon,
-           "trace_Theta": np.trace(Theta), **values, "logdet_P_empirical_se": logdet_se,
-           "trace_P_empirical_se": trace_se, "bound_chain_logdet": bounds.log_det_chain,
-           "bound_28": bounds.log_det, "bound_chain_trace": bounds.trace_chain,
-           "bound_29": bounds.trace, "bound_28_29_applies": bounds.applies}
+    S, trace_se, logdet_se = empirical_error_covariance(
+        plant, Theta, options["cw_runs"], options["cw_steps"], options["cw_burn_in"], rng
+    )
+    values = {
+        "logdet_P_dare": np.linalg.slogdet(P)[1],
+        "logdet_P_empirical": np.linalg.slogdet(S)[1],
+        "trace_P_dare": np.trace(P),
+        "trace_P_empirical": np.trace(S),
+    }
+    row = {
+        "epsilon_design": epsilon,
+        "epsilon_implied": implied,
+        "epsilon_of_bound": bound_epsilon,
+        "trace_Theta": np.trace(Theta),
+        **values,
+        "logdet_P_empirical_se": logdet_se,
+        "trace_P_empirical_se": trace_se,
+        "bound_chain_logdet": bounds.log_det_chain,
+        "bound_28": bounds.log_det,
+        "bound_chain_trace": bounds.trace_chain,
+        "bound_29": bounds.trace,
+        "bound_28_29_applies": bounds.applies,
+    }
     for kind in ("dare", "empirical"):
         row[f"holds_chain_{kind}"] = bool(values[f"logdet_P_{kind}"] >= bounds.log_det_chain)
         row[f"holds_28_{kind}"] = bool(values[f"logdet_P_{kind}"] >= bounds.log_det)
@@ -345,8 +403,12 @@ def _cw_designs(scenario, station_plant, eps):
     """Per-station privacy noise (Corollary 3.7 on Sigma_CW), zero without privacy."""
     if eps is None:
         return [np.zeros((3, 3)) for _ in STATIONS]
-    return [linear_mechanism_noise(station_plant.C, scenario.Sigma_cw, e, scenario.delta,
-                                   scenario.convention) for e in eps]
+    return [
+        linear_mechanism_noise(
+            station_plant.C, scenario.Sigma_cw, e, scenario.delta, scenario.convention
+        )
+        for e in eps
+    ]
 
 
 def _cw_study(scenario, options, rng, progress):
@@ -358,25 +420,45 @@ def _cw_study(scenario, options, rng, progress):
     for label, eps in tqdm(scenario.levels, desc="CW levels", disable=not progress):
         noise = designs[label] = _cw_designs(scenario, station_plant, eps)
         for s, station in enumerate(STATIONS):
-            row = _cw_row(station_plant, noise[s] + sensor, None if eps is None else eps[s],
-                          scenario, options, rng)
+            row = _cw_row(
+                station_plant,
+                noise[s] + sensor,
+                None if eps is None else eps[s],
+                scenario,
+                options,
+                rng,
+            )
             rows.append({"level": label, "filter": station.name, **row})
         fused = linalg.block_diag(*(Theta + sensor for Theta in noise))
-        rows.append({"level": label, "filter": "fusion",
-                     **_cw_row(fusion_plant, fused, None, scenario, options, rng)})
+        rows.append(
+            {
+                "level": label,
+                "filter": "fusion",
+                **_cw_row(fusion_plant, fused, None, scenario, options, rng),
+            }
+        )
     return rows, designs
 
 
 def _privacy_row(kind, station, epsilon, C, Sigma, Theta, scenario, samples, rng):
-    mc = monte_carlo_leakage_probability(C, Sigma, Theta, epsilon, samples, rng,
-                                         confidence=CONFIDENCE)
+    mc = monte_carlo_leakage_probability(
+        C, Sigma, Theta, epsilon, samples, rng, confidence=CONFIDENCE
+    )
     Sigma_XY, Sigma_YY = linear_mechanism_covariances(C, Sigma, Theta)
-    return {"mechanism": kind, "station": station.name, "epsilon": epsilon,
-            "delta": scenario.delta, "convention": scenario.convention,
-            "P_leak_le_eps_analytic": leakage_probability(Sigma, Sigma_XY, Sigma_YY, epsilon),
-            "P_leak_le_eps_mc": mc.estimate, "P_mc_ci99_low": mc.low, "P_mc_ci99_high": mc.high,
-            "P_leak_mc_failures": mc.failures, "mc_samples": mc.samples,
-            "privacy_holds_mc": bool(mc.high >= 1.0 - scenario.delta)}
+    return {
+        "mechanism": kind,
+        "station": station.name,
+        "epsilon": epsilon,
+        "delta": scenario.delta,
+        "convention": scenario.convention,
+        "P_leak_le_eps_analytic": leakage_probability(Sigma, Sigma_XY, Sigma_YY, epsilon),
+        "P_leak_le_eps_mc": mc.estimate,
+        "P_mc_ci99_low": mc.low,
+        "P_mc_ci99_high": mc.high,
+        "P_leak_mc_failures": mc.failures,
+        "mc_samples": mc.samples,
+        "privacy_holds_mc": bool(mc.high >= 1.0 - scenario.delta),
+    }
 
 
 def _privacy_checks(scenario, cw_designs, samples, rng):
@@ -388,12 +470,25 @@ def _privacy_checks(scenario, cw_designs, samples, rng):
         state, time = scenario.nominal[k], scenario.fine[k]
         H, Sigma = station.jacobian(state, time, scenario.earth), scenario.prior_eci(state)
         for label, eps in scenario.levels[:-1]:
-            rows.append(_privacy_row("CW relative position", station, eps[s], C_POSITION,
-                                     scenario.Sigma_cw, cw_designs[label][s], scenario, samples,
-                                     rng))
+            rows.append(
+                _privacy_row(
+                    "CW relative position",
+                    station,
+                    eps[s],
+                    C_POSITION,
+                    scenario.Sigma_cw,
+                    cw_designs[label][s],
+                    scenario,
+                    samples,
+                    rng,
+                )
+            )
             Theta = scenario.station_noise(station, state, time, eps[s])
-            rows.append(_privacy_row("radar (linearised)", station, eps[s], H, Sigma, Theta,
-                                     scenario, samples, rng))
+            rows.append(
+                _privacy_row(
+                    "radar (linearised)", station, eps[s], H, Sigma, Theta, scenario, samples, rng
+                )
+            )
     return rows
 
 
@@ -416,16 +511,46 @@ def _check_options(options):
         raise ValueError("epsilons must hold at least one level")
 
 
-def run(out, seed, progress, satellite="iss", start_hours=6.0, hours=10.0, dt=30.0,
-        gap_step=600.0, burn_in_hours=2.0, epsilons=DEFAULT_EPSILONS, offsets=DEFAULT_OFFSETS,
-        delta=0.01, convention="exact", runs=12, cw_runs=20, cw_steps=300, cw_burn_in=50,
-        cw_dt=60.0, mc_samples=100_000):
+def run(
+    out,
+    seed,
+    progress,
+    satellite="iss",
+    start_hours=6.0,
+    hours=10.0,
+    dt=30.0,
+    gap_step=600.0,
+    burn_in_hours=2.0,
+    epsilons=DEFAULT_EPSILONS,
+    offsets=DEFAULT_OFFSETS,
+    delta=0.01,
+    convention="exact",
+    runs=12,
+    cw_runs=20,
+    cw_steps=300,
+    cw_burn_in=50,
+    cw_dt=60.0,
+    mc_samples=100_000,
+):
     """Run the study; write the tables and the four figures into ``out``."""
-    options = dict(satellite=satellite, start_hours=start_hours, hours=hours, dt=dt,
-                   gap_step=gap_step, burn_in_hours=burn_in_hours, epsilons=list(epsilons),
-                   offsets=list(offsets), delta=delta, convention=convention, runs=runs,
-                   cw_runs=cw_runs, cw_steps=cw_steps, cw_burn_in=cw_burn_in, cw_dt=cw_dt,
-                   mc_samples=mc_samples)
+    options = dict(
+        satellite=satellite,
+        start_hours=start_hours,
+        hours=hours,
+        dt=dt,
+        gap_step=gap_step,
+        burn_in_hours=burn_in_hours,
+        epsilons=list(epsilons),
+        offsets=list(offsets),
+        delta=delta,
+        convention=convention,
+        runs=runs,
+        cw_runs=cw_runs,
+        cw_steps=cw_steps,
+        cw_burn_in=cw_burn_in,
+        cw_dt=cw_dt,
+        mc_samples=mc_samples,
+    )
     _check_options(options)
     scenario = Scenario(options)
     output = StudyOutput(out, "ssa-network", {"seed": seed, **options})
@@ -439,10 +564,14 @@ def run(out, seed, progress, satellite="iss", start_hours=6.0, hours=10.0, dt=30
     for row in rows:
         mine = [r for r in cw_rows if r["level"] == row["level"]]
         fusion = next(r for r in mine if r["filter"] == "fusion")
-        row.update({"cw_fusion_logdet_P_empirical": fusion["logdet_P_empirical"],
-                    "cw_fusion_logdet_P_dare": fusion["logdet_P_dare"],
-                    "cw_fusion_trace_P_dare_km2": fusion["trace_P_dare"],
-                    "cw_all_bounds_hold": bool(all(r[k] for r in mine for k in holds))})
+        row.update(
+            {
+                "cw_fusion_logdet_P_empirical": fusion["logdet_P_empirical"],
+                "cw_fusion_logdet_P_dare": fusion["logdet_P_dare"],
+                "cw_fusion_trace_P_dare_km2": fusion["trace_P_dare"],
+                "cw_all_bounds_hold": bool(all(r[k] for r in mine for k in holds)),
+            }
+        )
     table = [{k: v for k, v in row.items() if not k.startswith("_")} for row in rows]
     passes = figures.pass_rows(scenario, STATIONS)
     output.write_csv("cw_bounds.csv", cw_rows)
@@ -456,9 +585,16 @@ def run(out, seed, progress, satellite="iss", start_hours=6.0, hours=10.0, dt=30
         "privacy_holds_mc": all(r["privacy_holds_mc"] for r in privacy_rows),
         "passes": len(passes),
     }
-    output.write_results(table, monotone_checks=monotone, cw_bounds=cw_rows,
-                         privacy_checks=privacy_rows, passes=passes, summary=summary,
-                         Sigma_cw=scenario.Sigma_cw, station_keeping_gain=scenario.gain)
+    output.write_results(
+        table,
+        monotone_checks=monotone,
+        cw_bounds=cw_rows,
+        privacy_checks=privacy_rows,
+        passes=passes,
+        summary=summary,
+        Sigma_cw=scenario.Sigma_cw,
+        station_keeping_gain=scenario.gain,
+    )
     figures.ground_tracks(output, scenario, STATIONS)
     figures.tracking_errors(output, scenario, tracking)
     figures.rmse_vs_epsilon(output, rows)

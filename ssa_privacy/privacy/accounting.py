@@ -1,0 +1,443 @@
+"""Privacy accounting: the Gaussian mechanism's exact delta, its calibration, and the
+relations between PML, differential privacy and mutual information.
+
+Every mechanism of :mod:`ssa_privacy.privacy` that adds Gaussian noise ends its
+guarantee in one of these formulas; they live here once.
+
+- Gaussian mechanism [BW18]: a release ``v + Z``, ``Z ~ N(0, Sigma)``, whose worst-case
+  shift between neighbouring data sets has Mahalanobis norm ``m`` has privacy loss
+  ``N(m^2/2, m^2)``; :func:`gaussian_mechanism_delta` is the exact delta at a given
+  epsilon, :func:`analytic_gaussian_ratio` its inverse in m, and
+  :func:`noise_multiplier` the noise per unit of sensitivity (Hall et al.'s
+  ``c(delta)/epsilon`` or the analytic calibration).
+- PML relations [LKC Theorems 3.9 and 3.11]: the DP and mutual-information guarantees
+  implied by (epsilon, delta)-PML privacy of a linear Gaussian mechanism, and back.
+
+References
+----------
+[BW18] B. Balle, Y.-X. Wang, "Improving the Gaussian mechanism for differential privacy:
+analytical calibration and optimal denoising", ICML 2018, Theorem 8.
+[HRW13] R. Hall, A. Rinaldo, L. Wasserman, "Differential privacy for functions and
+functional data", JMLR 2013, Proposition 3.
+[LKC] L. Liu, Y. Kawano, M. Cao, "Privacy protection under the exposure of systems'
+prior information".
+"""
+
+import numpy as np
+from scipy import linalg, optimize, special
+
+from ssa_privacy._validation import (
+    as_finite_array,
+    as_matrix,
+    open_interval,
+    pd_cholesky,
+    positive,
+    psd_matrix,
+)
+from ssa_privacy.privacy.pml_leakage import (
+    _epsilon_for_bound,
+    _scalar,
+    _unit_interval,
+    log_det_ratio_bound,
+)
+
+#: Noise calibrations: Hall et al.'s ``c(delta)/epsilon`` (proved for epsilon <= 1) or the
+#: analytic Gaussian mechanism of Balle and Wang (2018), exact for every epsilon.
+CALIBRATIONS = ("hall", "analytic")
+
+
+def c_delta(delta):
+    """Hall et al.'s noise constant ``c(delta) = sqrt(2 ln(2 / delta))``.
+
+    Parameters
+    ----------
+    delta : float
+        Target delta, in (0, 1).
+
+    Returns
+    -------
+    float
+        c(delta) (dimensionless).
+
+    Raises
+    ------
+    ValueError
+        If delta is not in (0, 1).
+
+    Notes
+    -----
+    Hall, Rinaldo and Wasserman (2013), Proposition 3 (with its proof for
+    epsilon <= 1); [SMI] §2-3; ``dpgp_spec.md`` A.2.
+    """
+    return float(np.sqrt(2.0 * np.log(2.0 / open_interval(delta, "delta"))))
+
+
+def gaussian_mechanism_delta(mahalanobis_sensitivity, epsilon):
+    """Exact delta of a Gaussian mechanism at ``epsilon``.
+
+    For a release ``v_D + Z`` with ``Z ~ N(0, Sigma)`` whose worst-case shift has
+    Mahalanobis norm ``m = max ||Sigma^{-1/2} (v_D - v_D')||``, the privacy loss is
+    ``N(m^2/2, m^2)`` and the smallest delta with (epsilon, delta)-DP is
+
+        Phi(m/2 - epsilon/m) - exp(epsilon) Phi(-m/2 - epsilon/m).
+
+    Parameters
+    ----------
+    mahalanobis_sensitivity : float or array_like
+        m >= 0 (dimensionless, noise standard units); for a scalar-noise mechanism the
+        sensitivity over the noise standard deviation.
+    epsilon : float
+        epsilon >= 0.
+
+    Returns
+    -------
+    float or ndarray
+        The exact delta (0 where m = 0), of the shape of ``mahalanobis_sensitivity``.
+
+    Raises
+    ------
+    ValueError
+        If m or epsilon is negative or non-finite.
+
+    Notes
+    -----
+    [BW18] Theorem 8; [LKC] Theorem 3.9 calls it phi. The second term is evaluated as
+    ``exp(epsilon + log Phi(.))`` so that it neither overflows nor underflows.
+
+    Examples
+    --------
+    >>> from ssa_privacy.privacy.accounting import gaussian_mechanism_delta
+    >>> round(gaussian_mechanism_delta(1.0, 1.0), 6)
+    0.126936
+    """
+    m = as_finite_array(mahalanobis_sensitivity, "mahalanobis_sensitivity")
+    epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
+    if np.any(m < 0):
+        raise ValueError(f"mahalanobis_sensitivity must be >= 0, got {mahalanobis_sensitivity!r}")
+    if epsilon < 0:
+        raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
+    safe = np.where(m > 0, m, 1.0)
+    first = special.ndtr(safe / 2 - epsilon / safe)
+    second = np.exp(epsilon + special.log_ndtr(-safe / 2 - epsilon / safe))
+    return _scalar(np.where(m > 0, np.maximum(first - second, 0.0), 0.0))
+
+
+def privacy_loss_tail(mahalanobis_sensitivity, epsilon):
+    """Probability that the Gaussian privacy loss exceeds ``epsilon``: ``Phi(m/2 - epsilon/m)``.
+
+    This is the quantity estimated by the empirical DP check of ``dpgp_spec.md`` A.3
+    step 6 (the fraction of draws with ``p_D / p_D' > e^epsilon``); it bounds the exact
+    delta of :func:`gaussian_mechanism_delta` from above.
+
+    Parameters
+    ----------
+    mahalanobis_sensitivity : float
+        m > 0 (noise standard units).
+    epsilon : float
+        epsilon >= 0.
+
+    Returns
+    -------
+    float
+        P[L > epsilon] with L ~ N(m^2/2, m^2).
+
+    Raises
+    ------
+    ValueError
+        If m is not positive or epsilon is negative.
+    """
+    m = positive(mahalanobis_sensitivity, "mahalanobis_sensitivity")
+    if not (np.isfinite(epsilon) and epsilon >= 0):
+        raise ValueError(f"epsilon must be finite and >= 0, got {epsilon!r}")
+    return float(special.ndtr(m / 2 - epsilon / m))
+
+
+def noise_multiplier(epsilon, delta, calibration="hall"):
+    """Noise standard deviation per unit of Mahalanobis sensitivity.
+
+    A release ``v + Delta * s * N(0, M)``, with ``Delta`` the worst-case Mahalanobis
+    shift measured in ``M``, is (epsilon, delta)-DP for ``s`` returned here.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter, > 0 (for ``"hall"`` at most 1).
+    delta : float
+        Privacy parameter in (0, 1).
+    calibration : {"hall", "analytic"}
+        ``"hall"``: ``s = c(delta) / epsilon`` (Hall et al. 2013, Prop. 3; its proof
+        needs epsilon <= 1). ``"analytic"``: the smallest ``s`` whose exact delta
+        (Balle and Wang 2018, Theorem 8) equals the target, valid for every epsilon.
+
+    Returns
+    -------
+    float
+        The multiplier s (dimensionless).
+
+    Raises
+    ------
+    ValueError
+        For an unknown calibration, epsilon <= 0, delta outside (0, 1), or
+        ``calibration="hall"`` with epsilon > 1.
+    """
+    epsilon = positive(epsilon, "epsilon")
+    open_interval(delta, "delta")
+    if calibration == "hall":
+        if epsilon > 1:
+            raise ValueError(
+                f"epsilon = {epsilon} > 1: Hall et al.'s c(delta)/epsilon calibration is "
+                "proved only for epsilon <= 1; use calibration='analytic'"
+            )
+        return c_delta(delta) / epsilon
+    if calibration == "analytic":
+        return 1.0 / analytic_gaussian_ratio(epsilon, delta)
+    raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}")
+
+
+def analytic_gaussian_delta(epsilon_DP, ratio):
+    """delta of the Gaussian mechanism at ``epsilon_DP`` (the [LKC] argument order).
+
+    Thin wrapper, kept for existing scripts: use
+    ``gaussian_mechanism_delta(ratio, epsilon_DP)``.
+
+    Parameters
+    ----------
+    epsilon_DP : float
+        Differential-privacy epsilon, >= 0.
+    ratio : float or array_like
+        Sensitivity over noise standard deviation, ``Delta / sigma`` >= 0 (in [LKC]
+        Lemma 10.1, ``zeta |Theta^{-1/2} C|``).
+
+    Returns
+    -------
+    float or ndarray
+        :func:`gaussian_mechanism_delta` of ``ratio`` at ``epsilon_DP``.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon_DP`` or ``ratio`` is negative or non-finite.
+
+    Notes
+    -----
+    [BW18] Theorem 8; [LKC] Theorem 3.9, function phi.
+    """
+    return gaussian_mechanism_delta(ratio, epsilon_DP)
+
+
+def analytic_gaussian_ratio(epsilon_DP, delta_DP):
+    """Largest sensitivity-to-noise ratio of an (epsilon_DP, delta_DP)-DP Gaussian mechanism.
+
+    Parameters
+    ----------
+    epsilon_DP : float
+        Differential-privacy epsilon, >= 0.
+    delta_DP : float
+        Differential-privacy delta in (0, 1).
+
+    Returns
+    -------
+    float
+        ``phi^{-1}_{epsilon_DP}(delta_DP)`` of [LKC] Theorem 3.9: the m with
+        ``gaussian_mechanism_delta(m, epsilon_DP) = delta_DP``. delta is increasing in m,
+        so the root is unique; it is found by Brent's method on ``log m`` against
+        ``log delta``, which keeps relative accuracy for very small delta.
+
+    Raises
+    ------
+    ValueError
+        If ``delta_DP`` is outside (0, 1) or ``epsilon_DP`` negative.
+
+    Notes
+    -----
+    [BW18] Theorem 8 (the analytic Gaussian mechanism); [LKC] Lemma 10.1.
+    """
+    delta_DP = float(_unit_interval(delta_DP, "delta_DP"))
+    epsilon_DP = float(as_finite_array(epsilon_DP, "epsilon_DP", ndim=0))
+    if epsilon_DP < 0:
+        raise ValueError(f"epsilon_DP must be >= 0, got {epsilon_DP!r}")
+
+    def excess(log_m):
+        return np.log(gaussian_mechanism_delta(np.exp(log_m), epsilon_DP) + 1e-300) - np.log(
+            delta_DP
+        )
+
+    high = 1.0
+    while excess(high) < 0:
+        high += 1.0
+    return float(np.exp(optimize.brentq(excess, -30.0, high, xtol=1e-14)))
+
+
+def gaussian_mechanism_dp_delta(C, Theta, epsilon_DP, zeta):
+    """delta_DP of ``M(x) = C x + V``, ``V ~ N(0, Theta)``, for neighbours ``|x - x'| <= zeta``.
+
+    Parameters
+    ----------
+    C : array_like, shape (m, n)
+        Output matrix.
+    Theta : array_like, shape (m, m)
+        Noise covariance, positive definite.
+    epsilon_DP : float
+        Differential-privacy epsilon, >= 0.
+    zeta : float
+        Adjacency radius in state units, > 0.
+
+    Returns
+    -------
+    float
+        The smallest delta_DP with (epsilon_DP, delta_DP)-DP.
+
+    Raises
+    ------
+    ValueError
+        On invalid shapes, a Theta not positive definite, or a non-positive ``zeta``.
+
+    Notes
+    -----
+    [LKC] Lemma 10.1: the sensitivity ratio is ``zeta sqrt(lambda_max(C^T Theta^{-1} C))``;
+    [BW18] Theorem 8.
+    """
+    L_Theta = pd_cholesky(Theta, "Theta")
+    C = as_matrix(C, "C", (L_Theta.shape[0], None))
+    whitened = linalg.solve_triangular(L_Theta, C, lower=True)
+    ratio = positive(zeta, "zeta") * linalg.norm(whitened, 2)
+    return analytic_gaussian_delta(epsilon_DP, ratio)
+
+
+def pml_to_dp_delta(Sigma_XX, epsilon, delta, l, epsilon_DP, zeta, convention="exact"):
+    """DP guarantee implied by (epsilon, delta)-PML privacy of a linear Gaussian mechanism.
+
+    Parameters
+    ----------
+    Sigma_XX : array_like, shape (n, n)
+        Prior covariance of X, positive definite.
+    epsilon, delta : float
+        The PML guarantee (epsilon in nats).
+    l : int
+        ``rank(C)``.
+    epsilon_DP : float
+        The DP epsilon asked for, >= 0.
+    zeta : float
+        Adjacency radius, state units, > 0.
+    convention : {"exact", "paper"}
+        The convention of the PML guarantee.
+
+    Returns
+    -------
+    float
+        The smallest delta_DP satisfying (18): the mechanism is (epsilon_DP, delta_DP)-DP.
+
+    Raises
+    ------
+    ValueError
+        On invalid inputs or an epsilon below (9).
+
+    Notes
+    -----
+    [LKC] Theorem 3.9 (i), condition (18), with phi from [BW18]; kappa^n = exp of
+    :func:`log_det_ratio_bound`.
+    """
+    bound = log_det_ratio_bound(epsilon, delta, l, convention)
+    smallest = np.linalg.eigvalsh(psd_matrix(Sigma_XX, "Sigma_XX"))[0]
+    ratio = positive(zeta, "zeta") / np.sqrt(np.exp(bound) * smallest)
+    return analytic_gaussian_delta(epsilon_DP, ratio)
+
+
+def dp_to_pml_epsilon(Sigma_XX, epsilon_DP, delta_DP, zeta, delta, l, convention="exact"):
+    """PML guarantee implied by (epsilon_DP, delta_DP)-DP of a linear Gaussian mechanism.
+
+    Parameters
+    ----------
+    Sigma_XX : array_like, shape (n, n)
+        Prior covariance of X, positive definite.
+    epsilon_DP, delta_DP : float
+        The DP guarantee for neighbours at distance <= ``zeta``.
+    zeta : float
+        Adjacency radius, state units, > 0.
+    delta : float
+        The PML failure probability asked for, in (0, 1).
+    l : int
+        ``rank(C)``.
+    convention : {"exact", "paper"}
+        The convention of the PML guarantee returned.
+
+    Returns
+    -------
+    float
+        The smallest epsilon (nats) satisfying (19): the mechanism is (epsilon, delta)-PML
+        private for every epsilon at or above it.
+
+    Raises
+    ------
+    ValueError
+        On invalid inputs.
+
+    Notes
+    -----
+    [LKC] Theorem 3.9 (ii), condition (19), with phi^{-1} from [BW18].
+    """
+    Sigma_XX = psd_matrix(Sigma_XX, "Sigma_XX")
+    ratio = analytic_gaussian_ratio(epsilon_DP, delta_DP) / positive(zeta, "zeta")
+    bound = -np.linalg.slogdet(np.eye(Sigma_XX.shape[0]) + ratio**2 * Sigma_XX)[1]
+    _unit_interval(delta, "delta")
+    return _epsilon_for_bound(bound, delta, l, convention)
+
+
+def pml_to_mi_epsilon(epsilon, delta, l, convention="exact"):
+    """Mutual-information guarantee implied by (epsilon, delta)-PML privacy.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The PML guarantee (nats).
+    l : int
+        ``rank(C)``.
+    convention : {"exact", "paper"}
+        The convention of the PML guarantee.
+
+    Returns
+    -------
+    float
+        ``-(n/2) log kappa``, nats: ``I(X; Y)`` is at most this (condition (21)).
+
+    Raises
+    ------
+    ValueError
+        On invalid inputs or an epsilon below (9).
+
+    Notes
+    -----
+    [LKC] Theorem 3.11 (i), (21); exact convention: SPEC §4.
+    """
+    return -0.5 * log_det_ratio_bound(epsilon, delta, l, convention)
+
+
+def mi_to_pml_epsilon(epsilon_MI, delta, l, convention="exact"):
+    """PML guarantee implied by ``I(X; Y) <= epsilon_MI``.
+
+    Parameters
+    ----------
+    epsilon_MI : float
+        Mutual-information bound, nats, > 0.
+    delta : float
+        The PML failure probability asked for, in (0, 1).
+    l : int
+        ``rank(C)``.
+    convention : {"exact", "paper"}
+        The convention of the PML guarantee returned.
+
+    Returns
+    -------
+    float
+        The smallest epsilon (nats) meeting (22) and (9): ``F^{-1}(1 - delta)/2 + w epsilon_MI``.
+
+    Raises
+    ------
+    ValueError
+        On invalid inputs.
+
+    Notes
+    -----
+    [LKC] Theorem 3.11 (ii), (22); exact convention: SPEC §4.
+    """
+    return _epsilon_for_bound(-2.0 * positive(epsilon_MI, "epsilon_MI"), delta, l, convention)

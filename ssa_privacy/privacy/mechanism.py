@@ -1,0 +1,347 @@
+"""The vocabulary every privacy mechanism speaks: design, release, certificate.
+
+A *design step* (a constructor or a ``design_*`` function) turns a model and a privacy
+level into a :class:`Mechanism`. Its ``release(data, *, seed=None)`` adds noise to the
+data and returns a :class:`Release`: the released values, the noise covariance that
+was used (a :class:`FactoredCovariance`), and a :class:`Certificate` that recomputes the
+guarantee from that covariance, independently of the code that designed it.
+
+The mechanisms of the package:
+
+=============================  ==========================  ==========================
+mechanism                      guarantee (``notion``)      paper
+=============================  ==========================  ==========================
+``SyntheticNoiseMechanism``    ``"posterior-covariance"``  [TCB] (5), (8), (11)
+``LinearGaussianMechanism``    ``"pml"``                   [LKC] Theorem 3.3, (12)-(15)
+``CloakingMechanism``          ``"dp"``                    [SMI] §3
+``StandardDPGPMechanism``      ``"dp"``                    [SMI] §2 (Hall et al. 2013)
+``LaplaceBinningMechanism``    ``"dp"`` (pure, delta = 0)  [SMI] §4
+``PosteriorSamplingMechanism`` ``"renyi-dp"``              [MAC] Theorem 1
+=============================  ==========================  ==========================
+
+Every mechanism also offers ``with_noise(noise_covariance)``: the same mechanism with
+another noise covariance, so that an auditor can certify any noise, for example a
+deliberately weakened one.
+"""
+
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from scipy import linalg
+
+from ssa_privacy._validation import as_finite_array, symmetric_matrix
+
+#: Eigenvalues at or below this fraction of the largest are dropped by
+#: :meth:`FactoredCovariance.from_matrix` (they are round-off of a singular matrix).
+RANK_RTOL = 1e-12
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """The privacy guarantee of a release, recomputed from the noise it used.
+
+    Attributes
+    ----------
+    notion : str
+        What is guaranteed: ``"posterior-covariance"`` ([TCB] (5)), ``"pml"`` ([LKC]
+        Definition 2.2), ``"dp"`` ((epsilon, delta)-differential privacy) or
+        ``"renyi-dp"`` (Renyi DP of an order alpha, with its (epsilon, delta)
+        conversion).
+    parameters : dict
+        The guarantee's parameters, by name: ``alpha`` or ``Delta`` for the posterior
+        covariance, ``epsilon`` and ``delta`` (and ``convention``) for PML and DP,
+        ``order`` and ``epsilon`` for Renyi DP.
+    passed : bool
+        True when the guarantee holds for the given inputs: ``margin >= tolerance``
+        where a rounding bound is known, ``margin >= -tolerance`` otherwise (see
+        ``evidence["rule"]``).
+    margin : float
+        How far inside the guarantee the release is, in the notion's own units:
+        output units^2 for ``"posterior-covariance"`` (smallest eigenvalue of the
+        posterior covariance at S minus ``K_SS - Delta``); nats for ``"pml"``
+        (``epsilon`` minus the (1 - delta)-quantile of the leakage); the target delta
+        minus the exact delta for ``"dp"`` (dimensionless); the target epsilon minus
+        the Renyi bound for ``"renyi-dp"`` (nats). Negative means the guarantee fails.
+    tolerance : float
+        Bound on the numerical error of ``margin`` (same units), behind ``passed``.
+    evidence : dict
+        The named numbers of the computation (e.g. the worst-case Mahalanobis
+        sensitivity, the exact delta, the leakage quantile).
+    """
+
+    notion: str
+    parameters: dict
+    passed: bool
+    margin: float
+    tolerance: float = 0.0
+    evidence: dict = field(default_factory=dict)
+
+    def record(self):
+        """Return a flat, JSON-ready dict for a results row.
+
+        Returns
+        -------
+        dict
+            ``notion``, the parameters, ``passed``, ``margin``, ``tolerance`` and the
+            evidence (keys prefixed ``evidence_``).
+        """
+        row = {"notion": self.notion, **self.parameters}
+        row.update(passed=bool(self.passed), margin=self.margin, tolerance=self.tolerance)
+        row.update({f"evidence_{key}": value for key, value in self.evidence.items()})
+        return row
+
+
+@dataclass(frozen=True)
+class FactoredCovariance:
+    """A positive semi-definite covariance ``Sigma = U diag(eigenvalues) U^T``.
+
+    Only the positive eigenpairs are kept, so sampling and traces cost O(n r) for a
+    rank-r noise. Every mechanism's :class:`Release` carries its noise this way.
+
+    Attributes
+    ----------
+    eigenvalues : ndarray, shape (r,)
+        The positive eigenvalues (squared data units).
+    eigenvectors : ndarray, shape (n, r)
+        The matching orthonormal eigenvectors.
+    method : str
+        How the factorisation was obtained (``"partial"``, ``"dense"``, ...).
+    """
+
+    eigenvalues: np.ndarray
+    eigenvectors: np.ndarray
+    method: str = "dense"
+
+    @classmethod
+    def from_matrix(cls, Sigma, name="Sigma"):
+        """Factor a dense symmetric positive semi-definite matrix.
+
+        Parameters
+        ----------
+        Sigma : array_like, shape (n, n)
+            The covariance (squared data units).
+        name : str
+            The argument's name in error messages.
+
+        Returns
+        -------
+        FactoredCovariance
+            Eigenvalues above ``RANK_RTOL`` times the largest are kept.
+
+        Raises
+        ------
+        ValueError
+            If Sigma is not square, symmetric and finite, or has an eigenvalue below
+            ``-1e-8`` times its largest (not positive semi-definite).
+        """
+        Sigma = symmetric_matrix(Sigma, name)
+        values, vectors = linalg.eigh(Sigma)
+        scale = max(float(np.max(np.abs(values))) if values.size else 0.0, np.finfo(float).tiny)
+        if values.size and values[0] < -1e-8 * scale:
+            raise ValueError(f"{name} is not positive semi-definite: eigenvalue {values[0]:.3g}")
+        keep = values > RANK_RTOL * scale
+        return cls(values[keep], vectors[:, keep], "dense")
+
+    @classmethod
+    def scaled_identity(cls, variance, n):
+        """``variance * I_n`` in factored form (a variance of 0 gives rank 0)."""
+        if variance == 0:
+            return cls(np.zeros(0), np.zeros((n, 0)), "isotropic")
+        return cls(np.full(n, float(variance)), np.eye(n), "isotropic")
+
+    @property
+    def dim(self):
+        """n, the dimension of the data the noise is added to."""
+        return self.eigenvectors.shape[0]
+
+    @property
+    def rank(self):
+        """r, the number of positive eigenvalues kept."""
+        return len(self.eigenvalues)
+
+    @property
+    def trace(self):
+        """``tr Sigma`` (squared data units)."""
+        return float(np.sum(self.eigenvalues))
+
+    def matrix(self):
+        """Return Sigma as a dense symmetric (n, n) array."""
+        U = self.eigenvectors
+        dense = (U * self.eigenvalues) @ U.T
+        return 0.5 * (dense + dense.T)
+
+    def scaled(self, factor):
+        """Return ``factor * Sigma`` (factor > 0), for example to weaken or strengthen a noise."""
+        factor = float(factor)
+        if not (np.isfinite(factor) and factor > 0):
+            raise ValueError(f"factor must be finite and > 0, got {factor!r}")
+        return FactoredCovariance(factor * self.eigenvalues, self.eigenvectors, self.method)
+
+    def sample(self, rng, size=None):
+        """Draw ``Z ~ N(0, Sigma)``.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            Source of randomness.
+        size : int, optional
+            Number of independent draws; None for a single draw.
+
+        Returns
+        -------
+        ndarray, shape (n,) or (size, n)
+            ``Z = U (sqrt(lambda) * omega)`` with omega standard normal.
+        """
+        shape = (self.rank,) if size is None else (size, self.rank)
+        omega = rng.standard_normal(shape)
+        return (np.sqrt(self.eigenvalues) * omega) @ self.eigenvectors.T
+
+
+def as_factored(noise, n=None, name="noise_covariance"):
+    """A :class:`FactoredCovariance` from a factored covariance or a dense matrix.
+
+    Parameters
+    ----------
+    noise : FactoredCovariance or array_like, shape (n, n)
+        The covariance.
+    n : int, optional
+        Required dimension.
+    name : str
+        The argument's name in error messages.
+
+    Returns
+    -------
+    FactoredCovariance
+
+    Raises
+    ------
+    ValueError
+        If a dense matrix is not symmetric positive semi-definite, or the dimension is
+        not n.
+    """
+    factored = noise if isinstance(noise, FactoredCovariance) else None
+    if factored is None:
+        factored = FactoredCovariance.from_matrix(noise, name)
+    if n is not None and factored.dim != n:
+        raise ValueError(f"{name} is {factored.dim}x{factored.dim}, expected {n}x{n}")
+    return factored
+
+
+@dataclass(frozen=True)
+class Release:
+    """What a mechanism released, the noise it used, and the guarantee.
+
+    Attributes
+    ----------
+    values : ndarray
+        The released data (shape documented by each mechanism, data units).
+    noise_covariance : FactoredCovariance
+        Covariance of the noise that was added (squared data units).
+    certificate : Certificate
+        The guarantee, recomputed from ``noise_covariance``.
+    seed_keys : dict
+        The caller's seed as given (``{"seed": ...}``), or ``{"seed": None}`` when fresh
+        operating-system entropy was drawn. That entropy is deliberately not kept: with
+        it, anyone holding this object could subtract the noise.
+    details : dict
+        Diagnostics of the computation (jitter, solver statistics, scales).
+    """
+
+    values: np.ndarray
+    noise_covariance: FactoredCovariance
+    certificate: Certificate
+    seed_keys: dict
+    details: dict = field(default_factory=dict)
+
+
+@runtime_checkable
+class Mechanism(Protocol):
+    """What every privacy mechanism offers.
+
+    A mechanism is built by a design step and then releases data. Implementations:
+    :class:`~ssa_privacy.privacy.synthetic_noise.SyntheticNoiseMechanism`,
+    :class:`~ssa_privacy.privacy.pml_design.LinearGaussianMechanism`,
+    :class:`~ssa_privacy.privacy.cloaking.CloakingMechanism`,
+    :class:`~ssa_privacy.privacy.hall.StandardDPGPMechanism`,
+    :class:`~ssa_privacy.privacy.binning.LaplaceBinningMechanism`,
+    :class:`~ssa_privacy.privacy.posterior_sampling.PosteriorSamplingMechanism`.
+    """
+
+    noise_covariance: FactoredCovariance
+
+    def certificate(self) -> Certificate:
+        """The guarantee of this mechanism's releases, recomputed from its noise."""
+        ...
+
+    def release(self, data, *, seed=None) -> Release:
+        """Add the mechanism's noise to ``data`` and certify the result."""
+        ...
+
+    def with_noise(self, noise_covariance) -> "Mechanism":
+        """The same mechanism with another noise covariance (for audits)."""
+        ...
+
+
+def generator(seed):
+    """A ``numpy.random.Generator`` and the record of where its randomness came from.
+
+    Parameters
+    ----------
+    seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        None draws fresh operating-system entropy (the default for anything released).
+
+    Returns
+    -------
+    rng : numpy.random.Generator
+    seed_keys : dict
+        ``{"seed": seed}`` for an int, ``{"seed": None}`` for fresh entropy,
+        ``{"seed": "generator"}`` for a Generator passed in (its state is the caller's),
+        ``{"seed": entropy, "spawn_key": key}`` for a SeedSequence.
+
+    Raises
+    ------
+    TypeError
+        For any other type (a float, a bool, a string).
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed, {"seed": "generator"}
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.default_rng(seed), {
+            "seed": seed.entropy,
+            "spawn_key": list(seed.spawn_key),
+        }
+    if seed is None:
+        return np.random.default_rng(), {"seed": None}
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise TypeError(
+            f"seed must be None, a non-negative int, a SeedSequence or a Generator, got {seed!r}"
+        )
+    return np.random.default_rng(int(seed)), {"seed": int(seed)}
+
+
+def data_vector(data, n, name="data"):
+    """Validate a data vector of length n for a release.
+
+    Parameters
+    ----------
+    data : array_like, shape (n,)
+        The data to release.
+    n : int
+        The mechanism's dimension.
+    name : str
+        The argument's name in error messages.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+
+    Raises
+    ------
+    ValueError
+        If data is not a finite vector of length n.
+    """
+    data = as_finite_array(data, name, ndim=1)
+    if len(data) != n:
+        raise ValueError(f"{name} has {len(data)} entries but the mechanism releases {n}")
+    return data
