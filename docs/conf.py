@@ -1,5 +1,10 @@
 """Sphinx configuration for the ssa_privacy documentation."""
 
+import importlib
+import inspect
+import pkgutil
+import re
+
 import ssa_privacy
 
 project = "ssa_privacy"
@@ -11,7 +16,25 @@ extensions = ["sphinx.ext.autodoc", "sphinx.ext.mathjax", "numpydoc"]
 autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": True}
 autodoc_member_order = "bysource"
 numpydoc_show_class_members = False
-numpydoc_validation_checks = set()
+# numpydoc validation of the public API: every object documented, every parameter
+# documented and none unknown, a summary line, a Returns section where something is returned.
+numpydoc_validation_checks = {"GL08", "SS01", "PR01", "PR02", "PR07", "RT01", "RT03"}
+
+
+def _imported_names():
+    """Regexes of the names each module imports: they are validated where they are defined."""
+    names = []
+    for info in pkgutil.walk_packages(ssa_privacy.__path__, "ssa_privacy."):
+        module = importlib.import_module(info.name)
+        for attribute, value in vars(module).items():
+            home = getattr(value, "__module__", None)
+            if (inspect.isclass(value) or callable(value)) and home != info.name:
+                names.append(rf"^{re.escape(info.name)}\.{re.escape(attribute)}(\.|$)")
+    return names
+
+
+# Private names, dunders, and what a module imports from elsewhere are not validated there.
+numpydoc_validation_exclude = [r"\._[a-zA-Z0-9]", r"\.__[a-z]+__$", *_imported_names()]
 exclude_patterns = ["_build"]
 html_theme = "alabaster"
 suppress_warnings = []

@@ -161,8 +161,9 @@ def load_census(path=None, split="authors", seed=None):
 
     Notes
     -----
-    [TCB] §5.2; preprocessing as the authors' code (privacygp_spec §6.2-6.3): blank
-    features become 0, features are not standardised here, income is divided by 1e5.
+    [TCB] §5.2; preprocessing as the authors' code (see :doc:`/theory/privacy-aware-gp`,
+    census reproduction notes): blank features become 0, features are not standardised
+    here, income is divided by 1e5.
     """
     features, income = _read_census_columns(data_file(CENSUS_FILE, path))
     if split == "authors":

@@ -108,7 +108,7 @@ def gaussian_mechanism_delta(mahalanobis_sensitivity, epsilon):
     --------
     >>> from ssa_privacy.privacy.accounting import gaussian_mechanism_delta
     >>> round(gaussian_mechanism_delta(1.0, 1.0), 6)
-    0.126936
+    0.126937
     """
     m = as_finite_array(mahalanobis_sensitivity, "mahalanobis_sensitivity")
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
