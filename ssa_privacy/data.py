@@ -64,6 +64,11 @@ def data_file(name, path=None):
     path : str or Path, optional
         Data folder (see :func:`data_dir`).
 
+    Returns
+    -------
+    Path
+        The file's path.
+
     Raises
     ------
     FileNotFoundError
@@ -97,7 +102,7 @@ CENSUS_SPLIT_SIZES = (1325, 331)
 class CensusData:
     """Train/test arrays of the census study.
 
-    Attributes
+    Parameters
     ----------
     X_train, X_test : ndarray, shape (n, 5)
         Raw features PUMA, POWPUMA, AGEP (years), ANC1P, POBP (codes read as numbers;
@@ -151,6 +156,7 @@ def load_census(path=None, split="authors", seed=None):
     Returns
     -------
     CensusData
+        The train and test arrays with the data-file rows they came from.
 
     Raises
     ------

@@ -26,6 +26,16 @@ def atomic_path(path):
 
     On an exception (including ``KeyboardInterrupt``) the temporary file is removed
     and ``path`` is left as it was.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write; its folder is created if missing.
+
+    Yields
+    ------
+    Path
+        A temporary file in the same folder, to be written by the caller.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -40,7 +50,15 @@ def atomic_path(path):
 
 
 def write_text_atomic(path, text):
-    """Write ``text`` to ``path`` atomically (temporary file, then rename)."""
+    """Write ``text`` to ``path`` atomically (temporary file, then rename).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write.
+    text : str
+        Its content, written as UTF-8.
+    """
     with atomic_path(path) as temporary:
         temporary.write_text(text, encoding="utf-8")
 
@@ -62,7 +80,18 @@ def _jsonable(value):
 
 
 def rows_to_csv(rows):
-    """Return CSV text for a list of dicts; the header is the union of their keys in order."""
+    """Return CSV text for a list of dicts; the header is the union of their keys in order.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows; a key missing from a row leaves its cell empty.
+
+    Returns
+    -------
+    str
+        The CSV text, one line per row after the header.
+    """
     fields = []
     for row in rows:
         fields.extend(key for key in row if key not in fields)
@@ -95,7 +124,18 @@ class StudyOutput:
         self.written = []
 
     def path(self, name):
-        """Return the path of file ``name`` inside the output folder."""
+        """Return the path of file ``name`` inside the output folder.
+
+        Parameters
+        ----------
+        name : str
+            File name.
+
+        Returns
+        -------
+        Path
+            ``folder / name``.
+        """
         return self.folder / name
 
     def _record(self, name):
@@ -103,21 +143,74 @@ class StudyOutput:
         return self.path(name)
 
     def write_text(self, name, text):
-        """Write a text file atomically; return its path."""
+        """Write a text file atomically.
+
+        Parameters
+        ----------
+        name : str
+            File name inside the output folder.
+        text : str
+            Its content.
+
+        Returns
+        -------
+        Path
+            The path written.
+        """
         path = self._record(name)
         write_text_atomic(path, text)
         return path
 
     def write_csv(self, name, rows):
-        """Write a list of dicts as CSV atomically; return its path."""
+        """Write a list of dicts as CSV atomically.
+
+        Parameters
+        ----------
+        name : str
+            File name inside the output folder.
+        rows : list of dict
+            The rows (see :func:`rows_to_csv`).
+
+        Returns
+        -------
+        Path
+            The path written.
+        """
         return self.write_text(name, rows_to_csv(rows))
 
     def write_json(self, name, payload):
-        """Write a JSON document atomically; return its path."""
+        """Write a JSON document atomically.
+
+        Parameters
+        ----------
+        name : str
+            File name inside the output folder.
+        payload : dict
+            The document; numpy arrays and scalars become JSON lists and numbers,
+            non-finite floats ``null``.
+
+        Returns
+        -------
+        Path
+            The path written.
+        """
         return self.write_text(name, json.dumps(_jsonable(payload), indent=2) + "\n")
 
     def save_figure(self, figure, stem):
-        """Save a matplotlib figure as ``stem.png`` and ``stem.pdf`` atomically and close it."""
+        """Save a matplotlib figure as ``stem.png`` and ``stem.pdf`` atomically and close it.
+
+        Parameters
+        ----------
+        figure : matplotlib.figure.Figure
+            The figure.
+        stem : str
+            File name without extension.
+
+        Returns
+        -------
+        list of Path
+            The PNG and PDF paths.
+        """
         import matplotlib.pyplot as plt
 
         paths = []
@@ -130,7 +223,14 @@ class StudyOutput:
         return paths
 
     def metadata(self):
-        """Return the provenance block stored in ``results.json``."""
+        """Return the provenance block stored in ``results.json``.
+
+        Returns
+        -------
+        dict
+            Study name, package and dependency versions, creation time (UTC) and the
+            run's parameters.
+        """
         return {
             "study": self.study,
             "package": "ssa_privacy",
@@ -142,7 +242,15 @@ class StudyOutput:
         }
 
     def write_results(self, rows, **extra):
-        """Write ``results.csv`` (the rows) and ``results.json`` (metadata, rows, extras)."""
+        """Write ``results.csv`` (the rows) and ``results.json`` (metadata, rows, extras).
+
+        Parameters
+        ----------
+        rows : list of dict
+            The results table.
+        **extra
+            Further top-level entries of ``results.json`` (certificates, summaries).
+        """
         self.write_csv("results.csv", rows)
         payload = {**self.metadata(), "results": rows, **extra}
         self.write_json("results.json", payload)
