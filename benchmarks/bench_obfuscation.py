@@ -1,13 +1,14 @@
 """Timing of the census obfuscation [TCB] against one dense eigendecomposition.
 
 The obfuscation is what the data owner runs per release: Sigma_opt of (8) for the 24
-sensitive records of the census study (positive eigenpairs only, SPEC §3; K_XS and
-Delta validated) plus one sample W = Y + Z. The kernel matrices and the hyperparameters
-are computed once beforehand, and so is the check that the prior covariance K_XX is
-symmetric positive semi-definite (:class:`SyntheticNoiseDesign`): they belong to the GP
-fit, not to the mechanism, and serve every release. That one-off check is timed too,
-and so is the one-shot :func:`optimal_noise_factor` (check included); the
-hyperparameters are the maximum-likelihood fit of the census study.
+sensitive records of the census study (positive eigenpairs only, by the rank bound of
+docs/theory/privacy-aware-gp.rst; K_XS and Delta validated) plus one sample W = Y + Z.
+The kernel matrices and the hyperparameters are computed once beforehand, and so is the
+check that the prior covariance K_XX is symmetric positive semi-definite
+(:class:`SyntheticNoiseDesign`): they belong to the GP fit, not to the mechanism, and
+serve every release. That one-off check is timed too, and so is the one-shot
+:func:`optimal_noise_factor` (check included); the hyperparameters are the
+maximum-likelihood fit of the census study.
 
 Two baselines are timed in the same run, each one ``numpy.linalg.eigh`` of a 1,325 x
 1,325 matrix: a generic symmetric matrix (the cost of a dense eigendecomposition of that

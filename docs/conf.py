@@ -34,7 +34,7 @@ def _imported_names():
 
 
 # Private names, dunders, and what a module imports from elsewhere are not validated there.
-numpydoc_validation_exclude = [r"\._[a-zA-Z0-9]", r"\.__[a-z]+__$", *_imported_names()]
+numpydoc_validation_exclude = {r"\._[a-zA-Z0-9]", r"\.__[a-z]+__$", *_imported_names()}
 exclude_patterns = ["_build"]
 html_theme = "alabaster"
 suppress_warnings = []

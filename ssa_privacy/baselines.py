@@ -33,7 +33,7 @@ def dropout_gp(gp, X, y, private):
 
     Notes
     -----
-    [TCB] §5, baseline (1); SPEC §3 ("same hyperparameters").
+    [TCB] §5, baseline (1) ("same hyperparameters"); :doc:`/theory/privacy-aware-gp`.
     """
     X = as_inputs(X)
     y = np.asarray(y, dtype=float)

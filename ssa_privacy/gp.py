@@ -1,4 +1,4 @@
-"""Gaussian-process regression: kernels, exact posterior, likelihood and hyperparameter fits.
+"""Gaussian-process regression: exact posterior, likelihood and hyperparameter fits.
 
 Model [TCB §2]: ``y_i = f(x_i) + e_i`` with ``e ~ N(0, V)`` and prior
 ``f ~ GP(beta, K)`` with a constant mean ``beta``. The posterior at ``X*`` is
@@ -9,125 +9,32 @@ Model [TCB §2]: ``y_i = f(x_i) + e_i`` with ``e ~ N(0, V)`` and prior
 computed by Cholesky. ``V`` may be a scalar noise variance or a full covariance (the
 privacy mechanism adds a correlated synthetic noise Sigma to it). When ``K + V`` is not
 numerically positive definite, a diagonal jitter is added explicitly and reported in
-:attr:`GaussianProcess.jitter`.
+``GaussianProcess.jitter_``.
+
+The kernel K may be any callable ``k(A, B)``: the package's :class:`RBF` and
+:class:`Exponential`, a scikit-learn kernel, a plain function. The kernels and that
+interface live in :mod:`ssa_privacy.kernels` and are re-exported here.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg, optimize
 from scipy.linalg import lapack
-from scipy.spatial import distance
 
 from ssa_privacy._validation import as_finite_array, positive, psd_matrix
+from ssa_privacy.kernels import (  # noqa: F401
+    RBF,
+    Exponential,
+    ScaledKernel,
+    _squared_differences,
+    as_inputs,
+    kernel_diagonal,
+    kernel_matrix,
+)
 
 #: Jitter ladder, relative to the mean diagonal of the matrix being factorised.
 JITTER_LADDER = (0.0, 1e-12, 1e-10, 1e-8, 1e-6)
-
-
-def as_inputs(X, name="X"):
-    """Return inputs as a finite (n, d) float array; a 1-D array is read as (n, 1).
-
-    Raises
-    ------
-    ValueError
-        If ``X`` has more than two dimensions or non-finite entries.
-    """
-    array = as_finite_array(X, name)
-    if array.ndim == 1:
-        array = array[:, None]
-    if array.ndim != 2:
-        raise ValueError(f"{name} must have shape (n,) or (n, d), got {array.shape}")
-    return array
-
-
-def _squared_differences(A, B):
-    """Per-dimension squared differences, shape (nA, nB, d)."""
-    return (A[:, None, :] - B[None, :, :]) ** 2
-
-
-@dataclass(frozen=True)
-class RBF:
-    """Squared-exponential kernel ``variance * exp(-sum_j (x_j - x'_j)^2 / (2 lengthscale_j^2))``.
-
-    Parameters
-    ----------
-    lengthscale : float or array_like, shape (d,)
-        Length scale per input dimension (same units as the inputs); a scalar is
-        shared by all dimensions.
-    variance : float
-        Output variance sigma^2 (squared output units).
-
-    Notes
-    -----
-    [TCB §5.1] writes the kernel as ``sigma^2 exp(-(x - x')^2 / (2 l))``, where ``l``
-    multiplies like a squared length scale; build that reading with :meth:`paper`.
-    """
-
-    lengthscale: object = 1.0
-    variance: float = 1.0
-
-    def __post_init__(self):
-        scales = np.atleast_1d(as_finite_array(self.lengthscale, "lengthscale"))
-        if scales.ndim != 1 or np.any(scales <= 0):
-            raise ValueError(f"lengthscale must be positive, got {self.lengthscale!r}")
-        positive(self.variance, "variance")
-
-    @classmethod
-    def paper(cls, l, variance=1.0):
-        """Kernel ``variance * exp(-(x - x')^2 / (2 l))``, the convention of [TCB] §5.1.
-
-        Parameters
-        ----------
-        l : float
-            The paper's ``l`` (squared input units); the length scale is ``sqrt(l)``.
-        variance : float
-            Output variance sigma^2.
-        """
-        return cls(lengthscale=np.sqrt(positive(l, "l")), variance=variance)
-
-    def with_variance(self, variance):
-        """Return the same kernel with output variance ``variance``."""
-        return replace(self, variance=variance)
-
-    def correlation(self, A, B=None):
-        """Return the correlation matrix (kernel / variance) between input sets, (nA, nB)."""
-        A = as_inputs(A, "A")
-        B = A if B is None else as_inputs(B, "B")
-        scales = np.broadcast_to(np.atleast_1d(self.lengthscale), (A.shape[1],))
-        return np.exp(-0.5 * distance.cdist(A / scales, B / scales, "sqeuclidean"))
-
-    def __call__(self, A, B=None):
-        """Return the kernel matrix K_{A,B}, shape (nA, nB)."""
-        return self.variance * self.correlation(A, B)
-
-
-@dataclass(frozen=True)
-class Exponential:
-    """Exponential (Matern-1/2) kernel ``variance * exp(-||(x - x') / lengthscale||)``.
-
-    Parameters
-    ----------
-    lengthscale : float or array_like, shape (d,)
-        Length scale per input dimension (input units).
-    variance : float
-        Output variance sigma^2.
-    """
-
-    lengthscale: object = 1.0
-    variance: float = 1.0
-
-    __post_init__ = RBF.__post_init__
-    with_variance = RBF.with_variance
-
-    def correlation(self, A, B=None):
-        """Return the correlation matrix between input sets, (nA, nB)."""
-        A = as_inputs(A, "A")
-        B = A if B is None else as_inputs(B, "B")
-        scales = np.broadcast_to(np.atleast_1d(self.lengthscale), (A.shape[1],))
-        return np.exp(-distance.cdist(A / scales, B / scales, "euclidean"))
-
-    __call__ = RBF.__call__
 
 
 def cholesky_with_jitter(matrix, name="matrix", jitter=None):
@@ -183,6 +90,11 @@ def noise_matrix(noise, n, name="noise"):
     name : str
         Argument name used in error messages.
 
+    Returns
+    -------
+    ndarray, shape (n, n)
+        V (zeros for None).
+
     Raises
     ------
     ValueError
@@ -204,8 +116,10 @@ class GaussianProcess:
 
     Parameters
     ----------
-    kernel : RBF or Exponential
-        Prior covariance function K.
+    kernel : callable
+        Prior covariance function K: :class:`RBF`, :class:`Exponential`, a scikit-learn
+        kernel, or any ``k(A, B)`` returning an (nA, nB) matrix for inputs of shape
+        (nA, d) and (nB, d).
     mean : float
         Constant prior mean beta (output units).
     noise : float or ndarray, shape (n, n)
@@ -217,16 +131,39 @@ class GaussianProcess:
 
     Attributes
     ----------
-    jitter : float
+    X_train_ : ndarray, shape (n, d)
+        Training inputs (set by :meth:`fit`).
+    y_train_ : ndarray, shape (n,)
+        Training outputs.
+    L_ : ndarray, shape (n, n)
+        Lower Cholesky factor of ``K + V`` (plus the jitter).
+    alpha_ : ndarray, shape (n,)
+        ``(K + V)^{-1} (y - beta 1)``, the weights of the posterior mean.
+    jitter_ : float
         The jitter actually added to ``K + V`` (0.0 when none was needed).
+
+    Notes
+    -----
+    Fitted attributes follow scikit-learn's trailing-underscore convention. The names
+    of earlier versions (``X``, ``y``, ``jitter``, ``_L``, ``_alpha``) remain as
+    read-only aliases.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gp = GaussianProcess(RBF(0.3), noise=1e-2).fit(np.linspace(0, 1, 8), np.ones(8))
+    >>> mean, variance = gp.predict([0.5])
+    >>> round(float(mean[0]), 2), bool(variance[0] < 0.01)
+    (1.0, True)
     """
 
     def __init__(self, kernel, mean=0.0, noise=0.0, jitter=None):
+        if not callable(kernel):
+            raise TypeError(f"kernel must be callable, got {type(kernel).__name__}")
         self.kernel = kernel
         self.mean = float(mean)
         self.noise = noise
         self.requested_jitter = jitter
-        self.jitter = None
 
     def fit(self, X, y):
         """Condition on training data; return ``self``.
@@ -238,20 +175,30 @@ class GaussianProcess:
         y : array_like, shape (n,)
             Training outputs (output units).
 
+        Returns
+        -------
+        GaussianProcess
+            ``self``, with the fitted attributes set.
+
         Raises
         ------
         ValueError
             On shape mismatches, non-finite data, or a ``K + V`` that is not positive
             definite even with jitter.
         """
-        self.X = as_inputs(X)
-        self.y = as_finite_array(y, "y", ndim=1)
-        if len(self.y) != len(self.X):
-            raise ValueError(f"y has {len(self.y)} entries but X has {len(self.X)} rows")
-        covariance = self.kernel(self.X) + noise_matrix(self.noise, len(self.X))
-        self._L, self.jitter = cholesky_with_jitter(covariance, "K + V", self.requested_jitter)
-        self._alpha = linalg.cho_solve((self._L, True), self.y - self.mean)
+        self.X_train_ = as_inputs(X)
+        self.y_train_ = as_finite_array(y, "y", ndim=1)
+        n = len(self.X_train_)
+        if len(self.y_train_) != n:
+            raise ValueError(f"y has {len(self.y_train_)} entries but X has {n} rows")
+        covariance = kernel_matrix(self.kernel, self.X_train_) + noise_matrix(self.noise, n)
+        self.L_, self.jitter_ = cholesky_with_jitter(covariance, "K + V", self.requested_jitter)
+        self.alpha_ = linalg.cho_solve((self.L_, True), self.y_train_ - self.mean)
         return self
+
+    def _fitted(self):
+        if not hasattr(self, "L_"):
+            raise AttributeError("this GaussianProcess is not fitted yet: call fit(X, y) first")
 
     def predict(self, X_star, return_cov=False):
         """Posterior mean and variance (or covariance) of f at ``X_star``.
@@ -268,26 +215,68 @@ class GaussianProcess:
         mean : ndarray, shape (m,)
             Posterior mean [TCB (1)].
         var_or_cov : ndarray, shape (m,) or (m, m)
-            Posterior variance or covariance of f (noise-free) [TCB (2)].
+            Posterior variance or covariance of f (noise-free) [TCB (2)]; the prior
+            variances come from the kernel's diagonal.
+
+        Raises
+        ------
+        AttributeError
+            If the model has not been fitted.
         """
+        self._fitted()
         X_star = as_inputs(X_star, "X_star")
-        K_sX = self.kernel(X_star, self.X)
-        mean = self.mean + K_sX @ self._alpha
-        B = linalg.solve_triangular(self._L, K_sX.T, lower=True)
+        K_sX = kernel_matrix(self.kernel, X_star, self.X_train_)
+        mean = self.mean + K_sX @ self.alpha_
+        B = linalg.solve_triangular(self.L_, K_sX.T, lower=True)
         if return_cov:
-            cov = self.kernel(X_star) - B.T @ B
+            cov = kernel_matrix(self.kernel, X_star) - B.T @ B
             return mean, 0.5 * (cov + cov.T)
-        variance = self.kernel.variance - np.sum(B * B, axis=0)
+        variance = kernel_diagonal(self.kernel, X_star) - np.sum(B * B, axis=0)
         return mean, np.maximum(variance, 0.0)
 
     def log_marginal_likelihood(self):
-        """Log marginal likelihood ``log N(y | beta 1, K + V)`` of the training data (nats)."""
-        n = len(self.y)
+        """Log marginal likelihood ``log N(y | beta 1, K + V)`` of the training data.
+
+        Returns
+        -------
+        float
+            The log likelihood (nats).
+
+        Raises
+        ------
+        AttributeError
+            If the model has not been fitted.
+        """
+        self._fitted()
+        n = len(self.y_train_)
         return float(
-            -0.5 * (self.y - self.mean) @ self._alpha
-            - np.sum(np.log(np.diag(self._L)))
+            -0.5 * (self.y_train_ - self.mean) @ self.alpha_
+            - np.sum(np.log(np.diag(self.L_)))
             - 0.5 * n * np.log(2 * np.pi)
         )
+
+    @property
+    def X(self):
+        """Read-only alias of ``X_train_`` (the name of earlier versions)."""
+        return self.X_train_
+
+    @property
+    def y(self):
+        """Read-only alias of ``y_train_`` (the name of earlier versions)."""
+        return self.y_train_
+
+    @property
+    def jitter(self):
+        """Read-only alias of ``jitter_``; None before :meth:`fit`."""
+        return getattr(self, "jitter_", None)
+
+    @property
+    def _L(self):
+        return self.L_
+
+    @property
+    def _alpha(self):
+        return self.alpha_
 
 
 def constant_mean_variance_mle(correlation, y):
@@ -343,8 +332,12 @@ def fit_mean_and_variance(X, y, kernel, zero_mean=False):
         Training inputs.
     y : array_like, shape (n,)
         Training outputs.
-    kernel : RBF or Exponential
-        Kernel whose correlation (length scales) is kept; its variance is replaced.
+    kernel : callable
+        Kernel whose correlation (length scales) is kept and whose output variance is
+        fitted. :class:`RBF` and :class:`Exponential` have their variance replaced; any
+        other kernel (a scikit-learn kernel, a function ``k(A, B)``) is read as
+        ``v R`` with ``v`` the mean of its diagonal at X, and the fitted kernel is
+        ``ScaledKernel(kernel, sigma^2 / v)``.
     zero_mean : bool
         Fix beta = 0 and fit only sigma^2 = y^T R^{-1} y / n ([TCB] Figure 7).
 
@@ -352,22 +345,34 @@ def fit_mean_and_variance(X, y, kernel, zero_mean=False):
     -------
     GaussianProcess
         Fitted to (X, y) with V = 0; if R needed a jitter, the same jitter (times
-        sigma^2) is added to K and reported in ``jitter``.
+        sigma^2) is added to K and reported in ``jitter_``.
 
     Raises
     ------
     ValueError
         As :func:`constant_mean_variance_mle`.
+
+    Notes
+    -----
+    Profile likelihood of the constant mean and the variance ([TCB] §5.1).
     """
     X = as_inputs(X)
     y = as_finite_array(y, "y", ndim=1)
-    R = kernel.correlation(X)
+    if hasattr(kernel, "correlation") and hasattr(kernel, "with_variance"):
+        R, prior_variance = kernel.correlation(X), None
+    else:
+        prior_variance = float(np.mean(kernel_diagonal(kernel, X)))
+        R = kernel_matrix(kernel, X) / positive(prior_variance, "mean prior variance")
     if zero_mean:
         L, jitter = cholesky_with_jitter(R, "correlation matrix")
         beta, sigma2 = 0.0, float(y @ linalg.cho_solve((L, True), y) / len(y))
     else:
         beta, sigma2, jitter = constant_mean_variance_mle(R, y)
-    kernel = kernel.with_variance(positive(sigma2, "fitted variance"))
+    sigma2 = positive(sigma2, "fitted variance")
+    if prior_variance is None:
+        kernel = kernel.with_variance(sigma2)
+    else:
+        kernel = ScaledKernel(kernel, sigma2 / prior_variance)
     # The same (relative) jitter as the fit of R, so that model and fit agree.
     return GaussianProcess(kernel, beta, jitter=sigma2 * jitter if jitter else None).fit(X, y)
 
@@ -376,7 +381,7 @@ def fit_mean_and_variance(X, y, kernel, zero_mean=False):
 class MLFit:
     """Result of :func:`fit_hyperparameters`: the fitted GP and its likelihood.
 
-    Attributes
+    Parameters
     ----------
     gp : GaussianProcess
         Fitted to the training data.

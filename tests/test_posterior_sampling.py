@@ -13,7 +13,7 @@ E = np.e
 
 
 # --------------------------------------------------------------------------------------
-# Test vectors (dpgp_spec.md C.3)
+# Reference values of the bound (docs/theory/posterior-sampling.rst)
 # --------------------------------------------------------------------------------------
 
 
@@ -135,7 +135,7 @@ def test_optimiser_matches_brute_force_over_the_order():
 
 
 # --------------------------------------------------------------------------------------
-# The bounds dominate exact quantities (dpgp_spec.md B.2 recipe)
+# The bounds dominate exact quantities (exact Gaussian Renyi divergences)
 # --------------------------------------------------------------------------------------
 
 
@@ -208,7 +208,8 @@ def test_variance_and_mean_sensitivity_bounds_dominate(n, lengthscale, ridge, se
 
 
 def test_generic_sensitivity_factor_two_holds_where_sqrt_two_fails():
-    """dpgp_spec.md B.1 counterexample: n = 2, r = 3, core point far away, y = 1 vs -1 at x."""
+    """Counterexample to the factor sqrt(2) of the authors' code (docs/theory/posterior-sampling.rst):
+    n = 2, r = 3, core point far away, y = 1 vs -1 at x."""
     ridge = 3.0
     kernel = RBF(0.2)
     core, x = np.array([0.0]), np.array([10.0])

@@ -11,7 +11,7 @@ from ssa_privacy.studies import census
 
 
 def test_authors_split_and_sensitive_set():
-    """Sizes and sensitive records as recovered from the authors' data (privacygp_spec §6.3)."""
+    """Sizes and sensitive records as recovered from the authors' data (docs/studies/census.rst)."""
     data = load_census()
     assert data.X_train.shape == (1325, 5) and data.X_test.shape == (331, 5)
     assert data.y_train.mean() == pytest.approx(0.498698, abs=1e-6)

@@ -150,7 +150,7 @@ def test_posterior_variance_at_S_is_one_minus_alpha_of_the_prior():
 
 
 def test_example1_numbers_and_diagonal_needs_more_noise():
-    """[TCB] Example 1; reference values recomputed independently in privacygp_spec §3."""
+    """[TCB] Example 1; reference values recomputed independently (docs/theory/privacy-aware-gp.rst)."""
     X = np.arange(1, 10) / 10
     kernel = RBF(np.sqrt(1 / 20))
     K_XX, K_XS, Delta = kernel(X), kernel(X, [0.5]), np.array([[0.5]])

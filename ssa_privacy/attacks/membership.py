@@ -11,25 +11,35 @@ a log-likelihood ratio. ``f_hat`` is modelled by the latent mixture of [MAC] App
 ``f_hat = tanh(phi / 2) + psi`` with ``phi`` a two-component Gaussian mixture and
 ``psi ~ N(0, s_obs^2)``; ``ln v_hat`` by a two-component Gaussian mixture.
 
-Such density fits can fail (``dpgp_spec.md`` C.4: the authors' fit put its mass on the
-wrong side and scored below random), so every LiRA is reported beside a simple
-baseline, a threshold on ``f_hat`` (:class:`MeanThresholdAttack`), and each fit
-carries a sanity check of its mean against the sample mean. An attack weaker than the
-baseline measures nothing.
+Such density fits can fail (in a reference run of the authors' code the fit put its
+mass on the wrong side and scored below random, see :doc:`/theory/posterior-sampling`),
+so every LiRA is reported beside a simple baseline, a threshold on ``f_hat``
+(:class:`MeanThresholdAttack`), and each fit carries a sanity check of its mean against
+the sample mean. An attack weaker than the baseline measures nothing.
 
-Evaluation: AUC (Mann-Whitney), ROC curves and TPR at fixed FPR; and the largest TPR
-any test can reach against an (epsilon, delta)-DP release (:func:`max_tpr_under_dp`).
+Evaluation (AUC, ROC curves, TPR at fixed FPR, and the largest TPR any test can reach
+against an (epsilon, delta)-DP release) lives in :mod:`ssa_privacy.attacks.roc` and is
+re-exported here.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
-from scipy import integrate, optimize, special, stats
+from scipy import optimize, special, stats
 
-from ssa_privacy._validation import as_finite_array, open_interval, positive
+from ssa_privacy._validation import as_finite_array, positive
+from ssa_privacy.attacks.roc import (  # noqa: F401
+    DEFAULT_FPRS,
+    AttackResult,
+    _scores,
+    auc_score,
+    evaluate_attack,
+    max_auc_under_dp,
+    max_tpr_under_dp,
+    roc_curve,
+    tpr_at_fpr,
+)
 
-#: False-positive rates at which the true-positive rate is reported.
-DEFAULT_FPRS = (0.01, 0.05, 0.10)
 #: Gauss-Legendre nodes over the latent mean mu = tanh(phi / 2) in (-1, 1).
 QUADRATURE_NODES = 100
 #: Lower bound on the fitted observation sd s_obs. The node spacing is at most
@@ -44,181 +54,6 @@ _NODES, _NODE_WEIGHTS = np.polynomial.legendre.leggauss(QUADRATURE_NODES)
 
 def _normal_pdf(x, mean, sd):
     return np.exp(-0.5 * ((x - mean) / sd) ** 2) / (np.sqrt(2 * np.pi) * sd)
-
-
-def _scores(values, name):
-    array = as_finite_array(values, name, ndim=1)
-    if array.size == 0:
-        raise ValueError(f"{name} is empty")
-    return array
-
-
-# --------------------------------------------------------------------------------------
-# ROC utilities
-# --------------------------------------------------------------------------------------
-
-
-def auc_score(scores_in, scores_out):
-    """Area under the ROC curve, ``P(S_in > S_out) + P(S_in = S_out) / 2`` (Mann-Whitney).
-
-    Parameters
-    ----------
-    scores_in, scores_out : array_like, shape (n_in,), (n_out,)
-        Attack scores (higher = "member") on members and non-members.
-
-    Returns
-    -------
-    float
-        AUC in [0, 1]; 0.5 is random guessing.
-    """
-    scores_in, scores_out = _scores(scores_in, "scores_in"), _scores(scores_out, "scores_out")
-    ranks = stats.rankdata(np.concatenate([scores_in, scores_out]))
-    u = ranks[: len(scores_in)].sum() - len(scores_in) * (len(scores_in) + 1) / 2
-    return float(u / (len(scores_in) * len(scores_out)))
-
-
-def roc_curve(scores_in, scores_out):
-    """Empirical ROC curve of the test "member iff score >= t" over all thresholds t.
-
-    Returns
-    -------
-    fpr, tpr : ndarray
-        Increasing false- and true-positive rates, from (0, 0) to (1, 1).
-    """
-    scores_in, scores_out = _scores(scores_in, "scores_in"), _scores(scores_out, "scores_out")
-    thresholds = np.unique(np.concatenate([scores_in, scores_out]))[::-1]
-    in_sorted, out_sorted = np.sort(scores_in), np.sort(scores_out)
-    tpr = 1.0 - np.searchsorted(in_sorted, thresholds, side="left") / len(in_sorted)
-    fpr = 1.0 - np.searchsorted(out_sorted, thresholds, side="left") / len(out_sorted)
-    return np.concatenate([[0.0], fpr]), np.concatenate([[0.0], tpr])
-
-
-def tpr_at_fpr(scores_in, scores_out, fpr):
-    """True-positive rate at a false-positive rate of at most ``fpr``.
-
-    The threshold is the ``(k+1)``-th largest non-member score with
-    ``k = floor(fpr n_out)``; the test "member iff score > threshold" then has an
-    empirical FPR of at most ``fpr``.
-
-    Parameters
-    ----------
-    scores_in, scores_out : array_like
-        Scores of members and non-members.
-    fpr : float
-        Target false-positive rate in (0, 1).
-
-    Returns
-    -------
-    float
-    """
-    scores_in, scores_out = _scores(scores_in, "scores_in"), _scores(scores_out, "scores_out")
-    k = int(np.floor(open_interval(fpr, "fpr") * len(scores_out)))
-    threshold = np.sort(scores_out)[::-1][min(k, len(scores_out) - 1)]
-    return float(np.mean(scores_in > threshold))
-
-
-@dataclass(frozen=True)
-class AttackResult:
-    """Success of one attack on evaluation releases.
-
-    Attributes
-    ----------
-    name : str
-    auc : float
-    tpr : dict
-        ``{fpr: tpr}`` at the reported false-positive rates.
-    roc : tuple of ndarray
-        (fpr, tpr) of the empirical ROC curve.
-    """
-
-    name: str
-    auc: float
-    tpr: dict
-    roc: tuple = field(repr=False)
-
-    def record(self):
-        """Flat dict for a results row."""
-        row = {"attack": self.name, "auc": self.auc}
-        row.update({f"tpr_at_fpr_{fpr:g}": value for fpr, value in self.tpr.items()})
-        return row
-
-
-def evaluate_attack(name, scores_in, scores_out, fprs=DEFAULT_FPRS):
-    """AUC, TPR at the given FPRs and the ROC curve of an attack.
-
-    Parameters
-    ----------
-    name : str
-        Label of the attack.
-    scores_in, scores_out : array_like
-        Scores on evaluation releases from members / non-members (higher = member).
-    fprs : sequence of float
-        False-positive rates.
-
-    Returns
-    -------
-    AttackResult
-    """
-    return AttackResult(
-        name,
-        auc_score(scores_in, scores_out),
-        {float(f): tpr_at_fpr(scores_in, scores_out, f) for f in fprs},
-        roc_curve(scores_in, scores_out),
-    )
-
-
-def max_tpr_under_dp(fpr, epsilon, delta):
-    """Largest TPR of any membership test at a given FPR against an (epsilon, delta)-DP release.
-
-    ``min(1, e^eps FPR + delta, 1 - e^-eps (1 - delta - FPR))``.
-
-    Parameters
-    ----------
-    fpr : float or ndarray
-        False-positive rate(s) in [0, 1].
-    epsilon : float
-        >= 0 (``inf`` gives 1).
-    delta : float
-        In [0, 1].
-
-    Returns
-    -------
-    float or ndarray
-
-    Notes
-    -----
-    Kairouz, Oh and Viswanath (2015), Theorem 2.1 (the privacy region of a DP test).
-    """
-    fpr = np.clip(np.asarray(fpr, dtype=float), 0.0, 1.0)
-    if np.isinf(epsilon):
-        return np.ones_like(fpr)
-    growth = np.exp(min(float(epsilon), 700.0))
-    return np.minimum.reduce(
-        [np.ones_like(fpr), growth * fpr + delta, 1.0 - (1.0 - delta - fpr) / growth]
-    )
-
-
-def max_auc_under_dp(epsilon, delta):
-    """Largest AUC of any membership test against an (epsilon, delta)-DP release.
-
-    The integral over FPR of :func:`max_tpr_under_dp`.
-
-    Returns
-    -------
-    float
-        In [0.5, 1].
-    """
-    if epsilon > 700:
-        return 1.0
-    kink = (1.0 - delta) / (np.exp(float(epsilon)) + 1.0)
-    value, _ = integrate.quad(
-        lambda f: float(max_tpr_under_dp(f, epsilon, delta)),
-        0.0,
-        1.0,
-        points=[kink, 1.0 - delta],
-        limit=200,
-    )
-    return float(value)
 
 
 # --------------------------------------------------------------------------------------
@@ -245,7 +80,7 @@ def release_statistics(values, sigma):
 
     Notes
     -----
-    [MAC] App. C; ``dpgp_spec.md`` B.5.
+    [MAC] App. C; :doc:`/theory/posterior-sampling`.
     """
     values = as_finite_array(values, "values", ndim=2)
     f_hat = values.mean(axis=1)
@@ -285,10 +120,14 @@ def _em_mixture(x, iterations=200, rtol=1e-6):
 class LogMixtureDensity:
     """Density of a positive statistic whose logarithm is a two-component Gaussian mixture.
 
-    Attributes
+    Parameters
     ----------
-    weights, means, sds : ndarray, shape (2,)
-        Mixture parameters of ``ln v``.
+    weights : ndarray, shape (2,)
+        Mixture weights of ``ln v``.
+    means : ndarray, shape (2,)
+        Component means of ``ln v``.
+    sds : ndarray, shape (2,)
+        Component standard deviations of ``ln v``.
     """
 
     weights: np.ndarray
@@ -297,11 +136,33 @@ class LogMixtureDensity:
 
     @classmethod
     def fit(cls, samples):
-        """Fit by EM on ``ln max(v, 1e-8)`` ([MAC] App. C)."""
+        """Fit by EM on ``ln max(v, 1e-8)`` ([MAC] App. C).
+
+        Parameters
+        ----------
+        samples : array_like, shape (k,)
+            Shadow values of v_hat.
+
+        Returns
+        -------
+        LogMixtureDensity
+            The fitted density.
+        """
         return cls(*_em_mixture(np.log(np.maximum(_scores(samples, "samples"), 1e-8))))
 
     def logpdf(self, v):
-        """Log density of v (including the Jacobian 1/v)."""
+        """Log density of v (including the Jacobian 1/v).
+
+        Parameters
+        ----------
+        v : array_like
+            Positive values.
+
+        Returns
+        -------
+        ndarray
+            The log density, shape of v.
+        """
         log_v = np.log(np.maximum(np.asarray(v, dtype=float), 1e-8))
         mixture = special.logsumexp(
             np.log(self.weights) + stats.norm.logpdf(log_v[..., None], self.means, self.sds),
@@ -323,18 +184,20 @@ class LatentMixtureDensity:
     Gauss-Legendre quadrature with :data:`QUADRATURE_NODES` nodes, the node
     probabilities normalised to sum to one.
 
-    Attributes
+    Parameters
     ----------
     weight : float
         w.
-    means, sds : ndarray, shape (2,)
-        (m1, m2) and (s1, s2) of phi.
+    means : ndarray, shape (2,)
+        (m1, m2) of phi.
+    sds : ndarray, shape (2,)
+        (s1, s2) of phi.
     observation_sd : float
         s_obs.
 
     Notes
     -----
-    [MAC] App. C (latent Gaussian mixture); ``dpgp_spec.md`` B.5. Deviations: more
+    [MAC] App. C (latent Gaussian mixture); :doc:`/theory/posterior-sampling`. Deviations: more
     quadrature nodes than the authors' 40, ``s_obs >= MIN_OBSERVATION_SD`` so that
     the quadrature resolves the convolution, and a binned likelihood for the fit.
     """
@@ -371,14 +234,31 @@ class LatentMixtureDensity:
         return mu, mass / max(mass.sum(), 1e-300)
 
     def logpdf(self, f):
-        """Log density at f (array)."""
+        """Log density at f.
+
+        Parameters
+        ----------
+        f : array_like
+            Values of f_hat.
+
+        Returns
+        -------
+        ndarray
+            The log density, shape of f.
+        """
         mu, mass = self._latent_density()
         f = np.asarray(f, dtype=float)
         density = _normal_pdf(f[..., None], mu, self.observation_sd) @ mass
         return np.log(np.maximum(density, 1e-300))
 
     def mean(self):
-        """Model mean ``E[tanh(phi / 2)]`` (psi has mean zero)."""
+        """Model mean ``E[tanh(phi / 2)]`` (psi has mean zero).
+
+        Returns
+        -------
+        float
+            The mean of the fitted density.
+        """
         mu, mass = self._latent_density()
         return float(mu @ mass)
 
@@ -401,6 +281,7 @@ class LatentMixtureDensity:
         Returns
         -------
         LatentMixtureDensity
+            The best fit over the starts.
         """
         samples = _scores(samples, "samples")
         counts, edges = np.histogram(samples, bins=FIT_BINS)
@@ -451,7 +332,7 @@ class LatentMixtureDensity:
 class MeanThresholdAttack:
     """Baseline: a threshold on the released sample mean ``f_hat``.
 
-    Attributes
+    Parameters
     ----------
     sign : float
         +1 if members have the larger shadow mean of f_hat, else -1.
@@ -461,13 +342,39 @@ class MeanThresholdAttack:
 
     @classmethod
     def fit(cls, f_in, f_out):
-        """Orient the score with the shadow means of f_hat under "in" and "out"."""
+        """Orient the score with the shadow means of f_hat under "in" and "out".
+
+        Parameters
+        ----------
+        f_in : array_like, shape (k,)
+            Shadow f_hat with the target.
+        f_out : array_like, shape (k,)
+            Shadow f_hat without it.
+
+        Returns
+        -------
+        MeanThresholdAttack
+            The oriented baseline.
+        """
         return cls(
             1.0 if np.mean(_scores(f_in, "f_in")) >= np.mean(_scores(f_out, "f_out")) else -1.0
         )
 
     def score(self, f_hat, v_hat=None):
-        """Score ``sign * f_hat`` (higher = member); ``v_hat`` is ignored."""
+        """Score ``sign * f_hat`` (higher = member).
+
+        Parameters
+        ----------
+        f_hat : array_like
+            Sample means of released values.
+        v_hat : array_like, optional
+            Ignored (accepted for a common interface with :class:`LiRA`).
+
+        Returns
+        -------
+        ndarray
+            The scores, shape of f_hat.
+        """
         return self.sign * np.asarray(f_hat, dtype=float)
 
 
@@ -475,12 +382,16 @@ class MeanThresholdAttack:
 class LiRA:
     """Likelihood-ratio attack with fitted "in" and "out" densities [MAC App. C].
 
-    Attributes
+    Parameters
     ----------
-    f_in, f_out : LatentMixtureDensity
-        Densities of f_hat.
-    v_in, v_out : LogMixtureDensity or None
-        Densities of v_hat (None when L = 1).
+    f_in : LatentMixtureDensity
+        Density of f_hat with the target.
+    f_out : LatentMixtureDensity
+        Density of f_hat without it.
+    v_in : LogMixtureDensity or None
+        Density of v_hat with the target (None when L = 1).
+    v_out : LogMixtureDensity or None
+        Density of v_hat without it.
     checks : dict
         Sanity check of each f_hat fit: model mean, sample mean and whether they agree
         within ``0.02 + 4`` standard errors.
@@ -503,17 +414,28 @@ class LiRA:
 
         Parameters
         ----------
-        f_in, f_out : array_like
-            Shadow f_hat with and without the target.
-        v_in, v_out : array_like, optional
-            Shadow v_hat (L >= 2).
+        f_in : array_like, shape (k,)
+            Shadow f_hat with the target.
+        f_out : array_like, shape (k,)
+            Shadow f_hat without it.
+        v_in : array_like, shape (k,), optional
+            Shadow v_hat with the target (L >= 2).
+        v_out : array_like, shape (k,), optional
+            Shadow v_hat without it.
         starts : int
             Optimiser starts of each latent-mixture fit.
         seed : int or numpy.random.Generator, optional
+            Seeds the jittered starts.
 
         Returns
         -------
         LiRA
+            The fitted attack, with the sanity checks of the f_hat fits.
+
+        Raises
+        ------
+        ValueError
+            If only one of v_in and v_out is given.
         """
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         models, checks = {}, {}
@@ -536,7 +458,25 @@ class LiRA:
         return cls(models["in"], models["out"], *v_models, checks)
 
     def score(self, f_hat, v_hat=None):
-        """Log-likelihood ratio ``ln p_in - ln p_out`` of f_hat (plus that of v_hat)."""
+        """Log-likelihood ratio ``ln p_in - ln p_out`` of f_hat (plus that of v_hat).
+
+        Parameters
+        ----------
+        f_hat : array_like
+            Sample means of released values.
+        v_hat : array_like, optional
+            Their spread statistic; required when the attack was fitted with it.
+
+        Returns
+        -------
+        ndarray
+            The scores (higher = member).
+
+        Raises
+        ------
+        ValueError
+            If the attack uses v_hat and none is given.
+        """
         score = self.f_in.logpdf(f_hat) - self.f_out.logpdf(f_hat)
         if self.v_in is not None:
             if v_hat is None:

@@ -36,6 +36,6 @@ def stationary_attack(X, W, restarts=3, seed=None, initial=None):
 
     Notes
     -----
-    [TCB] §5, baseline (2) ("Stationary"); SPEC §3.
+    [TCB] §5, baseline (2) ("Stationary"); :doc:`/theory/privacy-aware-gp`.
     """
     return fit_hyperparameters(X, W, restarts=restarts, seed=seed, initial=initial)

@@ -1,14 +1,32 @@
 """Privacy mechanisms and their guarantees.
 
-- :mod:`ssa_privacy.privacy.synthetic_noise`: privacy-aware GP regression [TCB], the
-  optimal synthetic-noise covariance and its release. Its public functions are
-  re-exported here.
+Every mechanism speaks one vocabulary (:mod:`ssa_privacy.privacy.mechanism`): a design
+step builds a :class:`Mechanism`; its ``release(data, *, seed=None)`` returns a
+:class:`Release` with the noise it used (a :class:`FactoredCovariance`) and a
+:class:`Certificate` recomputed from that noise.
+
+- :class:`SyntheticNoiseMechanism`: privacy-aware GP regression [TCB]
+  (:mod:`ssa_privacy.privacy.synthetic_noise`, design functions in
+  :mod:`ssa_privacy.privacy.synthetic_noise_design`; its public functions are
+  re-exported here).
+- :class:`PosteriorSamplingMechanism`: GP posterior sampling with a Renyi-DP bound [MAC]
+  (:mod:`ssa_privacy.privacy.posterior_sampling`, the bound in
+  :mod:`ssa_privacy.privacy.posterior_sampling_bound`).
 - :mod:`ssa_privacy.privacy.pml`: pointwise maximal leakage of Gaussian mechanisms [LKC].
 """
 
+from ssa_privacy.privacy.mechanism import (  # noqa: F401
+    Certificate,
+    FactoredCovariance,
+    Mechanism,
+    Release,
+)
+from ssa_privacy.privacy.posterior_sampling import PosteriorSamplingMechanism  # noqa: F401
 from ssa_privacy.privacy.synthetic_noise import (  # noqa: F401
     ObfuscationResult,
+    PSDPart,
     SyntheticNoiseDesign,
+    SyntheticNoiseMechanism,
     diagonal_noise_covariance,
     kernel_gram_G,
     obfuscate,
@@ -22,3 +40,10 @@ from ssa_privacy.privacy.synthetic_noise import (  # noqa: F401
     sample_synthetic_noise,
     uniform_noise_covariance,
 )
+
+# --- Mechanisms of the other engineers: the lead adds these imports when they land. ---
+# from ssa_privacy.privacy.pml_design import LinearGaussianMechanism
+# from ssa_privacy.privacy.cloaking import CloakingMechanism
+# from ssa_privacy.privacy.hall import StandardDPGPMechanism
+# from ssa_privacy.privacy.binning import LaplaceBinningMechanism
+# --- end of the marked spot ---

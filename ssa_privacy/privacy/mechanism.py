@@ -8,16 +8,16 @@ guarantee from that covariance, independently of the code that designed it.
 
 The mechanisms of the package:
 
-=============================  ==========================  ==========================
-mechanism                      guarantee (``notion``)      paper
-=============================  ==========================  ==========================
-``SyntheticNoiseMechanism``    ``"posterior-covariance"``  [TCB] (5), (8), (11)
-``LinearGaussianMechanism``    ``"pml"``                   [LKC] Theorem 3.3, (12)-(15)
-``CloakingMechanism``          ``"dp"``                    [SMI] §3
-``StandardDPGPMechanism``      ``"dp"``                    [SMI] §2 (Hall et al. 2013)
-``LaplaceBinningMechanism``    ``"dp"`` (pure, delta = 0)  [SMI] §4
-``PosteriorSamplingMechanism`` ``"renyi-dp"``              [MAC] Theorem 1
-=============================  ==========================  ==========================
+==============================  ==========================  ============================
+mechanism                       guarantee (``notion``)      paper
+==============================  ==========================  ============================
+``SyntheticNoiseMechanism``     ``"posterior-covariance"``  [TCB] (5), (8), (11)
+``LinearGaussianMechanism``     ``"pml"``                   [LKC] Theorem 3.3, (12)-(15)
+``CloakingMechanism``           ``"dp"``                    [SMI] §3
+``StandardDPGPMechanism``       ``"dp"``                    [SMI] §2 (Hall et al. 2013)
+``LaplaceBinningMechanism``     ``"dp"`` (pure, delta = 0)  [SMI] §4
+``PosteriorSamplingMechanism``  ``"renyi-dp"``              [MAC] Theorem 3.1
+==============================  ==========================  ============================
 
 Every mechanism also offers ``with_noise(noise_covariance)``: the same mechanism with
 another noise covariance, so that an auditor can certify any noise, for example a
@@ -41,7 +41,7 @@ RANK_RTOL = 1e-12
 class Certificate:
     """The privacy guarantee of a release, recomputed from the noise it used.
 
-    Attributes
+    Parameters
     ----------
     notion : str
         What is guaranteed: ``"posterior-covariance"`` ([TCB] (5)), ``"pml"`` ([LKC]
@@ -99,7 +99,7 @@ class FactoredCovariance:
     Only the positive eigenpairs are kept, so sampling and traces cost O(n r) for a
     rank-r noise. Every mechanism's :class:`Release` carries its noise this way.
 
-    Attributes
+    Parameters
     ----------
     eigenvalues : ndarray, shape (r,)
         The positive eigenvalues (squared data units).
@@ -232,7 +232,7 @@ def as_factored(noise, n=None, name="noise_covariance"):
 class Release:
     """What a mechanism released, the noise it used, and the guarantee.
 
-    Attributes
+    Parameters
     ----------
     values : ndarray
         The released data (shape documented by each mechanism, data units).

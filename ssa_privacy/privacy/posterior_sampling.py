@@ -1,473 +1,179 @@
-"""Renyi-DP of releasing GP posterior sample paths [MAC].
+"""Releasing GP posterior sample paths with a Renyi-DP guarantee [MAC].
 
-Threat model [MAC §2]: the whole training set ``D = {(x_i, y_i)}`` is private
-(replace-one neighbours, ``n = |D|``). The mechanism releases ``L`` independent sample
-paths of the posterior ``GP(m_D, sigma^2 k_D)`` of a prior ``GP(0, sigma^2 k)`` with
-observation-noise variance ``sigma^2 r^2``:
+The owner of a private data set ``D = {(x_i, y_i)}`` (inputs in [0, 1], responses
+``|y_i| <= M_Y``) releases L independent sample paths of the posterior
+``GP(m_D, sigma^2 k_D)`` on a grid, for the exponential kernel ``exp(-|x - x'| / l)``
+and an effective ridge r. :class:`PosteriorSamplingMechanism` chooses the scale sigma for
+a target (epsilon, delta), releases, and certifies each release by recomputing the bound
+of Theorem 3.1 at the scale its noise implies. :func:`sample_posterior_paths_exp_1d`
+draws paths by Matheron's rule (the excursion study's sampler),
+:func:`ou_prior_paths` draws exact prior paths, and :func:`gaussian_renyi_divergence`
+gives the exact divergence between two Gaussian releases (to test the bound).
 
-    m_D(x) = k_x^T (K + r^2 I)^{-1} y,    k_D(x, x') = k(x, x') - k_x^T (K + r^2 I)^{-1} k_x'.
-
-``sigma`` is the kernel (posterior) scale and ``r`` the effective ridge (noise-to-signal
-standard-deviation ratio); the kernel is normalised so that ``k(x, x) <= 1``, and the
-responses are bounded, ``|y| <= M_Y``. Optionally an independent prior path scaled by
-``eta`` is added (Proposition 2).
-
-The guarantee (Theorem 3.1) is uniform over finite test sets: for
-``1 < alpha < 1 + r^2 / V``
-
-    D_alpha <= 2 psi_alpha(V / r^2) + (alpha / 2) (V + r^2) / (r^2 - (alpha - 1) V) (Delta / sigma)^2,
-
-with ``V`` the posterior variance scale (bounded by Proposition 3) and ``Delta`` the
-common-core mean sensitivity (Lemma B.7 for the 1-D exponential kernel, Lemma B.1 in
-general). ``L`` paths compose additively and are converted to (epsilon, delta) by
-Mironov (2017), Proposition 3, optimised over the order.
-
-Notation follows [MAC]: ``alpha`` Renyi order, ``sigma`` scale, ``r`` = ``ridge``,
-``L`` = ``paths``, ``Delta`` mean sensitivity, ``V`` variance scale, ``eta`` prior-noise
-scale. All quantities are dimensionless (responses in units of ``M_Y`` = 1 unless a
-``response_bound`` is given). Reconstructions and test vectors: ``dpgp_spec.md`` B, C.3.
+The bound itself (variance scale, mean sensitivity, the Renyi divergence bound and its
+(epsilon, delta) conversion) lives in :mod:`ssa_privacy.privacy.posterior_sampling_bound`
+and is re-exported here. The theory is in :doc:`/theory/posterior-sampling`.
 """
 
-from dataclasses import dataclass
+import copy
 
 import numpy as np
 from scipy import linalg, optimize
 
-from ssa_privacy._validation import as_finite_array, open_interval, positive
-from ssa_privacy.gp import Exponential, as_inputs
-from ssa_privacy.privacy.dp_gp import cloaking_matrix
-
-#: Evenly spaced grid on beta = (alpha - 1) tau in (0, 1) used to bracket the optimum
-#: over the Renyi order before a bounded scalar minimisation.
-BETA_GRID = np.concatenate(
-    [np.logspace(-9, -2, 15), np.linspace(0.01, 0.99, 99), 1.0 - np.logspace(-2, -9, 15)]
+from ssa_privacy._validation import as_finite_array, open_interval, positive, psd_matrix
+from ssa_privacy.gp import Exponential, as_inputs, cholesky_with_jitter, noise_matrix
+from ssa_privacy.privacy.mechanism import (
+    Certificate,
+    FactoredCovariance,
+    Release,
+    as_factored,
+    data_vector,
+    generator,
+)
+from ssa_privacy.privacy.posterior_sampling_bound import (  # noqa: F401
+    BETA_GRID,
+    PosteriorSamplingBound,
+    _count,
+    _non_negative,
+    _scale,
+    delta_for_epsilon,
+    epsilon_for_delta,
+    kappa_exp_1d,
+    mean_sensitivity_exp_1d,
+    mean_sensitivity_generic,
+    phi_bound,
+    psi,
+    variance_scale_bound,
 )
 
-
-def _count(value, name):
-    """Validate a positive integer."""
-    if int(value) != value or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
-def _non_negative(value, name):
-    number = float(value)
-    if not np.isfinite(number) or number < 0:
-        raise ValueError(f"{name} must be a finite non-negative number, got {value!r}")
-    return number
-
-
-def _scale(sigma):
-    """Validate sigma > 0 (``inf`` allowed: the covariance-only limit); return 1/sigma^2."""
-    sigma = float(sigma)
-    if not sigma > 0 or np.isnan(sigma):
-        raise ValueError(f"sigma must be positive (or inf), got {sigma!r}")
-    return 0.0 if np.isinf(sigma) else 1.0 / sigma**2
+#: Scales sigma searched by the design (log-spaced); the smallest that meets the target
+#: is then refined by a root find.
+SIGMA_GRID = np.logspace(-6, 6, 61)
+#: The design aims at ``(1 - DESIGN_RTOL) epsilon``, so that the recomputed bound stays
+#: at or below the target despite the round-off of the implied scale.
+DESIGN_RTOL = 1e-10
+#: Relative tolerance of the Renyi-DP certificate: a release passes when its margin is at
+#: least ``-RENYI_RTOL * epsilon``. The bound is valid at any order, so the only error is
+#: the floating-point evaluation of its closed form and of the implied scale (about 1e-13
+#: relative); this is a documented tolerance, not a rigorous bound.
+RENYI_RTOL = 1e-9
+#: A noise covariance certifies only if it is ``c`` times the design's covariance to this
+#: relative (Frobenius) accuracy: the bound covers the mechanism's family, nothing else.
+FAMILY_RTOL = 1e-6
 
 
-def variance_scale_bound(n, ridge, kappa):
-    """Proposition 3: ``V <= V_n(r) = 1 - kappa^2 (n - 1) / (n - 1 + r^2)``.
-
-    Parameters
-    ----------
-    n : int
-        Size of the data set (the common core has n - 1 points).
-    ridge : float
-        Effective ridge r > 0.
-    kappa : float
-        Lower bound ``0 <= kappa <= k(x, x')`` on the domain (with ``k(x, x) <= 1``).
-
-    Returns
-    -------
-    float
-        V_n(r), an upper bound on the unit-scale posterior variance of the common core.
-
-    Raises
-    ------
-    ValueError
-        If n is not a positive integer, r <= 0 or kappa not in [0, 1].
-
-    Notes
-    -----
-    [MAC] Proposition 3; exact when ``k(x, x) = 1`` everywhere (``dpgp_spec.md`` B.1).
-    """
-    n, r = _count(n, "n"), positive(ridge, "ridge")
-    kappa = _non_negative(kappa, "kappa")
-    if kappa > 1:
-        raise ValueError(f"kappa must lie in [0, 1], got {kappa}")
-    return 1.0 - kappa**2 * (n - 1) / (n - 1 + r**2)
+def _posterior_weights(K_gX, K_XX, ridge_squared):
+    """``C = K_gX (K_XX + r^2 I)^{-1}`` by Cholesky (the jitter only if r^2 I is not enough)."""
+    K = psd_matrix(K_XX, "K_XX")
+    L, _ = cholesky_with_jitter(K + noise_matrix(ridge_squared, len(K)), "K_XX + noise")
+    return linalg.cho_solve((L, True), K_gX.T).T
 
 
-def phi_bound(V, ridge):
-    """``Phi(V, r) = sup_{0 <= v <= V} v / (v + r^2)^2``.
+def ou_prior_paths(points, lengthscale, size, rng):
+    """Exact draws of ``GP(0, exp(-|x - x'| / l))`` at 1-D points (Ornstein-Uhlenbeck).
+
+    Along the sorted points ``f_i = rho_i f_{i-1} + sqrt(1 - rho_i^2) z_i`` with
+    ``rho_i = exp(-(x_i - x_{i-1}) / l)``: exact, in O(n) per path.
 
     Parameters
     ----------
-    V : float
-        Variance scale bound (>= 0).
-    ridge : float
-        Effective ridge r > 0.
-
-    Returns
-    -------
-    float
-        ``1 / (4 r^2)`` if ``V >= r^2``, else ``V / (V + r^2)^2``.
-
-    Notes
-    -----
-    [MAC] Appendix B (``phi_n`` of the authors' code; ``dpgp_spec.md`` B.1).
-    """
-    V, r = _non_negative(V, "V"), positive(ridge, "ridge")
-    return 1.0 / (4 * r**2) if V >= r**2 else V / (V + r**2) ** 2
-
-
-def kappa_exp_1d(lengthscale):
-    """Kernel lower bound ``kappa = exp(-1 / l)`` of ``exp(-|x - x'| / l)`` on [0, 1].
-
-    Parameters
-    ----------
+    points : array_like, shape (n,)
+        Input locations (any order; repeated points get equal values).
     lengthscale : float
-        l > 0 (units of the domain [0, 1]).
+        l > 0.
+    size : int
+        Number of paths.
+    rng : numpy.random.Generator
+        Source of randomness.
 
     Returns
     -------
-    float
+    ndarray, shape (size, n)
+        Paths, in the order of ``points``.
+
+    Notes
+    -----
+    The Markov property of the exponential kernel in one dimension; the excursion
+    study draws its targets and prior paths this way (:doc:`/theory/posterior-sampling`).
     """
-    return float(np.exp(-1.0 / positive(lengthscale, "lengthscale")))
+    points = as_finite_array(points, "points", ndim=1)
+    l = positive(lengthscale, "lengthscale")
+    order = np.argsort(points, kind="stable")
+    rho = np.exp(-np.diff(points[order]) / l)
+    innovation = np.sqrt(1.0 - rho**2)
+    z = rng.standard_normal((_count(size, "size"), len(points)))
+    paths = np.empty_like(z)
+    paths[:, 0] = z[:, 0]
+    for i in range(1, len(points)):
+        paths[:, i] = rho[i - 1] * paths[:, i - 1] + innovation[i - 1] * z[:, i]
+    result = np.empty_like(paths)
+    result[:, order] = paths
+    return result
 
 
-def mean_sensitivity_exp_1d(n, ridge, lengthscale, response_bound=1.0):
-    """Lemma B.7: ``Delta <= 2 sqrt(2) M_Y sqrt(Phi_n(r))`` for ``exp(-|x - x'|/l)`` on [0, 1].
+def sample_posterior_paths_exp_1d(
+    X, y, grid, *, lengthscale, ridge, sigma, paths=1, eta=0.0, seed=None
+):
+    """Release ``paths`` posterior sample paths on a grid, 1-D exponential kernel [MAC §2].
+
+    Matheron's rule: with a joint prior draw ``f0`` on grid and data (exact OU
+    recursion) and ``e0 ~ N(0, r^2 I)``, ``m_D + sigma (f0_grid - C (f0_X + e0))`` with
+    ``C = K_gX (K + r^2 I)^{-1}`` has law ``GP(m_D, sigma^2 k_D)`` on the grid.
+    With ``eta > 0`` an independent prior path ``eta G`` is added (Proposition 2).
 
     Parameters
     ----------
-    n : int
-        Data-set size.
-    ridge : float
-        Effective ridge r > 0.
+    X : array_like, shape (n,)
+        Training inputs in [0, 1] (private).
+    y : array_like, shape (n,)
+        Training responses (private).
+    grid : array_like, shape (m,)
+        Where the paths are released.
     lengthscale : float
-        Kernel length scale l > 0 (domain [0, 1]).
-    response_bound : float
-        M_Y, with ``|y| <= M_Y``.
-
-    Returns
-    -------
-    float
-        Upper bound on the common-core mean sensitivity (units of y).
-
-    Notes
-    -----
-    [MAC] Lemma B.7 (relying on Lemma B.6, ``|m_D| <= M_Y`` for this kernel);
-    ``dpgp_spec.md`` B.1 (the authors' code hard-codes M_Y = 1).
-    """
-    V = variance_scale_bound(n, ridge, kappa_exp_1d(lengthscale))
-    return (
-        2.0
-        * np.sqrt(2.0)
-        * positive(response_bound, "response_bound")
-        * np.sqrt(phi_bound(V, ridge))
-    )
-
-
-def mean_sensitivity_generic(n, ridge, kappa, response_bound=1.0, factor=2.0):
-    """Lemma B.1: ``Delta <= factor M_Y (1 + sqrt(n - 1) / r) sqrt(Phi_n(r))``.
-
-    Each of the two one-point updates of the common-core mean has RKHS norm at most
-    ``(M_Y + |m_0(x)|) sqrt(Phi)`` with ``|m_0| <= M_Y sqrt(n - 1) / r``; the triangle
-    inequality gives factor 2.
-
-    Parameters
-    ----------
-    n : int
-        Data-set size.
+        l of the kernel ``exp(-|x - x'| / l)``.
     ridge : float
         Effective ridge r > 0.
-    kappa : float
-        Kernel lower bound on the domain (see :func:`variance_scale_bound`).
-    response_bound : float
-        M_Y.
-    factor : float
-        2 (valid, the default). The authors' code uses sqrt(2), which is NOT a valid
-        bound (counterexample in ``dpgp_spec.md`` B.1); pass ``np.sqrt(2)`` only to
-        reproduce their numbers.
-
-    Returns
-    -------
-    float
-        Upper bound on the common-core mean sensitivity (units of y).
-
-    Notes
-    -----
-    [MAC] Lemma B.1; ``dpgp_spec.md`` B.1.
-    """
-    n, r = _count(n, "n"), positive(ridge, "ridge")
-    V = variance_scale_bound(n, r, kappa)
-    return (
-        positive(factor, "factor")
-        * positive(response_bound, "response_bound")
-        * (1 + np.sqrt(n - 1) / r)
-        * np.sqrt(phi_bound(V, r))
-    )
-
-
-def psi(beta, tau):
-    """Covariance-leakage term of Lemma A.3 in the beta form.
-
-    ``psi = max{ ln(1+tau)/2 - tau/(2 beta) ln((1+tau+beta)/(1+tau)),
-    -ln(1+tau)/2 - tau/(2 beta) ln(1-beta) }`` with ``beta = (alpha - 1) tau`` in (0, 1).
-
-    Parameters
-    ----------
-    beta : float or ndarray
-        (alpha - 1) tau, in (0, 1).
-    tau : float
-        V / r^2 (or tau~ of Proposition 2), > 0.
-
-    Returns
-    -------
-    float or ndarray
-        psi_alpha(tau).
-
-    Notes
-    -----
-    [MAC] Theorem 3.1 and Lemma A.3; ``dpgp_spec.md`` B.2.
-    """
-    beta = np.asarray(beta, dtype=float)
-    half = 0.5 * np.log1p(tau)
-    ratio = tau / (2 * beta)
-    return np.maximum(half - ratio * np.log1p(beta / (1 + tau)), -half - ratio * np.log1p(-beta))
-
-
-@dataclass(frozen=True)
-class PosteriorSamplingBound:
-    """The RDP bound of Theorem 3.1 / Proposition 2 for given V, Delta, r, sigma, eta.
-
-    Attributes
-    ----------
-    V : float
-        Posterior variance scale bound.
-    Delta : float
-        Common-core mean sensitivity bound (units of y).
-    ridge : float
-        Effective ridge r.
     sigma : float
-        Posterior scale (inf: the covariance-only limit).
-    eta : float
-        Scale of the added prior path (Proposition 2; 0 for Theorem 3.1).
-    """
-
-    V: float
-    Delta: float
-    ridge: float
-    sigma: float
-    eta: float = 0.0
-
-    def __post_init__(self):
-        _non_negative(self.V, "V")
-        _non_negative(self.Delta, "Delta")
-        positive(self.ridge, "ridge")
-        _scale(self.sigma)
-        _non_negative(self.eta, "eta")
-
-    @classmethod
-    def exp_1d(cls, n, lengthscale, ridge, sigma, eta=0.0, response_bound=1.0):
-        """Bound for the 1-D exponential kernel on [0, 1] (Proposition 3 and Lemma B.7)."""
-        V = variance_scale_bound(n, ridge, kappa_exp_1d(lengthscale))
-        return cls(
-            V, mean_sensitivity_exp_1d(n, ridge, lengthscale, response_bound), ridge, sigma, eta
-        )
-
-    @classmethod
-    def generic(cls, n, kappa, ridge, sigma, eta=0.0, response_bound=1.0, factor=2.0):
-        """Bound for any kernel with ``kappa <= k <= 1`` (Proposition 3 and Lemma B.1)."""
-        V = variance_scale_bound(n, ridge, kappa)
-        Delta = mean_sensitivity_generic(n, ridge, kappa, response_bound, factor)
-        return cls(V, Delta, ridge, sigma, eta)
-
-    @property
-    def _a(self):
-        """``A / sigma^2 = r^2 + eta^2 (V + r^2) / sigma^2``."""
-        return self.ridge**2 + self.eta**2 * (self.V + self.ridge**2) * _scale(self.sigma)
-
-    @property
-    def tau(self):
-        """tau~ = sigma^2 V / A (= V / r^2 when eta = 0)."""
-        return self.V / self._a
-
-    @property
-    def alpha_max(self):
-        """Upper end ``1 + 1/tau~`` of the admissible orders."""
-        return np.inf if self.tau == 0 else 1.0 + 1.0 / self.tau
-
-    def rdp_beta(self, beta):
-        """RDP bound at ``alpha = 1 + beta / tau~`` for ``beta`` in (0, 1) (vectorised)."""
-        beta = np.asarray(beta, dtype=float)
-        alpha = 1.0 + beta / self.tau
-        mean = (
-            0.5
-            * alpha
-            * (self.V + self.ridge**2)
-            * self.Delta**2
-            * _scale(self.sigma)
-            / (self._a * (1 - beta))
-        )
-        return 2.0 * psi(beta, self.tau) + mean
-
-    def rdp(self, alpha):
-        """RDP bound ``D_alpha <= ...`` of one path at order alpha; inf outside (1, alpha_max).
-
-        Parameters
-        ----------
-        alpha : float
-            Renyi order > 1.
-
-        Returns
-        -------
-        float
-            The bound (nats); ``inf`` when alpha >= alpha_max.
-
-        Raises
-        ------
-        ValueError
-            If alpha <= 1.
-        """
-        alpha = float(alpha)
-        if not alpha > 1:
-            raise ValueError(f"alpha must be > 1, got {alpha!r}")
-        beta = (alpha - 1.0) * self.tau
-        return float(self.rdp_beta(beta)) if beta < 1 else np.inf
-
-    def _optimise(self, objective):
-        """Minimise ``objective(beta)`` over (0, 1): grid bracket, then bounded Brent."""
-        values = objective(BETA_GRID)
-        best = int(np.argmin(values))
-        low = BETA_GRID[best - 1] if best > 0 else 0.5 * BETA_GRID[0]
-        high = BETA_GRID[best + 1] if best + 1 < len(BETA_GRID) else 0.5 * (1 + BETA_GRID[-1])
-        result = optimize.minimize_scalar(
-            objective,
-            bounds=(low, high),
-            method="bounded",
-            options={"xatol": 1e-14 * max(high, 1e-300)},
-        )
-        beta = result.x if result.fun <= values[best] else BETA_GRID[best]
-        return float(min(result.fun, values[best])), 1.0 + beta / self.tau
-
-    def epsilon(self, delta, paths=1):
-        """Smallest epsilon of (epsilon, delta)-DP for ``paths`` independent paths.
-
-        ``epsilon = min_alpha [ L RDP(alpha) + ln(1/delta) / (alpha - 1) ]`` (Mironov
-        2017, Propositions 1 and 3; [MAC] eq. (3)).
-
-        Parameters
-        ----------
-        delta : float
-            In (0, 1).
-        paths : int
-            L >= 1.
-
-        Returns
-        -------
-        epsilon : float
-        alpha : float
-            The optimal order.
-        """
-        log_inverse = np.log(1.0 / open_interval(delta, "delta"))
-        L = _count(paths, "paths")
-        if self.tau == 0:
-            raise ValueError("V = 0: the bound is degenerate (no posterior variance)")
-        return self._optimise(
-            lambda b: L * self.rdp_beta(b) + log_inverse * self.tau / np.asarray(b)
-        )
-
-    def delta(self, epsilon, paths=1):
-        """Smallest delta of (epsilon, delta)-DP for ``paths`` paths (1 if none is useful).
-
-        ``ln delta = min_alpha (alpha - 1) (L RDP(alpha) - epsilon)``.
-
-        Parameters
-        ----------
-        epsilon : float
-            >= 0.
-        paths : int
-            L >= 1.
-
-        Returns
-        -------
-        delta : float
-            In (0, 1].
-        alpha : float
-            The optimal order.
-        """
-        epsilon = _non_negative(epsilon, "epsilon")
-        L = _count(paths, "paths")
-        log_delta, alpha = self._optimise(
-            lambda b: np.asarray(b) / self.tau * (L * self.rdp_beta(b) - epsilon)
-        )
-        return float(np.exp(min(log_delta, 0.0))), alpha
-
-
-def epsilon_for_delta(delta, *, n, lengthscale, ridge, sigma, paths=1, eta=0.0):
-    """epsilon of releasing L posterior paths, 1-D exponential kernel on [0, 1], ``|y| <= 1``.
-
-    Parameters
-    ----------
-    delta : float
-        Target delta in (0, 1).
-    n : int
-        Data-set size.
-    lengthscale : float
-        l of ``k = exp(-|x - x'| / l)``, inputs in [0, 1] (kappa = exp(-1/l)).
-    ridge : float
-        Effective ridge r (noise sd / sigma).
-    sigma : float
-        Posterior scale (inf allowed: covariance-only limit).
+        Posterior scale (> 0, finite).
     paths : int
-        Number L of independent released paths.
+        Number L of independent paths.
     eta : float
-        Scale of an added independent prior path (Proposition 2).
+        Scale of the added prior path.
+    seed : int or numpy.random.Generator, optional
+        None draws fresh entropy (as a release should).
 
     Returns
     -------
-    float
-        epsilon, optimised over the Renyi order.
+    ndarray, shape (paths, m)
+        The released paths (units of y).
 
     Raises
     ------
     ValueError
-        On invalid arguments.
+        On mismatched or invalid inputs.
 
     Notes
     -----
-    [MAC] Theorem 3.1, Proposition 2, Proposition 3, Lemma B.7, eq. (3);
-    ``dpgp_spec.md`` B.2-B.4 and test vectors C.3.
+    No certificate: :class:`PosteriorSamplingMechanism` releases the same law with one.
     """
-    bound = PosteriorSamplingBound.exp_1d(n, lengthscale, ridge, sigma, eta)
-    return bound.epsilon(delta, paths)[0]
-
-
-def delta_for_epsilon(epsilon, *, n, lengthscale, ridge, sigma, paths=1, eta=0.0):
-    """delta of releasing L posterior paths at a target epsilon (inverse of :func:`epsilon_for_delta`).
-
-    Parameters
-    ----------
-    epsilon : float
-        Target epsilon >= 0.
-    n, lengthscale, ridge, sigma, paths, eta
-        As :func:`epsilon_for_delta`.
-
-    Returns
-    -------
-    float
-        delta in (0, 1]; 1 means no useful guarantee.
-
-    Notes
-    -----
-    ``ln delta = min_alpha (alpha - 1) (L RDP(alpha) - epsilon)`` (Mironov 2017,
-    Proposition 3); ``dpgp_spec.md`` B.4.
-    """
-    bound = PosteriorSamplingBound.exp_1d(n, lengthscale, ridge, sigma, eta)
-    return bound.delta(epsilon, paths)[0]
+    X = as_finite_array(X, "X", ndim=1)
+    y = as_finite_array(y, "y", ndim=1)
+    grid = as_finite_array(grid, "grid", ndim=1)
+    if len(y) != len(X):
+        raise ValueError(f"y has {len(y)} entries but X has {len(X)}")
+    if _scale(sigma) == 0:
+        raise ValueError("sigma must be finite to sample paths")
+    r, L = positive(ridge, "ridge"), _count(paths, "paths")
+    kernel = Exponential(lengthscale)
+    C = _posterior_weights(kernel(as_inputs(grid), as_inputs(X)), kernel(as_inputs(X)), r**2)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    prior = ou_prior_paths(np.concatenate([grid, X]), lengthscale, L, rng)
+    noise = r * rng.standard_normal((L, len(X)))
+    centred = prior[:, : len(grid)] - (prior[:, len(grid) :] + noise) @ C.T
+    released = C @ y + float(sigma) * centred
+    if _non_negative(eta, "eta") > 0:
+        released += eta * ou_prior_paths(grid, lengthscale, L, rng)
+    return released
 
 
 def gaussian_renyi_divergence(alpha, mean1, cov1, mean2, cov2):
@@ -481,13 +187,19 @@ def gaussian_renyi_divergence(alpha, mean1, cov1, mean2, cov2):
     ----------
     alpha : float
         Order > 1.
-    mean1, mean2 : array_like, shape (k,)
-    cov1, cov2 : array_like, shape (k, k)
-        Positive definite covariances.
+    mean1 : array_like, shape (k,)
+        Mean of the first Gaussian.
+    cov1 : array_like, shape (k, k)
+        Its positive definite covariance.
+    mean2 : array_like, shape (k,)
+        Mean of the second Gaussian.
+    cov2 : array_like, shape (k, k)
+        Its positive definite covariance.
 
     Returns
     -------
     float
+        The divergence (nats); ``inf`` when ``S_a`` is not positive definite.
 
     Raises
     ------
@@ -527,97 +239,254 @@ def gaussian_renyi_divergence(alpha, mean1, cov1, mean2, cov2):
     return float(0.5 * alpha * quadratic - log_ratio / (2 * (alpha - 1)))
 
 
-def ou_prior_paths(points, lengthscale, size, rng):
-    """Exact draws of ``GP(0, exp(-|x - x'| / l))`` at 1-D points (Ornstein-Uhlenbeck).
-
-    Along the sorted points ``f_i = rho_i f_{i-1} + sqrt(1 - rho_i^2) z_i`` with
-    ``rho_i = exp(-(x_i - x_{i-1}) / l)``: exact, in O(n) per path.
-
-    Parameters
-    ----------
-    points : array_like, shape (n,)
-        Input locations (any order; repeated points get equal values).
-    lengthscale : float
-        l > 0.
-    size : int
-        Number of paths.
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    ndarray, shape (size, n)
-        Paths, in the order of ``points``.
-
-    Notes
-    -----
-    ``dpgp_spec.md`` B.6 (the target and prior draws of the excursion study).
-    """
-    points = as_finite_array(points, "points", ndim=1)
-    l = positive(lengthscale, "lengthscale")
-    order = np.argsort(points, kind="stable")
-    rho = np.exp(-np.diff(points[order]) / l)
-    innovation = np.sqrt(1.0 - rho**2)
-    z = rng.standard_normal((_count(size, "size"), len(points)))
-    paths = np.empty_like(z)
-    paths[:, 0] = z[:, 0]
-    for i in range(1, len(points)):
-        paths[:, i] = rho[i - 1] * paths[:, i - 1] + innovation[i - 1] * z[:, i]
-    result = np.empty_like(paths)
-    result[:, order] = paths
-    return result
+def _unit_interval(values, name):
+    """A finite 1-D array with every entry in [0, 1] (the domain of the bound)."""
+    values = as_finite_array(values, name, ndim=1)
+    if values.size == 0 or values.min() < 0 or values.max() > 1:
+        raise ValueError(f"{name} must be a non-empty vector with entries in [0, 1]")
+    return values
 
 
-def sample_posterior_paths_exp_1d(
-    X, y, grid, *, lengthscale, ridge, sigma, paths=1, eta=0.0, seed=None
-):
-    """Release ``paths`` posterior sample paths on a grid, 1-D exponential kernel [MAC §2].
+class PosteriorSamplingMechanism:
+    """L posterior sample paths of a GP on a grid, (epsilon, delta)-DP by Renyi DP [MAC].
 
-    Matheron's rule: with a joint prior draw ``f0`` on grid and data (exact OU
-    recursion) and ``e0 ~ N(0, r^2 I)``, ``m_D + sigma (f0_grid - C (f0_X + e0))`` with
-    ``C = K_gX (K + r^2 I)^{-1}`` has law ``GP(m_D, sigma^2 k_D)`` on the grid.
-    With ``eta > 0`` an independent prior path ``eta G`` is added (Proposition 2).
+    The mechanism is built for the owner's n training inputs X and the release grid;
+    :meth:`release` takes the responses y. It releases
+    ``m_D(grid) + Z_l``, l = 1..L, with independent ``Z_l ~ N(0, sigma^2 k_D(grid, grid)
+    + eta^2 k(grid, grid))``: the law of L posterior paths of scale sigma plus
+    independent prior paths of scale eta (Proposition 2). Without ``sigma`` the design
+    picks the smallest scale whose bound meets (epsilon, delta).
 
     Parameters
     ----------
     X : array_like, shape (n,)
-        Training inputs in [0, 1] (private).
-    y : array_like, shape (n,)
-        Training responses (private).
+        Training inputs, in [0, 1].
     grid : array_like, shape (m,)
-        Where the paths are released.
-    lengthscale, ridge, sigma : float
-        l, r and the posterior scale (> 0, finite).
+        Release points, in [0, 1].
+    epsilon : float
+        Target epsilon > 0 (nats).
+    delta : float
+        Target delta in (0, 1).
+    lengthscale : float
+        l of the kernel ``k = exp(-|x - x'| / l)`` (units of the inputs).
+    ridge : float
+        Effective ridge r > 0 (noise-to-signal standard-deviation ratio).
     paths : int
-        Number L of independent paths.
+        Number L of independent released paths.
     eta : float
-        Scale of the added prior path.
-    seed : int or numpy.random.Generator, optional
-        None draws fresh entropy (as a release should).
+        Scale of the added prior paths (0: Theorem 3.1 alone).
+    response_bound : float
+        M_Y: responses must satisfy ``|y| <= M_Y`` (clip them beforehand).
+    sigma : float, optional
+        The posterior scale; None designs it (searched in [1e-6, 1e6]).
 
-    Returns
-    -------
-    ndarray, shape (paths, m)
+    Attributes
+    ----------
+    noise_covariance : FactoredCovariance
+        Covariance of each released path around the posterior mean ``m_D(grid)``:
+        ``sigma^2 k_D(grid, grid) + eta^2 k(grid, grid)`` (units of y squared).
+    sigma : float
+        The scale the mechanism was designed with.
 
     Raises
     ------
     ValueError
-        On mismatched or invalid inputs.
+        On invalid arguments, inputs outside [0, 1], or an unreachable target (epsilon
+        at or below the covariance-only limit of the bound).
+
+    Notes
+    -----
+    [MAC] Theorem 3.1 with Proposition 2 (eta), Proposition 3 (V) and Lemma B.7
+    (Delta, 1-D exponential kernel on [0, 1]); L-fold composition and conversion to
+    (epsilon, delta) by eq. (3). Certificate: notion ``"renyi-dp"``; the scale ``c`` of
+    the noise covariance relative to the design's is estimated (Frobenius projection),
+    and the bound is recomputed at ``(sqrt(c) sigma, sqrt(c) eta)``; margin = target
+    epsilon minus that epsilon (nats); tolerance ``RENYI_RTOL * epsilon``; a covariance
+    that is not a multiple of the design's (relative residual above ``FAMILY_RTOL``)
+    fails. See :doc:`/theory/posterior-sampling`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.linspace(0.05, 0.95, 10)
+    >>> grid = np.linspace(0, 1, 5)
+    >>> mech = PosteriorSamplingMechanism(X, grid, 5.0, 1e-5, lengthscale=1.0, ridge=3.0)
+    >>> out = mech.release(np.sign(X - 0.5), seed=0)
+    >>> out.values.shape, out.certificate.passed
+    ((1, 5), True)
+    >>> mech.with_noise(mech.noise_covariance.scaled(0.5)).certificate().passed
+    False
     """
-    X = as_finite_array(X, "X", ndim=1)
-    y = as_finite_array(y, "y", ndim=1)
-    grid = as_finite_array(grid, "grid", ndim=1)
-    if len(y) != len(X):
-        raise ValueError(f"y has {len(y)} entries but X has {len(X)}")
-    if _scale(sigma) == 0:
-        raise ValueError("sigma must be finite to sample paths")
-    r, L = positive(ridge, "ridge"), _count(paths, "paths")
-    kernel = Exponential(lengthscale)
-    C, _ = cloaking_matrix(kernel(as_inputs(grid), as_inputs(X)), kernel(as_inputs(X)), r**2)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    prior = ou_prior_paths(np.concatenate([grid, X]), lengthscale, L, rng)
-    noise = r * rng.standard_normal((L, len(X)))
-    centred = prior[:, : len(grid)] - (prior[:, len(grid) :] + noise) @ C.T
-    released = C @ y + float(sigma) * centred
-    if _non_negative(eta, "eta") > 0:
-        released += eta * ou_prior_paths(grid, lengthscale, L, rng)
-    return released
+
+    def __init__(
+        self,
+        X,
+        grid,
+        epsilon,
+        delta,
+        *,
+        lengthscale,
+        ridge,
+        paths=1,
+        eta=0.0,
+        response_bound=1.0,
+        sigma=None,
+    ):
+        self.X = _unit_interval(X, "X")
+        self.grid = _unit_interval(grid, "grid")
+        self.epsilon = positive(epsilon, "epsilon")
+        self.delta = open_interval(delta, "delta")
+        self.lengthscale = positive(lengthscale, "lengthscale")
+        self.ridge = positive(ridge, "ridge")
+        self.paths = _count(paths, "paths")
+        self.eta = _non_negative(eta, "eta")
+        self.response_bound = positive(response_bound, "response_bound")
+        self.sigma = self._design_sigma() if sigma is None else positive(sigma, "sigma")
+        kernel = Exponential(self.lengthscale)
+        X_in, grid_in = as_inputs(self.X), as_inputs(self.grid)
+        K_XX, K_gX, K_gg = kernel(X_in), kernel(grid_in, X_in), kernel(grid_in)
+        self._weights = _posterior_weights(K_gX, K_XX, self.ridge**2)
+        posterior = K_gg - self._weights @ K_gX.T
+        self._unit_posterior = 0.5 * (posterior + posterior.T)
+        self._unit_prior = K_gg
+        self._design_covariance = self._covariance(self.sigma, self.eta)
+        self.noise_covariance = FactoredCovariance.from_matrix(
+            self._design_covariance, "the posterior covariance"
+        )
+        self._certificate = None
+
+    def _covariance(self, sigma, eta):
+        """``sigma^2 k_D + eta^2 k`` on the grid, dense."""
+        return sigma**2 * self._unit_posterior + eta**2 * self._unit_prior
+
+    def _bound(self, sigma, eta):
+        return PosteriorSamplingBound.exp_1d(
+            len(self.X), self.lengthscale, self.ridge, sigma, eta, self.response_bound
+        )
+
+    def _epsilon_at(self, sigma):
+        return self._bound(sigma, self.eta).epsilon(self.delta, self.paths)[0]
+
+    def _design_sigma(self):
+        """The smallest scale in [1e-6, 1e6] whose epsilon is at most the target."""
+        target = (1.0 - DESIGN_RTOL) * self.epsilon
+        values = np.array([self._epsilon_at(s) for s in SIGMA_GRID])
+        feasible = np.flatnonzero(values <= target)
+        if feasible.size == 0:
+            floor = self._epsilon_at(np.inf)
+            raise ValueError(
+                f"epsilon = {self.epsilon:g} is out of reach: sigma = {SIGMA_GRID[-1]:g} gives "
+                f"{values[-1]:.4g} and the covariance-only limit (sigma -> inf) is {floor:.4g}; "
+                "increase the ridge or delta, or release fewer paths"
+            )
+        first = int(feasible[0])
+        if first == 0:
+            return float(SIGMA_GRID[0])
+        root = optimize.brentq(
+            lambda t: self._epsilon_at(np.exp(t)) - target,
+            np.log(SIGMA_GRID[first - 1]),
+            np.log(SIGMA_GRID[first]),
+            xtol=1e-13,
+        )
+        sigma, step = float(np.exp(root)), 1e-12
+        while self._epsilon_at(sigma) > target and sigma < SIGMA_GRID[first]:
+            sigma, step = min(sigma * (1.0 + step), SIGMA_GRID[first]), 2 * step
+        return sigma
+
+    def certificate(self):
+        """The (epsilon, delta) guarantee, recomputed at the scale the noise implies.
+
+        Returns
+        -------
+        Certificate
+            Notion ``"renyi-dp"``; parameters ``epsilon`` (the target), ``delta``,
+            ``order`` (the Renyi order of the conversion), ``paths``; margin = target
+            epsilon minus the recomputed epsilon (nats); evidence: ``epsilon_bound``,
+            ``sigma`` and ``eta`` implied by the noise, ``noise_scale`` c,
+            ``family_residual``, the bound's ``V`` and ``Delta``, ``rule``.
+        """
+        if self._certificate is None:
+            self._certificate = self._recompute()
+        return self._certificate
+
+    def _recompute(self):
+        noise = self.noise_covariance.matrix()
+        design = self._design_covariance
+        c = float(np.sum(noise * design) / np.sum(design * design))
+        residual = float(np.linalg.norm(noise - c * design) / max(np.linalg.norm(noise), 1e-300))
+        sigma, eta = float(np.sqrt(c) * self.sigma), float(np.sqrt(c) * self.eta)
+        tolerance = RENYI_RTOL * self.epsilon
+        parameters = {"epsilon": self.epsilon, "delta": self.delta, "paths": self.paths}
+        evidence = {"noise_scale": c, "family_residual": residual, "sigma": sigma, "eta": eta}
+        if residual > FAMILY_RTOL or not c > 0:
+            evidence["rule"] = "noise covariance not a multiple of sigma^2 k_D + eta^2 k: fails"
+            parameters["order"] = float("nan")
+            return Certificate("renyi-dp", parameters, False, -np.inf, tolerance, evidence)
+        bound = self._bound(sigma, eta)
+        epsilon, order = bound.epsilon(self.delta, self.paths)
+        parameters["order"] = float(order)
+        margin = float(self.epsilon - epsilon)
+        evidence.update(epsilon_bound=float(epsilon), V=float(bound.V), Delta=float(bound.Delta))
+        evidence["rule"] = "margin >= -tolerance (relative tolerance, not a rigorous bound)"
+        return Certificate(
+            "renyi-dp", parameters, bool(margin >= -tolerance), margin, tolerance, evidence
+        )
+
+    def release(self, y, *, seed=None):
+        """Release L posterior paths on the grid for responses y, with the certificate.
+
+        Parameters
+        ----------
+        y : array_like, shape (n,)
+            The private responses at X, ``|y| <= response_bound``.
+        seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+            Randomness; None draws fresh operating-system entropy (as a release should).
+
+        Returns
+        -------
+        Release
+            ``values`` of shape (paths, m): ``m_D(grid) + Z_l``; ``noise_covariance`` the
+            covariance of each ``Z_l``; the certificate; ``details`` with the posterior
+            mean on the grid and the scale.
+
+        Raises
+        ------
+        ValueError
+            If y is not a finite vector of length n or exceeds the response bound.
+        TypeError
+            If seed has an unsupported type.
+        """
+        y = data_vector(y, len(self.X), "y")
+        if np.max(np.abs(y)) > self.response_bound:
+            raise ValueError(
+                f"y exceeds the response bound {self.response_bound:g}: clip the responses "
+                "to [-M_Y, M_Y] before the release"
+            )
+        rng, seed_keys = generator(seed)
+        mean = self._weights @ y
+        values = mean + self.noise_covariance.sample(rng, self.paths)
+        details = {"posterior_mean": mean, "sigma": self.sigma, "eta": self.eta}
+        return Release(values, self.noise_covariance, self.certificate(), seed_keys, details)
+
+    def with_noise(self, noise_covariance):
+        """The same mechanism with another noise covariance (for audits).
+
+        Parameters
+        ----------
+        noise_covariance : FactoredCovariance or array_like, shape (m, m)
+            Covariance of each released path around the posterior mean.
+
+        Returns
+        -------
+        PosteriorSamplingMechanism
+            A copy whose certificate is recomputed from ``noise_covariance``.
+
+        Raises
+        ------
+        ValueError
+            If the covariance is not (m, m) symmetric positive semi-definite.
+        """
+        other = copy.copy(self)
+        other.noise_covariance = as_factored(noise_covariance, len(self.grid), "noise_covariance")
+        other._certificate = None
+        return other

@@ -1,402 +1,65 @@
-"""Privacy-aware GP regression: the optimal synthetic-noise covariance and its release [TCB].
+"""Privacy-aware GP regression: release ``W = Y + Z`` with the optimal synthetic noise [TCB].
 
-A data owner releases ``W = Y + Z`` with ``Z ~ N(0, Sigma)``. A curious user who knows
-the GP prior and the mechanism must keep a posterior covariance of ``f(S)`` at the
-sensitive inputs ``S`` of at least ``K_SS - Delta``:
+A data owner releases ``W = Y + Z`` with ``Z ~ N(0, Sigma)``. The release is private
+in the sense of [TCB] (5) when a user who knows the GP prior and the mechanism keeps a
+posterior covariance of ``f(S)`` at the sensitive inputs S of at least ``K_SS - Delta``:
 
     Delta - K_{S,X} (K_{X,X} + V + Sigma)^{-1} K_{X,S} >= 0              [TCB (5)]
 
-The cheapest such noise (minimum trace) is unique and explicit:
-
-    Sigma_opt = (K_{X,S} Delta^{-1} K_{S,X} - K_{X,X} - V)^+            [TCB (8)]
-
-where ``A^+`` is the positive semi-definite part. With ``Delta = H_{S,S}`` for a kernel
-``H = alpha K`` (0 < alpha < 1) the guarantee reads: posterior covariance at S >=
-``(1 - alpha) K_SS`` [TCB §4.2, (11)].
-
-Because ``K_{X,S} Delta^{-1} K_{S,X}`` has rank at most ``|S|`` and ``K + V`` is positive
-definite, the matrix in (8) has at most ``|S|`` positive eigenvalues (Sylvester's law of
-inertia), so only those eigenpairs are computed when ``|S|`` is small (SPEC §3).
+:class:`SyntheticNoiseMechanism` designs the minimum-trace Sigma of (8) (or (11) for a
+sensitive region, Theorem 3), releases, and certifies each release by recomputing (5)
+from the noise it used (:func:`privacy_certificate`). The design functions live in
+:mod:`ssa_privacy.privacy.synthetic_noise_design` and are re-exported here, as is the
+factored covariance (``PSDPart`` is the name earlier versions gave
+:class:`~ssa_privacy.privacy.mechanism.FactoredCovariance`). The theory is in
+:doc:`/theory/privacy-aware-gp`.
 """
 
+import copy
 from dataclasses import dataclass
 
-import cvxpy as cp
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy._solvers import solve_clarabel
 from ssa_privacy._validation import (
     as_finite_array,
     as_matrix,
     open_interval,
     pd_cholesky,
     psd_matrix,
-    symmetric_matrix,
 )
-from ssa_privacy.gp import GaussianProcess, cholesky_with_jitter, noise_matrix
-
-#: Relative safety margin of released designs: they target ``(1 - DESIGN_MARGIN) Delta`` so
-#: that round-off cannot make the certificate of the release negative. Round-off in the
-#: design grows with the condition number of Delta: for the census study (K_SS condition
-#: number 1.3e12) it reaches 6e-9 relative to Delta, so 1e-7 leaves a factor of about 16.
-DESIGN_MARGIN = 1e-7
-#: Use the subset eigensolver when the number of sensitive inputs is at most this fraction of n.
-PARTIAL_EIGENSOLVE_FRACTION = 0.25
-
-
-@dataclass(frozen=True)
-class PSDPart:
-    """Positive semi-definite part ``A^+ = U diag(eigenvalues) U^T`` in factored form.
-
-    Attributes
-    ----------
-    eigenvalues : ndarray, shape (r,)
-        The positive eigenvalues of A.
-    eigenvectors : ndarray, shape (n, r)
-        The matching orthonormal eigenvectors.
-    method : str
-        ``"partial"`` (subset eigensolver) or ``"dense"`` (full decomposition).
-    """
-
-    eigenvalues: np.ndarray
-    eigenvectors: np.ndarray
-    method: str
-
-    @property
-    def rank(self):
-        """Number of positive eigenvalues kept."""
-        return len(self.eigenvalues)
-
-    @property
-    def trace(self):
-        """Trace of ``A^+`` (sum of the positive eigenvalues)."""
-        return float(np.sum(self.eigenvalues))
-
-    def matrix(self):
-        """Return ``A^+`` as a dense symmetric (n, n) array."""
-        U = self.eigenvectors
-        dense = (U * self.eigenvalues) @ U.T
-        return 0.5 * (dense + dense.T)
-
-
-def psd_part(A, rank_bound=None):
-    """Positive semi-definite part of a symmetric matrix, in factored form.
-
-    Parameters
-    ----------
-    A : array_like, shape (n, n)
-        Symmetric matrix.
-    rank_bound : int, optional
-        Known upper bound on the number of positive eigenvalues. When it is at most
-        ``PARTIAL_EIGENSOLVE_FRACTION * n``, LAPACK's subset eigensolver computes only
-        the eigenpairs in ``(0, inf)``; otherwise a dense decomposition is used.
-
-    Returns
-    -------
-    PSDPart
-        Positive eigenvalues and eigenvectors of A.
-
-    Raises
-    ------
-    ValueError
-        If A is not square, symmetric and finite.
-
-    Notes
-    -----
-    [TCB] §4.1 (the PSD part via the spectral decomposition) and Theorem 1.
-    """
-    return _psd_part(symmetric_matrix(A, "A").T, rank_bound)
-
-
-def _psd_part(A, rank_bound):
-    """:func:`psd_part` of the symmetric matrix whose lower triangle ``A`` holds.
-
-    ``A`` is overwritten (in place when it is Fortran-ordered); its upper triangle is
-    never read.
-    """
-    n = len(A)
-    subset = {}
-    if rank_bound is not None and rank_bound <= PARTIAL_EIGENSOLVE_FRACTION * n:
-        subset = {"subset_by_value": [0.0, np.inf], "driver": "evr"}
-    eigenvalues, eigenvectors = linalg.eigh(
-        A, lower=True, overwrite_a=True, check_finite=False, **(subset or {"driver": "evd"})
-    )
-    keep = eigenvalues > 0
-    return PSDPart(eigenvalues[keep], eigenvectors[:, keep], "partial" if subset else "dense")
-
-
-class SyntheticNoiseDesign:
-    """The prior covariance at the training inputs, validated once, for designs of (8).
-
-    A data owner usually designs several releases from one GP prior (privacy levels
-    alpha, sensitive sets S, seeds). Checking that ``K_XX`` is symmetric positive
-    semi-definite costs a Cholesky factorisation, about a quarter of one design; this
-    object does it once and then designs Sigma_opt for any ``(K_XS, Delta)``.
-
-    Parameters
-    ----------
-    K_XX : array_like, shape (n, n)
-        Prior covariance of f at the training inputs (symmetric PSD, output units^2).
-    V : float or array_like, shape (n, n), optional
-        Observation-noise covariance already in the data (a scalar means a variance
-        times the identity); ``None`` means noiseless data.
-
-    Raises
-    ------
-    ValueError
-        On non-finite input, a wrong shape, or a non-symmetric or indefinite K_XX or V.
-
-    Notes
-    -----
-    [TCB] equation (8) and Theorem 1; :func:`optimal_noise_factor` is the one-shot form.
-    """
-
-    def __init__(self, K_XX, V=None):
-        self.K_XX = psd_matrix(K_XX, "K_XX")
-        n = len(self.K_XX)
-        # A scalar variance (None is 0) stays a float: only the diagonal is touched.
-        self.V = (
-            noise_matrix(V, 1, "V")[0, 0]
-            if V is None or np.ndim(V) == 0
-            else noise_matrix(V, n, "V")
-        )
-
-    def factor(self, K_XS, Delta):
-        """Sigma_opt of (8) for the sensitive inputs S, in factored form.
-
-        Parameters
-        ----------
-        K_XS : array_like, shape (n, s)
-            Prior covariance between the training inputs and the s sensitive inputs.
-        Delta : array_like, shape (s, s)
-            Largest allowed reduction of the covariance of f(S) (symmetric positive
-            definite).
-
-        Returns
-        -------
-        PSDPart
-            ``Sigma_opt = U diag(lambda) U^T`` with rank <= s; only the positive
-            eigenpairs are computed when s is small against n (SPEC §3).
-
-        Raises
-        ------
-        ValueError
-            On a wrong shape, non-finite entries or a Delta that is not positive definite.
-        """
-        return _psd_part(self._matrix(K_XS, Delta), rank_bound=np.shape(K_XS)[1])
-
-    def _matrix(self, K_XS, Delta):
-        """Lower triangle, in Fortran order, of ``K_XS Delta^{-1} K_SX - K_XX - V`` (8).
-
-        K_XS and Delta are validated here; the upper triangle of the result is not
-        meaningful.
-        """
-        K_XS = as_matrix(K_XS, "K_XS", shape=(len(self.K_XX), None))
-        L_Delta = pd_cholesky(Delta, "Delta", size=K_XS.shape[1])
-        B = linalg.solve_triangular(L_Delta, K_XS.T, lower=True, check_finite=False)
-        A = linalg.blas.dsyrk(1.0, B, trans=1, lower=1)
-        A -= self.K_XX.T  # K_XX is symmetric: its transpose has the Fortran layout of A
-        if np.ndim(self.V) == 0:
-            A[np.diag_indices_from(A)] -= self.V
-        else:
-            A -= self.V.T
-        return A
-
-
-def kernel_gram_G(K_XS, Delta):
-    """The matrix ``G(S) = K_{X,S} Delta^{-1} K_{S,X}`` by Cholesky.
-
-    Parameters
-    ----------
-    K_XS : array_like, shape (n, s)
-        Prior covariance between training inputs X and sensitive inputs S.
-    Delta : array_like, shape (s, s)
-        Positive definite tolerance matrix (``H_{S,S}`` in the kernel form).
-
-    Returns
-    -------
-    ndarray, shape (n, n)
-        G(S), symmetric positive semi-definite, rank <= s.
-
-    Raises
-    ------
-    ValueError
-        If Delta is not symmetric positive definite or the shapes do not match.
-
-    Notes
-    -----
-    [TCB] (10)-(11): with ``Delta = H_{S,S}``, ``G(S)_{ij}`` is the inner product of
-    ``K(., x_i)`` and ``K(., x_j)`` in the RKHS of H on S.
-    """
-    K_XS = as_matrix(K_XS, "K_XS")
-    L_Delta = pd_cholesky(Delta, "Delta", size=K_XS.shape[1])
-    B = linalg.solve_triangular(L_Delta, K_XS.T, lower=True, check_finite=False)
-    return B.T @ B
-
-
-def optimal_noise_factor(K_XX, K_XS, Delta, V=None):
-    """Sigma_opt of (8) in factored form (positive eigenpairs only).
-
-    Parameters and errors as :func:`optimal_noise_covariance`.
-
-    Returns
-    -------
-    PSDPart
-        ``Sigma_opt = U diag(lambda) U^T`` with rank <= s.
-    """
-    return SyntheticNoiseDesign(K_XX, V).factor(K_XS, Delta)
-
-
-def optimal_noise_covariance(K_XX, K_XS, Delta, V=None):
-    """Minimum-trace synthetic-noise covariance that keeps the privacy constraint (5).
-
-    Parameters
-    ----------
-    K_XX : array_like, shape (n, n)
-        Prior covariance of f at the training inputs (symmetric PSD, output units^2).
-    K_XS : array_like, shape (n, s)
-        Prior covariance between training inputs and the s sensitive inputs.
-    Delta : array_like, shape (s, s)
-        Largest allowed reduction of the covariance of f(S) (symmetric positive
-        definite): the user's posterior covariance at S stays >= ``K_SS - Delta``.
-    V : float or array_like, shape (n, n), optional
-        Covariance of the observation noise already in the data (a scalar means a
-        variance times the identity); ``None`` means noiseless data.
-
-    Returns
-    -------
-    ndarray, shape (n, n)
-        ``Sigma_opt = (K_XS Delta^{-1} K_SX - K_XX - V)^+``, symmetric PSD, rank <= s.
-
-    Raises
-    ------
-    ValueError
-        On non-finite input, wrong shapes, a non-symmetric or indefinite K_XX or V, or
-        a Delta that is not positive definite.
-
-    Notes
-    -----
-    [TCB] equation (8), the unique optimum of the SDP (7) (Theorem 1). Only the
-    positive eigenpairs are computed when s is much smaller than n (SPEC §3).
-    """
-    return optimal_noise_factor(K_XX, K_XS, Delta, V).matrix()
-
-
-def uniform_noise_covariance(K_XX, alpha, V=None):
-    """The uniformly privacy-aware covariance ``(K_XX / alpha - K_XX - V)^+``.
-
-    Parameters
-    ----------
-    K_XX : array_like, shape (n, n)
-        Prior covariance at the training inputs (symmetric PSD).
-    alpha : float
-        Privacy level in (0, 1): ``H = alpha K``; the posterior covariance of f stays
-        >= ``(1 - alpha) K`` at every input. Smaller alpha is stronger privacy.
-    V : float or array_like, shape (n, n), optional
-        Observation-noise covariance; ``None`` for noiseless data.
-
-    Returns
-    -------
-    ndarray, shape (n, n)
-        The covariance, symmetric PSD.
-
-    Raises
-    ------
-    ValueError
-        If alpha is outside (0, 1) or K_XX, V are invalid.
-
-    Notes
-    -----
-    [TCB] §4.2: with ``H = alpha K``, ``G(R^d) = K_XX / alpha``, and (11) gives the
-    solution that protects every input location.
-    """
-    alpha = open_interval(alpha, "alpha")
-    K_XX = psd_matrix(K_XX, "K_XX")
-    return psd_part(K_XX / alpha - K_XX - noise_matrix(V, len(K_XX), "V")).matrix()
-
-
-def region_noise_factor(kernel, X, S0, alpha, V=None, margin=DESIGN_MARGIN):
-    """Sigma_opt for a sensitive region approximated by a dense finite subset S0.
-
-    Parameters
-    ----------
-    kernel : callable
-        Prior kernel K (e.g. :class:`ssa_privacy.gp.RBF`), ``kernel(A, B)`` -> (nA, nB).
-    X : array_like, shape (n, d) or (n,)
-        Training inputs.
-    S0 : array_like, shape (s, d) or (s,)
-        Dense finite subset of the sensitive region.
-    alpha : float
-        Privacy level in (0, 1), ``H = alpha K``.
-    V : float or array_like, shape (n, n), optional
-        Observation-noise covariance.
-    margin : float
-        Relative safety margin in [0, 1e-3]: the design uses ``H = (1 - margin) alpha K``,
-        so that the released data meet (5) with a slack of about
-        ``margin * lambda_min(Delta)`` that round-off cannot erase. The extra noise is
-        that of tightening Delta by the relative amount ``margin``: negligible unless
-        ``K_{S0,S0}`` is badly conditioned. 0 gives exactly (11).
-
-    Returns
-    -------
-    PSDPart
-        Factored ``(G(S0) - K_XX - V)^+``.
-
-    Raises
-    ------
-    ValueError
-        If alpha is outside (0, 1), ``K_{S0,S0}`` is not positive definite (points too
-        close for the kernel: thin S0), or the inputs are invalid.
-
-    Notes
-    -----
-    [TCB] (11) with ``H = alpha K`` and Theorem 3 (G(S0) -> G(S) as S0 fills S).
-    """
-    alpha = open_interval(alpha, "alpha")
-    if not 0.0 <= margin <= 1e-3:
-        raise ValueError(f"margin must lie in [0, 1e-3], got {margin!r}")
-    return optimal_noise_factor(kernel(X), kernel(X, S0), (1.0 - margin) * alpha * kernel(S0), V)
-
-
-def diagonal_noise_covariance(K_XX, K_XS, Delta, V=None):
-    """Minimum-trace diagonal noise covariance meeting constraint (5), by an SDP.
-
-    Parameters
-    ----------
-    K_XX, K_XS, Delta, V
-        As in :func:`optimal_noise_covariance`.
-
-    Returns
-    -------
-    ndarray, shape (n, n)
-        ``diag(d)`` with ``d >= 0`` minimising ``sum(d)`` subject to
-        ``diag(d) + K_XX + V - K_XS Delta^{-1} K_SX >= 0``.
-
-    Raises
-    ------
-    ValueError
-        On invalid input (as :func:`optimal_noise_covariance`).
-    RuntimeError
-        If the Clarabel solver does not report an optimal solution, or the returned
-        matrix violates the constraint beyond a relative tolerance of 1e-6.
-
-    Notes
-    -----
-    [TCB] §4.1, Example 1: the SDP (7) with the extra constraint "Sigma diagonal";
-    it has no closed form. Solved with cvxpy and Clarabel.
-    """
-    A = SyntheticNoiseDesign(K_XX, V)._matrix(K_XS, Delta)
-    B = np.tril(A) + np.tril(A, -1).T
-    d = cp.Variable(len(B), nonneg=True)
-    problem = cp.Problem(cp.Minimize(cp.sum(d)), [cp.diag(d) - B >> 0])
-    solve_clarabel(problem, "the diagonal-noise SDP")
-    variances = np.maximum(d.value, 0.0)
-    slack = np.linalg.eigvalsh(np.diag(variances) - B)[0]
-    scale = max(np.max(np.abs(B)), 1.0)
-    if slack < -1e-6 * scale:
-        raise RuntimeError(f"diagonal-noise SDP answer violates the constraint by {slack:.3g}")
-    return np.diag(variances)
+from ssa_privacy.gp import GaussianProcess, cholesky_with_jitter, kernel_matrix, noise_matrix
+from ssa_privacy.privacy.mechanism import (
+    Certificate,
+    FactoredCovariance,
+    Release,
+    as_factored,
+    data_vector,
+    generator,
+)
+from ssa_privacy.privacy.synthetic_noise_design import (  # noqa: F401
+    DESIGN_MARGIN,
+    PARTIAL_EIGENSOLVE_FRACTION,
+    SyntheticNoiseDesign,
+    _check_margin,
+    diagonal_noise_covariance,
+    kernel_gram_G,
+    optimal_noise_covariance,
+    optimal_noise_factor,
+    psd_part,
+    region_noise_factor,
+    uniform_noise_covariance,
+)
+
+#: The factored PSD part of earlier versions: the shared factored covariance.
+PSDPart = FactoredCovariance
+
+#: Relative tolerance of the certificate of (5): a release passes when its margin is at
+#: least ``-CERTIFICATE_RTOL * lambda_min(Delta)``. An empirical round-off level of the
+#: Cholesky-based evaluation (below 1e-8 relative in the package's studies, including the
+#: census study whose K_SS has condition number 1.3e12), not a rigorous bound; designs
+#: keep a relative slack of ``DESIGN_MARGIN`` = 1e-7 above it.
+CERTIFICATE_RTOL = 1e-8
 
 
 def sample_synthetic_noise(factor, size=None, seed=None):
@@ -404,7 +67,7 @@ def sample_synthetic_noise(factor, size=None, seed=None):
 
     Parameters
     ----------
-    factor : PSDPart
+    factor : FactoredCovariance
         Sigma in factored form (e.g. from :func:`optimal_noise_factor`).
     size : int, optional
         Number of independent draws; ``None`` for one draw of shape (n,).
@@ -419,7 +82,8 @@ def sample_synthetic_noise(factor, size=None, seed=None):
 
     Notes
     -----
-    [TCB] §4.1, steps 1-3 of the sampling procedure.
+    [TCB] §4.1, steps 1-3 of the sampling procedure. The same draws as
+    ``factor.sample(numpy.random.default_rng(seed), size)``.
     """
     rng = np.random.default_rng(seed)
     shape = (factor.rank,) if size is None else (size, factor.rank)
@@ -435,10 +99,16 @@ def privacy_certificate(K_XX, K_XS, Delta, Sigma, V=None):
 
     Parameters
     ----------
-    K_XX, K_XS, Delta, V
-        As in :func:`optimal_noise_covariance`.
-    Sigma : array_like, shape (n, n) or PSDPart
+    K_XX : array_like, shape (n, n)
+        Prior covariance at the training inputs (symmetric PSD, output units^2).
+    K_XS : array_like, shape (n, s)
+        Prior covariance between training and sensitive inputs.
+    Delta : array_like, shape (s, s)
+        Largest allowed reduction of the covariance of f(S) (positive definite).
+    Sigma : array_like, shape (n, n) or FactoredCovariance
         Covariance of the synthetic noise added to the data.
+    V : float or array_like, shape (n, n), optional
+        Observation-noise covariance; ``None`` for noiseless data.
 
     Returns
     -------
@@ -467,7 +137,11 @@ def privacy_certificate(K_XX, K_XS, Delta, Sigma, V=None):
     K_XS = as_matrix(K_XS, "K_XS", shape=(len(K_XX), None))
     L_Delta = pd_cholesky(Delta, "Delta", size=K_XS.shape[1])
     V = noise_matrix(V, len(K_XX), "V")
-    Sigma = Sigma.matrix() if isinstance(Sigma, PSDPart) else psd_matrix(Sigma, "Sigma", len(K_XX))
+    Sigma = (
+        Sigma.matrix()
+        if isinstance(Sigma, FactoredCovariance)
+        else psd_matrix(Sigma, "Sigma", len(K_XX))
+    )
     L, _ = cholesky_with_jitter(K_XX + V + Sigma, "K_XX + V + Sigma", jitter=0.0)
     B = linalg.solve_triangular(L, K_XS, lower=True)
     P = linalg.solve_triangular(L_Delta, B.T, lower=True)
@@ -482,11 +156,14 @@ def privacy_certificate(K_XX, K_XS, Delta, Sigma, V=None):
 def release(y, factor, seed=None):
     """The released data ``W = Y + Z`` with ``Z ~ N(0, Sigma)``.
 
+    Thin wrapper, kept for existing scripts: use
+    ``SyntheticNoiseMechanism(...).release(y, seed=seed)``, which also certifies.
+
     Parameters
     ----------
     y : array_like, shape (n,)
         The owner's outputs.
-    factor : PSDPart
+    factor : FactoredCovariance
         Sigma in factored form.
     seed : int or numpy.random.Generator, optional
         Randomness; fresh entropy by default.
@@ -514,27 +191,253 @@ def release(y, factor, seed=None):
     return y + sample_synthetic_noise(factor, seed=seed)
 
 
+class SyntheticNoiseMechanism:
+    """The privacy-aware release ``W = Y + Z``, ``Z ~ N(0, Sigma_opt)``, of [TCB].
+
+    The constructor designs Sigma_opt of (8) for a prior ``(K_XX, V)``, sensitive inputs
+    S (``K_XS``) and a tolerance Delta; :meth:`for_region` designs (11) from a kernel
+    and a privacy level alpha. Both tighten Delta by the relative ``margin`` so that
+    round-off cannot break the guarantee of the release.
+
+    Parameters
+    ----------
+    K_XX : array_like, shape (n, n)
+        Prior covariance of f at the training inputs (symmetric PSD, output units^2).
+    K_XS : array_like, shape (n, s)
+        Prior covariance between the training inputs and the s sensitive inputs.
+    Delta : array_like, shape (s, s)
+        Largest allowed reduction of the covariance of f(S) (symmetric positive
+        definite, output units^2): the user's posterior covariance at S stays
+        >= ``K_SS - Delta``.
+    V : float or array_like, shape (n, n), optional
+        Observation-noise covariance already in the data; ``None`` for noiseless data.
+    margin : float
+        Relative design margin in [0, 1e-3]: Sigma_opt is designed for
+        ``(1 - margin) Delta`` (0 gives exactly (8)).
+
+    Attributes
+    ----------
+    noise_covariance : FactoredCovariance
+        Sigma, of rank <= s (output units^2).
+    K_XX, K_XS, Delta, V
+        The validated design inputs (V as an (n, n) matrix).
+    alpha : float or None
+        The privacy level of :meth:`for_region` (None for a matrix Delta).
+
+    Raises
+    ------
+    ValueError
+        On invalid input: wrong shapes, a non-symmetric or indefinite K_XX or V, a
+        Delta that is not positive definite, a margin outside [0, 1e-3].
+
+    Notes
+    -----
+    [TCB] constraint (5), closed form (8) (Theorem 1), kernel form (11) with Theorem 3,
+    sampling §4.1. Certificate: notion ``"posterior-covariance"``; margin
+    ``lambda_min(Delta - K_SX (K_XX + V + Sigma)^{-1} K_XS)`` (output units^2,
+    :func:`privacy_certificate`) recomputed from ``noise_covariance``; tolerance
+    ``CERTIFICATE_RTOL * lambda_min(Delta)``; passed when ``margin >= -tolerance``. See
+    :doc:`/theory/privacy-aware-gp`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ssa_privacy.gp import RBF
+    >>> X = np.linspace(0, 1, 20)
+    >>> mech = SyntheticNoiseMechanism.for_region(RBF(0.2), X, X[8:12], 0.5, V=1e-4)
+    >>> out = mech.release(np.sin(6 * X), seed=0)
+    >>> out.values.shape, out.certificate.passed, mech.noise_covariance.rank <= 4
+    ((20,), True, True)
+    >>> mech.with_noise(mech.noise_covariance.scaled(0.5)).certificate().passed
+    False
+    """
+
+    def __init__(self, K_XX, K_XS, Delta, *, V=None, margin=DESIGN_MARGIN):
+        margin = _check_margin(margin)
+        design = SyntheticNoiseDesign(K_XX, V)
+        K_XS = as_matrix(K_XS, "K_XS", shape=(len(design.K_XX), None))
+        Delta = np.asarray(Delta, dtype=float)
+        noise = design.factor(K_XS, (1.0 - margin) * Delta)
+        self._set(design.K_XX, K_XS, Delta, V, noise, margin, None)
+
+    @classmethod
+    def for_region(cls, kernel, X, S0, alpha, *, V=None, margin=DESIGN_MARGIN):
+        """Design (11) for a sensitive region represented by a dense finite subset S0.
+
+        Parameters
+        ----------
+        kernel : callable
+            Prior kernel K, ``kernel(A, B)`` -> (nA, nB): :class:`ssa_privacy.gp.RBF`,
+            a scikit-learn kernel, ...
+        X : array_like, shape (n, d) or (n,)
+            Training inputs.
+        S0 : array_like, shape (s, d) or (s,)
+            Dense finite subset of the sensitive region.
+        alpha : float
+            Privacy level in (0, 1): ``Delta = alpha K_{S0,S0}``, so the user's posterior
+            covariance at S0 stays >= ``(1 - alpha) K_{S0,S0}``; smaller is stronger.
+        V : float or array_like, shape (n, n), optional
+            Observation-noise covariance.
+        margin : float
+            Relative design margin in [0, 1e-3] (as the constructor).
+
+        Returns
+        -------
+        SyntheticNoiseMechanism
+            The noise of :func:`region_noise_factor` with the same arguments.
+
+        Raises
+        ------
+        ValueError
+            If alpha is outside (0, 1), ``K_{S0,S0}`` is not positive definite (thin
+            S0), or the inputs are invalid.
+
+        Notes
+        -----
+        [TCB] §4.2, (11) with ``H = alpha K`` and Theorem 3.
+        """
+        alpha = open_interval(alpha, "alpha")
+        margin = _check_margin(margin)
+        K_XX, K_XS = kernel_matrix(kernel, X), kernel_matrix(kernel, X, S0)
+        K_SS = kernel_matrix(kernel, S0)
+        design = SyntheticNoiseDesign(K_XX, V)
+        noise = design.factor(K_XS, (1.0 - margin) * alpha * K_SS)
+        mechanism = cls.__new__(cls)
+        mechanism._set(design.K_XX, K_XS, alpha * K_SS, V, noise, margin, alpha)
+        return mechanism
+
+    def _set(self, K_XX, K_XS, Delta, V, noise, margin, alpha):
+        self.K_XX, self.K_XS, self.Delta = K_XX, K_XS, Delta
+        self.V = noise_matrix(V, len(K_XX), "V")
+        self.noise_covariance = noise
+        self.margin, self.alpha = margin, alpha
+        self._certificate = None
+
+    @property
+    def dim(self):
+        """n, the number of released outputs."""
+        return len(self.K_XX)
+
+    def certificate(self):
+        """The guarantee (5) of this mechanism's releases, recomputed from its noise.
+
+        Returns
+        -------
+        Certificate
+            Notion ``"posterior-covariance"``; parameters ``sensitive_inputs`` (s) and
+            ``alpha`` when known; margin ``lambda_min(Delta - K_SX (K_XX + V +
+            Sigma)^{-1} K_XS)`` (output units^2); tolerance ``CERTIFICATE_RTOL *
+            lambda_min(Delta)``; evidence: ``lambda_min_Delta``, ``relative_margin``
+            (margin / lambda_min(Delta)), ``noise_trace``, ``noise_rank``, ``rule``.
+
+        Raises
+        ------
+        ValueError
+            If ``K_XX + V + Sigma`` is not positive definite.
+        """
+        if self._certificate is None:
+            margin = privacy_certificate(
+                self.K_XX, self.K_XS, self.Delta, self.noise_covariance, self.V
+            )
+            smallest = float(np.linalg.eigvalsh(self.Delta)[0])
+            tolerance = CERTIFICATE_RTOL * smallest
+            parameters = {"sensitive_inputs": self.K_XS.shape[1]}
+            if self.alpha is not None:
+                parameters["alpha"] = self.alpha
+            self._certificate = Certificate(
+                notion="posterior-covariance",
+                parameters=parameters,
+                passed=bool(margin >= -tolerance),
+                margin=margin,
+                tolerance=tolerance,
+                evidence={
+                    "lambda_min_Delta": smallest,
+                    "relative_margin": margin / smallest,
+                    "noise_trace": self.noise_covariance.trace,
+                    "noise_rank": self.noise_covariance.rank,
+                    "rule": "margin >= -tolerance (relative tolerance, not a rigorous bound)",
+                },
+            )
+        return self._certificate
+
+    def release(self, y, *, seed=None):
+        """Release ``W = y + Z``, ``Z ~ N(0, Sigma)``, with its certificate.
+
+        Parameters
+        ----------
+        y : array_like, shape (n,)
+            The owner's outputs (output units).
+        seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+            Randomness; None draws fresh operating-system entropy (as a release should).
+            An int gives the same draws as ``release(y, factor, seed)``.
+
+        Returns
+        -------
+        Release
+            ``values`` W, shape (n,); ``noise_covariance`` Sigma; the certificate;
+            ``details`` with the rank and the eigensolver of Sigma.
+
+        Raises
+        ------
+        ValueError
+            If y is not a finite vector of length n.
+        TypeError
+            If seed has an unsupported type.
+        """
+        y = data_vector(y, self.dim, "y")
+        rng, seed_keys = generator(seed)
+        values = y + self.noise_covariance.sample(rng)
+        details = {"rank": self.noise_covariance.rank, "method": self.noise_covariance.method}
+        return Release(values, self.noise_covariance, self.certificate(), seed_keys, details)
+
+    def with_noise(self, noise_covariance):
+        """The same mechanism with another noise covariance (for audits).
+
+        Parameters
+        ----------
+        noise_covariance : FactoredCovariance or array_like, shape (n, n)
+            The noise to certify and release with.
+
+        Returns
+        -------
+        SyntheticNoiseMechanism
+            A copy whose certificate is recomputed from ``noise_covariance``.
+
+        Raises
+        ------
+        ValueError
+            If the covariance is not (n, n) symmetric positive semi-definite.
+        """
+        other = copy.copy(self)
+        other.noise_covariance = as_factored(noise_covariance, self.dim, "noise_covariance")
+        other._certificate = None
+        return other
+
+
 @dataclass(frozen=True)
 class ObfuscationResult:
     """One privacy-aware release.
 
-    Attributes
+    Parameters
     ----------
     W : ndarray, shape (n,)
         Released outputs.
-    Sigma : PSDPart
+    Sigma : FactoredCovariance
         Synthetic-noise covariance, factored.
     certificate : float
         :func:`privacy_certificate` of the release (>= 0 up to round-off).
     """
 
     W: np.ndarray
-    Sigma: PSDPart
+    Sigma: FactoredCovariance
     certificate: float
 
 
 def obfuscate(kernel, X, y, S0, alpha, V=None, seed=None):
     """Design Sigma_opt for a sensitive region, release ``W = Y + Z`` and certify it.
+
+    Thin wrapper, kept for existing scripts: use
+    ``SyntheticNoiseMechanism.for_region(kernel, X, S0, alpha, V=V).release(y, seed=seed)``.
 
     Parameters
     ----------
@@ -556,6 +459,7 @@ def obfuscate(kernel, X, y, S0, alpha, V=None, seed=None):
     Returns
     -------
     ObfuscationResult
+        The release W, the factored noise and its certificate.
 
     Raises
     ------
@@ -568,7 +472,8 @@ def obfuscate(kernel, X, y, S0, alpha, V=None, seed=None):
     :func:`region_noise_factor`), then the sampling steps of §4.1.
     """
     alpha = open_interval(alpha, "alpha")
-    K_XX, K_XS, Delta = kernel(X), kernel(X, S0), alpha * kernel(S0)
+    K_XX, K_XS = kernel_matrix(kernel, X), kernel_matrix(kernel, X, S0)
+    Delta = alpha * kernel_matrix(kernel, S0)
     factor = optimal_noise_factor(K_XX, K_XS, (1.0 - DESIGN_MARGIN) * Delta, V)
     W = release(y, factor, seed=seed)
     return ObfuscationResult(
@@ -588,7 +493,7 @@ def privacy_aware_gp(gp, X, W, Sigma):
         Released inputs.
     W : array_like, shape (n,)
         Released outputs ``Y + Z``.
-    Sigma : PSDPart or array_like, shape (n, n)
+    Sigma : FactoredCovariance or array_like, shape (n, n)
         Covariance of the synthetic noise Z.
 
     Returns
@@ -606,6 +511,6 @@ def privacy_aware_gp(gp, X, W, Sigma):
     [TCB] §4: (1)-(2) with V replaced by ``V + Sigma``; its covariance at S satisfies
     (5).
     """
-    Sigma = Sigma.matrix() if isinstance(Sigma, PSDPart) else psd_matrix(Sigma, "Sigma")
+    Sigma = Sigma.matrix() if isinstance(Sigma, FactoredCovariance) else psd_matrix(Sigma, "Sigma")
     noise = noise_matrix(gp.noise, len(Sigma)) + Sigma
     return GaussianProcess(gp.kernel, gp.mean, noise).fit(X, W)

@@ -54,7 +54,7 @@ PAPER_TABLE4 = {
     (dp.METHOD, 1.0): 1.0178,
 }
 #: The authors' CSV (commit 7b65a1f): RMSE mean and std over 20 seeds, alpha converted
-#: to the paper's convention (privacygp_spec §5.5).
+#: to the paper's convention (:doc:`/theory/privacy-aware-gp`).
 AUTHORS_CSV = {
     ("privacy-aware", 0.1): (0.599268, 0.010106),
     ("privacy-aware", 0.5): (0.604765, 0.011081),
@@ -332,8 +332,8 @@ def run(
 
     Notes
     -----
-    [TCB] §5.2, Figures 8-9, Table 4; [SMI] §3 for DP-cloaking; privacygp_spec §2.5,
-    §5.5 and §6 for the authors' runs.
+    [TCB] §5.2, Figures 8-9, Table 4; [SMI] §3 for DP-cloaking; the authors' runs and
+    their discrepancies are in :doc:`/theory/privacy-aware-gp`.
     """
     replications = positive_int(replications, "replications")
     params = {

@@ -106,7 +106,7 @@ def run(out, seed=0, progress=True, replications=1, data=None):
 
     Notes
     -----
-    [TCB] §4.1, Example 1 and Figure 1; SPEC §3.
+    [TCB] §4.1, Example 1 and Figure 1; :doc:`/theory/privacy-aware-gp`.
     """
     output = StudyOutput(
         out,

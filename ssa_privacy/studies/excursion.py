@@ -1,7 +1,8 @@
 """Privacy-utility of excursion-set release by GP posterior sampling in 1-D [MAC §5, App. D].
 
-Data (``dpgp_spec.md`` B.6): a target ``f*`` drawn from a unit-variance GP with the
-exponential kernel (length scale ``l_true``), rescaled to ``max |f*| = 1 - M``;
+Data (the authors' 1-D setting, see :doc:`/theory/posterior-sampling`): a target ``f*``
+drawn from a unit-variance GP with the exponential kernel (length scale ``l_true``),
+rescaled to ``max |f*| = 1 - M``;
 ``n`` inputs uniform on [0, 1] with responses ``y = f*(x) + U(-M, M)``, so ``|y| <= 1``
 and the amplitude noise-to-signal ratio is ``NSR = M / (1 - M)``. The target set is
 ``{f* > u}`` with ``u = 0`` on a grid of 800 points (trapezoid weights).

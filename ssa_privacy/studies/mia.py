@@ -1,10 +1,11 @@
 """Membership inference on GP posterior sampling against the RDP bound [MAC §4, App. C].
 
-Setting (``dpgp_spec.md`` B.5): n points on [0, 1] with responses ``y = s(x)``, the step
-``s(x) = -1`` for ``x < 0.5`` and ``+1`` otherwise; the target is ``x0 = 0.5``. An "in"
-data set holds the target plus ``floor(n/2)`` uniform points in [0, 0.5) and the rest
-in [0.5, 1]; an "out" data set holds ``floor(n/2)`` and ``n - floor(n/2)`` such points
-(the authors' stratified design; the two are replace-one neighbours). The mechanism
+Setting (that of the authors' code, see :doc:`/theory/posterior-sampling`): n points on
+[0, 1] with responses ``y = s(x)``, the step ``s(x) = -1`` for ``x < 0.5`` and ``+1``
+otherwise; the target is ``x0 = 0.5``. An "in" data set holds the target plus
+``floor(n/2)`` uniform points in [0, 0.5) and the rest in [0.5, 1]; an "out" data set
+holds ``floor(n/2)`` and ``n - floor(n/2)`` such points (the authors' stratified design;
+the two are replace-one neighbours). The mechanism
 releases L posterior sample paths of a GP with the exponential kernel
 ``exp(-|x - x'| / l)``, ridge r and scale sigma; the attacker sees their values at x0.
 

@@ -56,7 +56,7 @@ PAPER_TABLE3 = {
     (dp.METHOD, 1.0): 0.2663,
 }
 #: The authors' results CSV (commit 7b65a1f), per output then average; their alpha
-#: label a means paper alpha 1 - a, already converted here (privacygp_spec §5.1-5.2).
+#: label a means paper alpha 1 - a, already converted here (:doc:`/theory/privacy-aware-gp`).
 AUTHORS_CSV = {
     ("privacy-aware", 0.1): (0.000074, 0.000496, 1.336169, 0.000554, 0.334323),
     ("privacy-aware", 0.5): (0.000083, 0.000560, 1.576380, 0.001067, 0.394523),
@@ -403,8 +403,8 @@ def run(
 
     Notes
     -----
-    [TCB] §5.1, Figures 2-7, Table 3; [SMI] §3 for DP-cloaking; privacygp_spec §4-5 and
-    §2.5 for the authors' runs.
+    [TCB] §5.1, Figures 2-7, Table 3; [SMI] §3 for DP-cloaking; the authors' runs and
+    their discrepancies are in :doc:`/theory/privacy-aware-gp`.
     """
     replications = positive_int(replications, "replications")
     table_seeds = positive_int(table_seeds, "table_seeds")

@@ -1,0 +1,160 @@
+"""PosteriorSamplingMechanism [MAC]: scale design, release and the Renyi-DP certificate."""
+
+import numpy as np
+import pytest
+
+from ssa_privacy.gp import Exponential, GaussianProcess
+from ssa_privacy.privacy import (
+    Certificate,
+    FactoredCovariance,
+    Mechanism,
+    PosteriorSamplingMechanism,
+    Release,
+)
+from ssa_privacy.privacy.posterior_sampling import RENYI_RTOL, epsilon_for_delta
+
+X = np.linspace(0.05, 0.95, 10)
+GRID = np.linspace(0.0, 1.0, 7)
+Y = np.sign(X - 0.5)
+SETTING = dict(lengthscale=1.0, ridge=3.0)
+
+
+def mechanism(epsilon=5.0, delta=1e-5, **options):
+    return PosteriorSamplingMechanism(X, GRID, epsilon, delta, **{**SETTING, **options})
+
+
+def posterior(ridge=3.0, lengthscale=1.0):
+    """The GP posterior mean and unit-scale covariance on the grid, by GaussianProcess."""
+    gp = GaussianProcess(Exponential(lengthscale), noise=ridge**2).fit(X, Y)
+    return gp.predict(GRID, return_cov=True)
+
+
+def test_acceptance_release_certificate_seed_and_a_weakened_noise():
+    mech = mechanism(paths=3)
+    out = mech.release(Y, seed=0)
+    assert isinstance(mech, Mechanism)
+    assert isinstance(out, Release) and isinstance(out.certificate, Certificate)
+    assert out.values.shape == (3, len(GRID))
+    assert out.certificate.passed and out.certificate.notion == "renyi-dp"
+    assert out.certificate.parameters["epsilon"] == 5.0
+    assert out.certificate.parameters["delta"] == 1e-5
+    assert out.certificate.parameters["paths"] == 3
+    assert 1 < out.certificate.parameters["order"]
+    np.testing.assert_array_equal(out.values, mech.release(Y, seed=0).values)
+    weak = mech.with_noise(mech.noise_covariance.scaled(0.5)).release(Y, seed=0)
+    assert not weak.certificate.passed
+    assert weak.certificate.margin < -weak.certificate.tolerance
+
+
+def test_designed_scale_is_the_smallest_that_meets_the_target():
+    """Without prior noise epsilon decreases in sigma: the design sits on the target."""
+    for paths in (1, 3):
+        mech = mechanism(paths=paths)
+        common = dict(n=len(X), paths=paths, **SETTING)
+        at_design = epsilon_for_delta(1e-5, sigma=mech.sigma, **common)
+        assert 5.0 * (1 - 1e-8) <= at_design <= 5.0
+        assert epsilon_for_delta(1e-5, sigma=mech.sigma * (1 - 1e-6), **common) > 5.0
+        certificate = mech.certificate()
+        assert certificate.evidence["epsilon_bound"] == pytest.approx(at_design, rel=1e-12)
+        assert 0 <= certificate.margin <= 1e-8 * 5.0
+        assert certificate.tolerance == RENYI_RTOL * 5.0
+    assert mechanism(paths=3).sigma > mechanism(paths=1).sigma
+
+
+def test_noise_covariance_is_sigma_squared_times_the_posterior_covariance():
+    mech = mechanism()
+    mean, unit = posterior()
+    np.testing.assert_allclose(mech.noise_covariance.matrix(), mech.sigma**2 * unit, atol=1e-12)
+    np.testing.assert_allclose(mech.release(Y, seed=1).details["posterior_mean"], mean, atol=1e-12)
+    with_prior = mechanism(epsilon=2.0, eta=0.5, paths=2)
+    prior = Exponential(1.0)(GRID)
+    expected = with_prior.sigma**2 * unit + 0.25 * prior
+    np.testing.assert_allclose(with_prior.noise_covariance.matrix(), expected, atol=1e-12)
+    assert with_prior.certificate().passed
+    assert not with_prior.with_noise(with_prior.noise_covariance.scaled(0.5)).certificate().passed
+
+
+def test_released_paths_have_the_posterior_law():
+    """Monte Carlo over 20,000 paths: the mean within 5 standard errors of m_D and the
+    covariance entries within 5 standard errors of sigma^2 k_D (a given scale: 20,000
+    paths compose to a large epsilon)."""
+    mech, draws = mechanism(epsilon=1e9, paths=20_000, sigma=0.5), 20_000
+    values = mech.release(Y, seed=4).values
+    mean, unit = posterior()
+    Sigma = mech.sigma**2 * unit
+    assert np.all(np.abs(values.mean(axis=0) - mean) <= 5 * np.sqrt(np.diag(Sigma) / draws))
+    centred = values - mean
+    empirical = centred.T @ centred / draws
+    standard_error = np.sqrt((np.outer(np.diag(Sigma), np.diag(Sigma)) + Sigma**2) / draws)
+    assert np.all(np.abs(empirical - Sigma) <= 5 * standard_error)
+
+
+def test_a_given_scale_is_certified_against_the_target():
+    sigma = 1.0
+    epsilon = epsilon_for_delta(1e-5, n=len(X), sigma=sigma, **SETTING)  # 2.75 at n = 10
+    meets = mechanism(epsilon=1.01 * epsilon, sigma=sigma).certificate()
+    misses = mechanism(epsilon=0.99 * epsilon, sigma=sigma).certificate()
+    assert meets.passed and meets.margin == pytest.approx(0.01 * epsilon, rel=1e-9)
+    assert not misses.passed and misses.margin == pytest.approx(-0.01 * epsilon, rel=1e-9)
+
+
+def test_more_noise_passes_and_a_covariance_outside_the_family_fails():
+    mech = mechanism()
+    assert mech.with_noise(mech.noise_covariance.scaled(2.0)).certificate().margin > 0
+    other = mech.with_noise(np.eye(len(GRID)))
+    assert isinstance(other.noise_covariance, FactoredCovariance)
+    certificate = other.certificate()
+    assert not certificate.passed and certificate.margin == -np.inf
+    assert certificate.evidence["family_residual"] > 1e-3
+
+
+def test_fresh_entropy_unless_seeded():
+    mech = mechanism()
+    first, second = mech.release(Y), mech.release(Y)
+    assert first.seed_keys == {"seed": None}
+    assert not np.array_equal(first.values, second.values)
+
+
+def test_unreachable_target_is_reported():
+    """Covariance leakage alone (sigma -> inf) costs about 1.48 here."""
+    with pytest.raises(ValueError, match="epsilon = 1 is out of reach"):
+        mechanism(epsilon=1.0)
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: mechanism().release(2 * Y), ValueError, "exceeds the response bound"),
+        (lambda: mechanism().release(Y[:4]), ValueError, "y has 4 entries"),
+        (lambda: mechanism().release(Y, seed="x"), TypeError, "seed must be"),
+        (
+            lambda: PosteriorSamplingMechanism(X + 0.5, GRID, 5.0, 1e-5, **SETTING),
+            ValueError,
+            "X must be a non-empty vector with entries in",
+        ),
+        (lambda: mechanism(delta=0.0), ValueError, "delta must lie"),
+        (lambda: mechanism(epsilon=-1.0), ValueError, "epsilon must be"),
+        (lambda: mechanism(paths=0), ValueError, "paths must be"),
+        (lambda: mechanism().with_noise(np.eye(2)), ValueError, "noise_covariance is 2x2"),
+    ],
+)
+def test_bad_input_raises_a_clear_error(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_old_import_paths_keep_working():
+    from ssa_privacy.privacy.posterior_sampling import (
+        PosteriorSamplingBound,
+        gaussian_renyi_divergence,
+        psi,
+        sample_posterior_paths_exp_1d,
+    )
+    from ssa_privacy.privacy.posterior_sampling_bound import PosteriorSamplingBound as moved
+
+    assert PosteriorSamplingBound is moved
+    assert psi(0.5, 1.0) > 0
+    assert gaussian_renyi_divergence(2.0, [0.0], [[1.0]], [1.0], [[1.0]]) == pytest.approx(1.0)
+    assert sample_posterior_paths_exp_1d(
+        X, Y, GRID, lengthscale=1.0, ridge=3.0, sigma=1.0, seed=0
+    ).shape == (1, len(GRID))

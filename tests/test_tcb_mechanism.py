@@ -1,0 +1,204 @@
+"""SyntheticNoiseMechanism [TCB]: design, release and a certificate recomputed from the noise."""
+
+import numpy as np
+import pytest
+
+from ssa_privacy.gp import RBF, GaussianProcess
+from ssa_privacy.privacy import (
+    Certificate,
+    FactoredCovariance,
+    Mechanism,
+    Release,
+    SyntheticNoiseMechanism,
+    diagonal_noise_covariance,
+    privacy_aware_gp,
+    region_noise_factor,
+    release,
+)
+from ssa_privacy.privacy.synthetic_noise import CERTIFICATE_RTOL, DESIGN_MARGIN
+
+
+def instance(n=15, alpha=0.4, V=1e-3):
+    """A small region design: RBF prior on [0, 1], sensitive region [0.4, 0.6]."""
+    X = np.linspace(0, 1, n)
+    kernel = RBF(0.15, 1.3)
+    S0 = X[(X >= 0.4) & (X <= 0.6)]
+    return kernel, X, S0, alpha, V
+
+
+def independent_margin(K_XX, K_XS, Delta, Sigma, V):
+    """lambda_min(Delta - K_SX (K_XX + V I + Sigma)^{-1} K_XS) by a dense solve and eigvalsh."""
+    C = K_XX + V * np.eye(len(K_XX)) + Sigma
+    reduction = K_XS.T @ np.linalg.solve(C, K_XS)
+    return np.linalg.eigvalsh(Delta - 0.5 * (reduction + reduction.T))[0]
+
+
+def test_acceptance_release_certificate_seed_and_a_weakened_noise():
+    kernel, X, S0, alpha, V = instance()
+    mech = SyntheticNoiseMechanism.for_region(kernel, X, S0, alpha, V=V)
+    y = np.sin(5 * X)
+    out = mech.release(y, seed=0)
+    assert isinstance(mech, Mechanism)
+    assert isinstance(out, Release) and isinstance(out.certificate, Certificate)
+    assert out.values.shape == (len(X),)
+    assert out.certificate.passed and out.certificate.notion == "posterior-covariance"
+    assert out.seed_keys == {"seed": 0}
+    np.testing.assert_array_equal(out.values, mech.release(y, seed=0).values)
+    assert not np.array_equal(out.values, mech.release(y, seed=1).values)
+    weak = mech.with_noise(mech.noise_covariance.scaled(0.5))
+    weak_release = weak.release(y, seed=0)
+    assert not weak_release.certificate.passed
+    assert weak_release.certificate.margin < -weak_release.certificate.tolerance
+    assert weak_release.noise_covariance.trace == pytest.approx(0.5 * mech.noise_covariance.trace)
+
+
+def test_certificate_is_the_constraint_recomputed_independently():
+    kernel, X, S0, alpha, V = instance()
+    mech = SyntheticNoiseMechanism.for_region(kernel, X, S0, alpha, V=V)
+    K_XX, K_XS, Delta = kernel(X), kernel(X, S0), alpha * kernel(S0)
+    certificate = mech.certificate()
+    smallest = np.linalg.eigvalsh(Delta)[0]
+    for noise, cert in [
+        (mech.noise_covariance.matrix(), certificate),
+        (
+            0.5 * mech.noise_covariance.matrix(),
+            mech.with_noise(0.5 * mech.noise_covariance.matrix()).certificate(),
+        ),
+    ]:
+        assert cert.margin == pytest.approx(
+            independent_margin(K_XX, K_XS, Delta, noise, V), abs=1e-9 * np.abs(Delta).max()
+        )
+    # The design keeps a relative slack of about DESIGN_MARGIN above the tolerance.
+    assert certificate.tolerance == pytest.approx(CERTIFICATE_RTOL * smallest)
+    assert certificate.margin >= 0.5 * DESIGN_MARGIN * smallest
+    assert certificate.parameters == {"sensitive_inputs": len(S0), "alpha": alpha}
+
+
+def test_more_noise_keeps_the_guarantee_and_the_diagonal_sdp_noise_passes():
+    """(5) is monotone in Sigma: any noise above Sigma_opt passes; [TCB] Example 1's
+    diagonal SDP answer meets (5) too."""
+    kernel, X, S0, alpha, V = instance()
+    mech = SyntheticNoiseMechanism.for_region(kernel, X, S0, alpha, V=V)
+    more = mech.with_noise(mech.noise_covariance.matrix() + 0.1 * np.eye(len(X)))
+    assert more.certificate().passed
+    assert more.certificate().margin > mech.certificate().margin
+    example_X = np.arange(1, 10) / 10
+    example_kernel = RBF(np.sqrt(1 / 20))
+    K_XX, K_XS, Delta = example_kernel(example_X), example_kernel(example_X, [0.5]), [[0.5]]
+    exact = SyntheticNoiseMechanism(K_XX, K_XS, Delta, margin=0.0)
+    assert exact.noise_covariance.trace == pytest.approx(3.545614, abs=1e-6)
+    assert exact.noise_covariance.rank == 1
+    assert exact.certificate().passed
+    diagonal = exact.with_noise(diagonal_noise_covariance(K_XX, K_XS, Delta))
+    assert diagonal.certificate().margin >= -1e-6
+
+
+def test_the_users_posterior_covariance_at_S_stays_above_K_SS_minus_Delta():
+    kernel, X, S0, alpha, V = instance()
+    mech = SyntheticNoiseMechanism.for_region(kernel, X, S0, alpha, V=V)
+    out = mech.release(np.cos(3 * X), seed=3)
+    user = privacy_aware_gp(GaussianProcess(kernel, noise=V), X, out.values, out.noise_covariance)
+    _, covariance = user.predict(S0, return_cov=True)
+    gap = covariance - (1 - alpha) * kernel(S0)
+    assert np.linalg.eigvalsh(gap)[0] >= -1e-10
+
+
+def test_for_region_is_region_noise_factor_and_the_release_keeps_the_old_draws():
+    kernel, X, S0, alpha, V = instance()
+    mech = SyntheticNoiseMechanism.for_region(kernel, X, S0, alpha, V=V)
+    factor = region_noise_factor(kernel, X, S0, alpha, V=V)
+    np.testing.assert_array_equal(mech.noise_covariance.eigenvalues, factor.eigenvalues)
+    np.testing.assert_array_equal(mech.noise_covariance.eigenvectors, factor.eigenvectors)
+    y = np.sin(X)
+    np.testing.assert_array_equal(mech.release(y, seed=7).values, release(y, factor, seed=7))
+    rng_a, rng_b = np.random.default_rng(2), np.random.default_rng(2)
+    np.testing.assert_array_equal(
+        mech.release(y, seed=rng_a).values, release(y, factor, seed=rng_b)
+    )
+
+
+def test_matrix_constructor_agrees_with_the_kernel_form():
+    kernel, X, S0, alpha, V = instance()
+    region = SyntheticNoiseMechanism.for_region(kernel, X, S0, alpha, V=V)
+    matrix = SyntheticNoiseMechanism(kernel(X), kernel(X, S0), alpha * kernel(S0), V=V)
+    np.testing.assert_allclose(
+        matrix.noise_covariance.matrix(), region.noise_covariance.matrix(), atol=1e-10
+    )
+    assert matrix.certificate().passed
+    assert "alpha" not in matrix.certificate().parameters
+
+
+def test_released_noise_has_the_designed_covariance():
+    """Monte Carlo: W - y over 20,000 releases; every entry within 5 standard errors."""
+    kernel, X, S0, alpha, V = instance(n=8)
+    mech = SyntheticNoiseMechanism.for_region(kernel, X, S0, alpha, V=V)
+    rng, draws, y = np.random.default_rng(5), 20_000, np.zeros(8)
+    Z = np.array([mech.release(y, seed=rng).values for _ in range(draws)])
+    Sigma = mech.noise_covariance.matrix()
+    empirical = Z.T @ Z / draws
+    standard_error = np.sqrt((np.outer(np.diag(Sigma), np.diag(Sigma)) + Sigma**2) / draws)
+    assert np.all(np.abs(empirical - Sigma) <= 5 * standard_error + 1e-12)
+
+
+def test_fresh_entropy_unless_seeded():
+    kernel, X, S0, alpha, V = instance()
+    mech = SyntheticNoiseMechanism.for_region(kernel, X, S0, alpha, V=V)
+    first, second = mech.release(np.zeros(len(X))), mech.release(np.zeros(len(X)))
+    assert first.seed_keys == {"seed": None}
+    assert not np.array_equal(first.values, second.values)
+
+
+def test_with_noise_accepts_a_factored_or_dense_covariance_and_checks_it():
+    kernel, X, S0, alpha, V = instance()
+    mech = SyntheticNoiseMechanism.for_region(kernel, X, S0, alpha, V=V)
+    dense = mech.with_noise(mech.noise_covariance.matrix())
+    assert isinstance(dense.noise_covariance, FactoredCovariance)
+    assert dense.certificate().margin == pytest.approx(mech.certificate().margin, rel=1e-6)
+    with pytest.raises(ValueError, match="noise_covariance is 3x3, expected 15x15"):
+        mech.with_noise(np.eye(3))
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        mech.with_noise(-np.eye(len(X)))
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda m: m.release(np.zeros(3)), ValueError, "y has 3 entries"),
+        (lambda m: m.release(np.full(15, np.nan)), ValueError, "y contains non-finite"),
+        (lambda m: m.release(np.zeros(15), seed=1.5), TypeError, "seed must be"),
+    ],
+)
+def test_bad_release_input_raises_a_clear_error(call, error, message):
+    kernel, X, S0, alpha, V = instance()
+    with pytest.raises(error, match=message):
+        call(SyntheticNoiseMechanism.for_region(kernel, X, S0, alpha, V=V))
+
+
+def test_bad_design_input_raises_a_clear_error():
+    kernel, X, S0, _, _ = instance()
+    with pytest.raises(ValueError, match="alpha must lie in the open interval"):
+        SyntheticNoiseMechanism.for_region(kernel, X, S0, 1.2)
+    with pytest.raises(ValueError, match="margin must lie in"):
+        SyntheticNoiseMechanism.for_region(kernel, X, S0, 0.5, margin=0.1)
+    with pytest.raises(ValueError, match="Delta is not positive definite"):
+        SyntheticNoiseMechanism(kernel(X), kernel(X, S0), -kernel(S0))
+    with pytest.raises(ValueError, match="K_XS has shape"):
+        SyntheticNoiseMechanism(kernel(X), kernel(S0, S0), kernel(S0))
+
+
+def test_old_import_paths_keep_working():
+    from ssa_privacy.privacy.synthetic_noise import (
+        PSDPart,
+        diagonal_noise_covariance,
+        psd_part,
+        region_noise_factor,
+    )
+    from ssa_privacy.privacy.synthetic_noise_design import (
+        diagonal_noise_covariance as moved_diagonal,
+    )
+
+    assert PSDPart is FactoredCovariance
+    assert diagonal_noise_covariance is moved_diagonal
+    part = psd_part(np.diag([2.0, -1.0, 0.5]))
+    assert isinstance(part, PSDPart) and part.rank == 2 and part.trace == pytest.approx(2.5)
+    assert isinstance(region_noise_factor(RBF(0.3), np.linspace(0, 1, 5), [0.5], 0.5), PSDPart)
