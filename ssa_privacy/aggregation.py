@@ -15,6 +15,12 @@ separates by agent:
 - with ``Q_i`` designable the SDP (35) is solved agent by agent (:func:`design_Q`): one
   parametrised cvxpy problem re-solved with Clarabel, agents spread over processes.
 
+The agents may also be given as plants (:func:`design_aggregation`, LTIPlant or
+discrete-time python-control ``StateSpace``), and each agent's design is a
+:class:`~ssa_privacy.privacy.pml_design.LinearGaussianMechanism`
+(:meth:`AggregationDesign.mechanism`) that releases its outputs with a certificate. The
+theory and the building study's reproduction notes: :doc:`/theory/aggregation`.
+
 Units: states in their physical unit, covariances in that unit squared, J in the unit of
 ``Ybar`` squared.
 """
@@ -32,8 +38,9 @@ from tqdm.auto import tqdm
 
 from ssa_privacy._solvers import solve_clarabel
 from ssa_privacy._validation import as_finite_array, covariance_stack, positive, schur_stable
-from ssa_privacy.plants import prior_covariance
-from ssa_privacy.privacy.pml import kappa, linear_mechanism_noise
+from ssa_privacy.plants import LTIPlant, as_plant, prior_covariance
+from ssa_privacy.privacy.pml_design import LinearGaussianMechanism, linear_mechanism_noise
+from ssa_privacy.privacy.pml_leakage import kappa
 
 #: Below this many agents :func:`design_Q` solves in the calling process by default.
 PARALLEL_MIN_AGENTS = 500
@@ -52,7 +59,7 @@ _SINGLE_THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREAD
 class AggregationDesign:
     """Per-agent noise design of a privacy-aware aggregation.
 
-    Attributes
+    Parameters
     ----------
     Theta : ndarray, shape (N, m, m)
         Privacy-noise covariances Theta_i.
@@ -71,6 +78,10 @@ class AggregationDesign:
     max_violation : float
         Largest violation of a constraint of (35) by the solver's answer, relative to the
         agent's scale (0 for the closed form).
+    C : ndarray, shape (N, m, n) or None
+        Output matrices C_i (None for a design built without them).
+    epsilon, delta : ndarray, shape (N,) or None
+        The agents' privacy parameters.
     """
 
     Theta: np.ndarray
@@ -81,6 +92,42 @@ class AggregationDesign:
     J: float
     convention: str
     max_violation: float = 0.0
+    C: np.ndarray = None
+    epsilon: np.ndarray = None
+    delta: np.ndarray = None
+
+    def mechanism(self, i):
+        """Agent i's release ``Y_i = C_i X_i + V_i``, ``V_i ~ N(0, Theta_i)``, as a mechanism.
+
+        Parameters
+        ----------
+        i : int
+            Index of the agent, ``0 <= i < N``.
+
+        Returns
+        -------
+        LinearGaussianMechanism
+            With prior ``Sigma_XX[i]``, noise ``Theta[i]`` and the agent's (epsilon_i,
+            delta_i) in the design's convention; its certificate recomputes [LKC] (8).
+
+        Raises
+        ------
+        ValueError
+            If the design does not hold ``C``, ``epsilon`` and ``delta``.
+        IndexError
+            If ``i`` is out of range.
+        """
+        if self.C is None or self.epsilon is None or self.delta is None:
+            raise ValueError("this design does not hold C, epsilon and delta")
+        return LinearGaussianMechanism(
+            self.C[i],
+            self.Sigma_XX[i],
+            self.Theta[i],
+            self.epsilon[i],
+            self.delta[i],
+            convention=self.convention,
+            method="aggregation",
+        )
 
 
 def _agents(A, C, L, epsilon, delta, **matrices):
@@ -143,7 +190,7 @@ def design_fixed_Q(A, C, L, Q, epsilon, delta, convention="exact"):
     delta : float or array_like, shape (N,)
         Failure probabilities delta_i in (0, 1).
     convention : {"exact", "paper"}
-        PML convention of the guarantee (see :mod:`ssa_privacy.privacy.pml`).
+        PML convention of the guarantee (see :doc:`/theory/pml`).
 
     Returns
     -------
@@ -160,8 +207,9 @@ def design_fixed_Q(A, C, L, Q, epsilon, delta, convention="exact"):
 
     Notes
     -----
-    [LKC] Remark 5.1, closed form (36) with (32) and (33); exact convention: SPEC §4 and
-    §6. Vectorised over agents: the priors come from one batched Lyapunov solve.
+    [LKC] Remark 5.1, closed form (36) with (32) and (33); both conventions in
+    :doc:`/theory/aggregation`. Vectorised over agents: the priors come from one batched
+    Lyapunov solve.
     """
     agents = _agents(A, C, L, epsilon, delta, Q=Q)
     Sigma = prior_covariance(agents["A"], agents["Q"])
@@ -184,7 +232,62 @@ def design_fixed_Q(A, C, L, Q, epsilon, delta, convention="exact"):
         cost=cost,
         J=float(np.sum(cost)),
         convention=convention,
+        **_privacy(agents),
     )
+
+
+def _privacy(agents):
+    """The fields C, epsilon and delta of an AggregationDesign."""
+    return {k: np.array(agents[k], dtype=float) for k in ("C", "epsilon", "delta")}
+
+
+def design_aggregation(plants, L, epsilon, delta, *, convention="exact", process_noise=None):
+    """Optimal privacy noise of N plants whose process noise is given, [LKC] (36).
+
+    Parameters
+    ----------
+    plants : sequence of LTIPlant or control.StateSpace
+        The N agents, with common state and output dimensions n and m; a StateSpace must
+        be discrete time.
+    L : array_like, shape (q, m) or (N, q, m)
+        Aggregation weights L_i of [LKC] (31).
+    epsilon : float or array_like, shape (N,)
+        Leakage bounds epsilon_i, nats, above the necessary condition (9).
+    delta : float or array_like, shape (N,)
+        Failure probabilities delta_i in (0, 1).
+    convention : {"exact", "paper"}, optional
+        PML convention of the guarantee.
+    process_noise : array_like, shape (p, p), optional
+        Covariance of the input of every StateSpace agent (default identity).
+
+    Returns
+    -------
+    AggregationDesign
+        As :func:`design_fixed_Q` with the plants' ``A_i``, ``C_i`` and ``Q_i``.
+
+    Raises
+    ------
+    TypeError
+        If an agent is not a plant.
+    ValueError
+        If ``plants`` is empty, the agents' dimensions differ, and as
+        :func:`design_fixed_Q`.
+
+    Notes
+    -----
+    [LKC] Remark 5.1, closed form (36) with (32)-(33); :doc:`/theory/aggregation`.
+    """
+    plants = [
+        as_plant(p, None if isinstance(p, LTIPlant) else process_noise, f"plants[{i}]")
+        for i, p in enumerate(plants)
+    ]
+    shapes = sorted({(p.n, p.m) for p in plants})
+    if len(shapes) != 1:
+        raise ValueError(
+            f"plants must share the state and output dimensions (n, m), got {shapes or 'none'}"
+        )
+    A, C, Q = (np.stack([getattr(p, name) for p in plants]) for name in "ACQ")
+    return design_fixed_Q(A, C, L, Q, epsilon, delta, convention)
 
 
 def _agent_problem(n, m):
@@ -361,8 +464,8 @@ def design_Q(
 
     Notes
     -----
-    [LKC] SDP (35) with (33); exact convention: SPEC §4 and §6. One DPP-parametrised
-    cvxpy problem per process, re-solved for each agent with Clarabel.
+    [LKC] SDP (35) with (33); both conventions in :doc:`/theory/aggregation`. One
+    DPP-parametrised cvxpy problem per process, re-solved for each agent with Clarabel.
 
     When ``q < m`` the optimum of (35) is not unique: Theta_i is free, upward, in the
     null space of L_i, and the optimal set is unbounded, which stalls the interior-point
@@ -402,4 +505,5 @@ def design_Q(
         J=float(np.sum(cost)),
         convention=convention,
         max_violation=worst,
+        **_privacy(agents),
     )

@@ -1,10 +1,9 @@
 """Kalman filtering of privatized outputs, and the PML lower bounds on its error [LKC §4].
 
 The adversary (or the fusion centre) observes ``Y_k = C X_k + V_k``, ``V_k ~ N(0, Theta)``,
-of a plant ``X_{k+1} = A X_k + W_k`` (:class:`ssa_privacy.plants.LTIPlant`) and runs the
-Kalman filter. Its steady-state filtered error covariance ``P`` comes from the DARE;
-(epsilon, delta)-PML privacy of the static mechanism ``Y = C X + V`` with the stationary
-prior ``Sigma_XX`` bounds ``P`` from below::
+of a plant ``X_{k+1} = A X_k + W_k`` and runs the Kalman filter. Its steady-state filtered
+error covariance ``P`` comes from the DARE; (epsilon, delta)-PML privacy of the static
+mechanism ``Y = C X + V`` with the stationary prior ``Sigma_XX`` bounds ``P`` from below::
 
     log det P >= log det Q + log det Gamma - log det Sigma_XX     (chain, from [LKC] (55))
               >= log_det_ratio_bound(epsilon, delta, l) + log det Q     ([LKC] (28))
@@ -12,9 +11,15 @@ prior ``Sigma_XX`` bounds ``P`` from below::
 
 The middle step holds only when the mechanism is private in the convention used for the
 bound: in the paper convention ``log_det_ratio_bound = F^{-1}(1 - delta)/2 - epsilon``,
-in the exact one ``F^{-1}(1 - delta) - 2 epsilon`` (SPEC §5). A Theta designed in the
-exact convention is in general *not* private in the paper convention, so the paper's (28)
-does not apply to it.
+in the exact one ``F^{-1}(1 - delta) - 2 epsilon``. A Theta designed in the exact
+convention is in general *not* private in the paper convention, so the paper's (28) does
+not apply to it. The derivation and its reading notes: :doc:`/theory/kalman-bounds`.
+
+Every function takes the plant as an :class:`~ssa_privacy.plants.LTIPlant` or a
+discrete-time python-control ``StateSpace`` (with ``process_noise``, the covariance of its
+input, default identity: :meth:`~ssa_privacy.plants.LTIPlant.from_statespace`), and Theta
+as a matrix, a :class:`~ssa_privacy.privacy.mechanism.FactoredCovariance` or a
+:class:`~ssa_privacy.privacy.pml_design.LinearGaussianMechanism` (its noise covariance).
 
 Units: covariances in state units squared; log-determinants of those values.
 """
@@ -26,8 +31,10 @@ from filterpy.kalman import KalmanFilter
 from scipy import linalg
 
 from ssa_privacy._validation import as_finite_array, as_matrix, pd_cholesky
-from ssa_privacy.privacy.pml import (
-    DESIGN_ATOL,
+from ssa_privacy.plants import as_plant
+from ssa_privacy.privacy.mechanism import FactoredCovariance
+from ssa_privacy.privacy.pml_design import DESIGN_ATOL, LinearGaussianMechanism
+from ssa_privacy.privacy.pml_leakage import (
     gaussian_mechanism,
     is_pml_private,
     linear_mechanism_covariances,
@@ -40,7 +47,7 @@ from ssa_privacy.privacy.pml import (
 class SteadyState:
     """Steady-state Kalman filter of a plant observed through ``Y = C X + V``.
 
-    Attributes
+    Parameters
     ----------
     P : ndarray, shape (n, n)
         Filtered error covariance ``lim E[(X_k - Xhat_{k|k})(...)^T]``, [LKC] (26).
@@ -56,21 +63,34 @@ class SteadyState:
     K: np.ndarray
 
 
-def _theta(plant, Theta):
+def _plant_and_theta(plant, Theta, process_noise):
+    """The plant as an LTIPlant and Theta as a dense symmetric positive definite matrix."""
+    plant = as_plant(plant, process_noise)
+    if isinstance(Theta, LinearGaussianMechanism):
+        if Theta.C is not None and (
+            Theta.C.shape != plant.C.shape or not np.allclose(Theta.C, plant.C)
+        ):
+            raise ValueError("the mechanism Theta was designed for another C than the plant's")
+        Theta = Theta.noise_covariance
+    if isinstance(Theta, FactoredCovariance):
+        Theta = Theta.matrix()
     pd_cholesky(Theta, "Theta", plant.m)
     Theta = as_matrix(Theta, "Theta")
-    return 0.5 * (Theta + Theta.T)
+    return plant, 0.5 * (Theta + Theta.T)
 
 
-def steady_state(plant, Theta):
+def steady_state(plant, Theta, *, process_noise=None):
     """Steady-state Kalman filter covariances and gain, from the DARE.
 
     Parameters
     ----------
-    plant : LTIPlant
-        The plant (A, C, Q).
-    Theta : array_like, shape (m, m)
-        Measurement (privacy) noise covariance, positive definite, output units squared.
+    plant : LTIPlant or control.StateSpace
+        The plant (A, C, Q); a StateSpace must be discrete time.
+    Theta : array_like, shape (m, m), FactoredCovariance or LinearGaussianMechanism
+        Measurement (privacy) noise covariance, positive definite, output units squared
+        (a mechanism's noise covariance).
+    process_noise : array_like, shape (p, p), optional
+        Covariance of the input of a StateSpace plant (default identity).
 
     Returns
     -------
@@ -80,14 +100,17 @@ def steady_state(plant, Theta):
     Raises
     ------
     ValueError
-        If ``Theta`` has the wrong shape or is not symmetric positive definite.
+        If ``Theta`` has the wrong shape or is not symmetric positive definite, or as
+        :func:`~ssa_privacy.plants.as_plant`.
+    TypeError
+        If ``plant`` is not a plant.
 
     Notes
     -----
     [LKC] DARE (56) solved by :func:`scipy.linalg.solve_discrete_are` (dual form), then
     ``P = P^- - P^- C^T (C P^- C^T + Theta)^{-1} C P^-`` ([LKC] proof of Theorem 4.1).
     """
-    Theta = _theta(plant, Theta)
+    plant, Theta = _plant_and_theta(plant, Theta, process_noise)
     A, C = plant.A, plant.C
     P_pred = linalg.solve_discrete_are(A.T, C.T, plant.Q, Theta)
     P_pred = 0.5 * (P_pred + P_pred.T)
@@ -97,19 +120,21 @@ def steady_state(plant, Theta):
     return SteadyState(P=0.5 * (P + P.T), P_pred=P_pred, K=K)
 
 
-def kalman_filter(plant, Theta, x0=None, P0=None):
+def kalman_filter(plant, Theta, x0=None, P0=None, *, process_noise=None):
     """A filterpy :class:`~filterpy.kalman.KalmanFilter` for the privatized plant.
 
     Parameters
     ----------
-    plant : LTIPlant
+    plant : LTIPlant or control.StateSpace
         The plant (A, C, Q).
-    Theta : array_like, shape (m, m)
+    Theta : array_like, shape (m, m), FactoredCovariance or LinearGaussianMechanism
         Measurement noise covariance, positive definite.
     x0 : array_like, shape (n,), optional
         Prior mean of ``X_0`` (default 0, the stationary mean).
     P0 : array_like, shape (n, n), optional
         Prior covariance of ``X_0`` (default ``Sigma_XX`` of [LKC] (27)).
+    process_noise : array_like, shape (p, p), optional
+        Covariance of the input of a StateSpace plant (default identity).
 
     Returns
     -------
@@ -126,7 +151,7 @@ def kalman_filter(plant, Theta, x0=None, P0=None):
     -----
     [LKC] filter (24)-(25).
     """
-    Theta = _theta(plant, Theta)
+    plant, Theta = _plant_and_theta(plant, Theta, process_noise)
     kf = KalmanFilter(dim_x=plant.n, dim_z=plant.m)
     kf.F, kf.H, kf.Q, kf.R = plant.A.copy(), plant.C.copy(), plant.Q.copy(), Theta
     if x0 is not None:
@@ -137,19 +162,21 @@ def kalman_filter(plant, Theta, x0=None, P0=None):
     return kf
 
 
-def filter_outputs(plant, Theta, Y, x0=None, P0=None):
+def filter_outputs(plant, Theta, Y, x0=None, P0=None, *, process_noise=None):
     """Filtered state estimates ``Xhat_{k|k}`` of privatized outputs, run by run.
 
     Parameters
     ----------
-    plant : LTIPlant
+    plant : LTIPlant or control.StateSpace
         The plant (A, C, Q).
-    Theta : array_like, shape (m, m)
+    Theta : array_like, shape (m, m), FactoredCovariance or LinearGaussianMechanism
         Measurement noise covariance, positive definite.
     Y : array_like, shape (T, m) or (R, T, m)
         The outputs ``Y_0 ... Y_{T-1}`` of one run or R runs.
     x0, P0 : optional
         Prior of ``X_0``, as :func:`kalman_filter`.
+    process_noise : array_like, shape (p, p), optional
+        Covariance of the input of a StateSpace plant (default identity).
 
     Returns
     -------
@@ -168,6 +195,7 @@ def filter_outputs(plant, Theta, Y, x0=None, P0=None):
     [LKC] (24)-(25), through :meth:`filterpy.kalman.KalmanFilter.batch_filter` with the
     update first (the prior is that of ``X_0``).
     """
+    plant, Theta = _plant_and_theta(plant, Theta, process_noise)
     Y = as_finite_array(Y, "Y")
     if Y.ndim not in (2, 3) or Y.shape[-1] != plant.m:
         raise ValueError(f"Y must have shape (T, {plant.m}) or (R, T, {plant.m}), got {Y.shape}")
@@ -184,7 +212,7 @@ def filter_outputs(plant, Theta, Y, x0=None, P0=None):
 class ErrorBounds:
     """Lower bounds on the steady-state filtered error covariance P, [LKC] §4.
 
-    Attributes
+    Parameters
     ----------
     log_det_chain : float
         ``log det Q + log det Gamma - log det Sigma_XX`` for the actual Theta (always valid).
@@ -209,21 +237,28 @@ class ErrorBounds:
     convention: str
 
 
-def error_covariance_bounds(plant, Theta, epsilon, delta, convention="exact"):
+def error_covariance_bounds(
+    plant, Theta, epsilon=None, delta=None, convention=None, *, process_noise=None
+):
     """The lower bounds of [LKC] §4 on the steady-state Kalman error covariance.
 
     Parameters
     ----------
-    plant : LTIPlant
+    plant : LTIPlant or control.StateSpace
         The plant (A, C, Q); the prior ``Sigma_XX`` is its stationary covariance (27).
-    Theta : array_like, shape (m, m)
-        Measurement noise covariance, positive definite.
+    Theta : array_like, shape (m, m), FactoredCovariance or LinearGaussianMechanism
+        Measurement noise covariance, positive definite. A mechanism also supplies the
+        defaults of ``epsilon``, ``delta`` and ``convention``.
     epsilon : float
-        Leakage bound, nats, above the necessary condition (9).
+        Leakage bound, nats, above the necessary condition (9); required unless Theta is
+        a mechanism.
     delta : float
-        Failure probability in (0, 1).
-    convention : {"exact", "paper"}
-        Convention of (28)-(29) and of the privacy check ``applies``.
+        Failure probability in (0, 1); required unless Theta is a mechanism.
+    convention : {"exact", "paper"}, optional
+        Convention of (28)-(29) and of the privacy check ``applies`` (default: the
+        mechanism's, else exact).
+    process_noise : array_like, shape (p, p), optional
+        Covariance of the input of a StateSpace plant (default identity).
 
     Returns
     -------
@@ -234,15 +269,23 @@ def error_covariance_bounds(plant, Theta, epsilon, delta, convention="exact"):
     Raises
     ------
     ValueError
-        On invalid covariances, ``delta`` outside (0, 1) or ``epsilon`` below (9).
+        On invalid covariances, ``delta`` outside (0, 1), ``epsilon`` below (9), or a
+        missing ``epsilon`` or ``delta``.
 
     Notes
     -----
-    [LKC] Theorem 4.1, (28) and its proof (55); Corollary 4.2, (29). Exact convention:
-    SPEC §5. Since ``log det Gamma - log det Sigma_XX = -2 I(X; Y)``, the chain bound is
-    ``log det Q - 2 I(X; Y)``.
+    [LKC] Theorem 4.1, (28) and its proof (55); Corollary 4.2, (29); both conventions in
+    :doc:`/theory/kalman-bounds`. Since ``log det Gamma - log det Sigma_XX = -2 I(X; Y)``,
+    the chain bound is ``log det Q - 2 I(X; Y)``.
     """
-    Theta = _theta(plant, Theta)
+    if isinstance(Theta, LinearGaussianMechanism):
+        epsilon = Theta.epsilon if epsilon is None else epsilon
+        delta = Theta.delta if delta is None else delta
+        convention = Theta.convention if convention is None else convention
+    if epsilon is None or delta is None:
+        raise ValueError("epsilon and delta are required unless Theta is a mechanism")
+    convention = "exact" if convention is None else convention
+    plant, Theta = _plant_and_theta(plant, Theta, process_noise)
     Sigma_XX = plant.prior_covariance()
     Sigma_XY, Sigma_YY = linear_mechanism_covariances(plant.C, Sigma_XX, Theta)
     log_det_Q = np.linalg.slogdet(plant.Q)[1]
@@ -264,7 +307,7 @@ def error_covariance_bounds(plant, Theta, epsilon, delta, convention="exact"):
     )
 
 
-def empirical_error_covariance(plant, Theta, runs, steps, burn_in, rng):
+def empirical_error_covariance(plant, Theta, runs, steps, burn_in, rng, *, process_noise=None):
     """Monte Carlo steady-state error covariance of the Kalman filter, with standard errors.
 
     Simulates ``runs`` independent trajectories of the plant, privatizes their outputs
@@ -273,14 +316,16 @@ def empirical_error_covariance(plant, Theta, runs, steps, burn_in, rng):
 
     Parameters
     ----------
-    plant : ssa_privacy.plants.LTIPlant
+    plant : LTIPlant or control.StateSpace
         The plant (n states, m outputs).
-    Theta : array_like, shape (m, m)
+    Theta : array_like, shape (m, m), FactoredCovariance or LinearGaussianMechanism
         Covariance of the privacy noise (output units squared).
     runs, steps, burn_in : int
         Independent runs, steps per run, and initial steps discarded.
     rng : numpy.random.Generator
         Randomness of the plant and of the mechanism.
+    process_noise : array_like, shape (p, p), optional
+        Covariance of the input of a StateSpace plant (default identity).
 
     Returns
     -------
@@ -291,10 +336,17 @@ def empirical_error_covariance(plant, Theta, runs, steps, burn_in, rng):
     log_det_se : float
         Standard error of ``log det S`` (delta method: ``d log det S = tr(S^{-1} dS)``).
 
+    Raises
+    ------
+    ValueError
+        As :func:`filter_outputs`.
+
     Notes
     -----
-    The estimate compared with the DARE and the bounds of [LKC] §4 (SPEC §5).
+    The estimate compared with the DARE and the bounds of [LKC] §4
+    (:doc:`/theory/kalman-bounds`).
     """
+    plant, Theta = _plant_and_theta(plant, Theta, process_noise)
     X = plant.simulate(steps, runs, rng)
     Y = gaussian_mechanism(X @ plant.C.T, Theta, rng)
     X_hat, _ = filter_outputs(plant, Theta, Y)

@@ -7,19 +7,22 @@ A plant is::
 held as a python-control :class:`control.StateSpace` (input matrix the identity, so the
 input is the process noise ``W_k`` itself) together with the noise covariance ``Q``.
 The privacy mechanism adds ``V_k ~ N(0, Theta)`` to ``Z_k`` (see
-:mod:`ssa_privacy.privacy.pml`). The adversary's prior on the state is the stationary
-distribution ``N(0, Sigma_XX)`` with ``Sigma_XX`` from the discrete Lyapunov equation
-[LKC] (27).
+:mod:`ssa_privacy.privacy.pml_design`). The adversary's prior on the state is the
+stationary distribution ``N(0, Sigma_XX)`` with ``Sigma_XX`` from the discrete Lyapunov
+equation [LKC] (27); see :doc:`/theory/kalman-bounds`.
+
+Every function of the package that takes a plant also takes a discrete-time python-control
+``StateSpace`` ``x_{k+1} = A x_k + B w_k``, ``z_k = C x_k``: :func:`as_plant` (through
+:meth:`LTIPlant.from_statespace`) folds the input matrix into ``Q = B Q_w B^T``, with
+``Q_w`` the covariance of ``w`` (``process_noise``, default the identity).
 
 Units: the state is in the plant's physical unit (for the zone-temperature model, the
 temperature deviation from its set point in kelvin); ``Q`` and ``Sigma_XX`` are in that
 unit squared; the time step is one sampling period.
 
-The Clohessy-Wiltshire plant (:func:`cw_plant`) is the relative motion of a satellite
-about its nominal circular orbit (Hill frame, km and km/s), under a published
-station-keeping feedback and driven by random accelerations, the unannounced manoeuvres.
-Open-loop CW motion drifts (its discretisation is not Schur stable, so it has no
-stationary prior); the station-keeping loop makes it stable.
+The Clohessy-Wiltshire plant of a station-kept satellite is in
+:mod:`ssa_privacy.relative_motion` (its names stay importable from here).
+:func:`white_noise_covariance` integrates continuous white noise over a sampling period.
 
 References
 ----------
@@ -43,16 +46,19 @@ from ssa_privacy._validation import (
 )
 
 
-def prior_covariance(A, Q):
+def prior_covariance(A, Q=None, *, process_noise=None):
     """Stationary state covariance ``Sigma_XX`` solving ``Sigma_XX = A Sigma_XX A^T + Q``.
 
     Parameters
     ----------
-    A : array_like, shape (n, n) or (N, n, n)
-        Schur-stable state matrix, or a stack of N of them (one per agent).
+    A : array_like, shape (n, n) or (N, n, n), or LTIPlant or control.StateSpace
+        Schur-stable state matrix, or a stack of N of them (one per agent); or a plant,
+        whose own ``A`` and ``Q`` are used (then ``Q`` must be omitted).
     Q : array_like, shape (n, n) or (N, n, n)
         Positive definite process-noise covariance(s), in state units squared;
         broadcast against ``A``.
+    process_noise : array_like, shape (p, p), optional
+        Covariance of the input of a StateSpace ``A`` (:func:`as_plant`).
 
     Returns
     -------
@@ -62,7 +68,10 @@ def prior_covariance(A, Q):
     Raises
     ------
     ValueError
-        If ``A`` is not Schur stable or ``Q`` is not symmetric positive definite.
+        If ``A`` is not Schur stable, ``Q`` is not symmetric positive definite, or ``Q``
+        is missing (or given with a plant).
+    TypeError
+        As :func:`as_plant`, for a system that is not a plant.
 
     Notes
     -----
@@ -71,6 +80,12 @@ def prior_covariance(A, Q):
     form ``(I - A (x) A) vec(Sigma_XX) = vec(Q)`` (batched :func:`numpy.linalg.solve`),
     which is exact and fast for the small state dimensions of an agent.
     """
+    if _is_system(A):
+        if Q is not None:
+            raise ValueError("Q must be omitted when A is a plant: the plant carries its Q")
+        return as_plant(A, process_noise).prior_covariance()
+    if Q is None:
+        raise ValueError("Q (the process-noise covariance) is required with a matrix A")
     A = schur_stable(A)
     Q = covariance_stack(Q, "Q", A.shape[-1])
     if A.ndim == 2 and Q.ndim == 2:
@@ -84,14 +99,38 @@ def prior_covariance(A, Q):
     return 0.5 * (Sigma + np.swapaxes(Sigma, -1, -2))
 
 
+def _is_system(value):
+    """Whether ``value`` is a plant (an LTIPlant or any python-control system)."""
+    return isinstance(value, LTIPlant | control.LTI)
+
+
+def _sampling_period(dt):
+    """``True`` (discrete time, period unspecified) or a finite positive period."""
+    if dt is True:
+        return True
+    try:
+        period = float(dt) if dt is not None and dt is not False else 0.0
+    except (TypeError, ValueError):
+        period = np.nan
+    if not (np.isfinite(period) and period > 0):
+        raise ValueError(
+            f"dt must be True (discrete time, period unspecified) or a positive sampling "
+            f"period in seconds, got {dt!r}: a continuous-time model (dt = 0) must first be "
+            "discretised, e.g. with control.c2d"
+        )
+    return period
+
+
 @dataclass(frozen=True)
 class LTIPlant:
     """A discrete-time LTI plant ``X_{k+1} = A X_k + W_k``, ``Z_k = C X_k``, ``W_k ~ N(0, Q)``.
 
     Parameters
     ----------
-    A : array_like, shape (n, n)
-        Schur-stable state matrix (dimensionless, per sampling period).
+    A : array_like, shape (n, n), or control.StateSpace
+        Schur-stable state matrix (dimensionless, per sampling period). A discrete-time
+        python-control system ``LTIPlant(sys)`` is converted by :meth:`from_statespace`
+        with its default process noise (use that method for another one).
     C : array_like, shape (m, n)
         Output matrix.
     Q : array_like, shape (n, n)
@@ -108,8 +147,11 @@ class LTIPlant:
     Raises
     ------
     ValueError
-        If ``A`` is not Schur stable, ``C`` has the wrong shape or ``Q`` is not
-        symmetric positive definite.
+        If ``A`` is not Schur stable, ``C`` has the wrong shape, ``Q`` is not symmetric
+        positive definite, or ``dt`` is not True or a positive period (``dt = 0`` is
+        continuous time).
+    TypeError
+        If ``C`` or ``Q`` is missing, or given with a StateSpace.
 
     Notes
     -----
@@ -117,19 +159,103 @@ class LTIPlant:
     """
 
     A: np.ndarray
-    C: np.ndarray
-    Q: np.ndarray
+    C: np.ndarray = None
+    Q: np.ndarray = None
     dt: object = True
     system: control.StateSpace = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        if isinstance(self.A, control.LTI):
+            if self.C is not None or self.Q is not None or self.dt is not True:
+                raise TypeError(
+                    "LTIPlant(sys) takes a python-control system alone (its dt, process noise "
+                    "N(0, I) on its inputs); use LTIPlant.from_statespace(sys, process_noise) "
+                    "for another process noise"
+                )
+            plant = LTIPlant.from_statespace(self.A)
+            for name in ("A", "C", "Q", "dt", "system"):
+                object.__setattr__(self, name, getattr(plant, name))
+            return
+        if self.C is None or self.Q is None:
+            raise TypeError("LTIPlant(A, C, Q, dt) needs the output matrix C and the covariance Q")
         A = schur_stable(as_matrix(self.A, "A"))
         n = A.shape[0]
         C = as_matrix(self.C, "C", (None, n))
         Q = covariance_stack(self.Q, "Q", n)
-        system = control.ss(A, np.eye(n), C, np.zeros((C.shape[0], n)), self.dt)
-        for name, value in (("A", A), ("C", C), ("Q", Q), ("system", system)):
+        dt = _sampling_period(self.dt)
+        system = control.ss(A, np.eye(n), C, np.zeros((C.shape[0], n)), dt)
+        for name, value in (("A", A), ("C", C), ("Q", Q), ("dt", dt), ("system", system)):
             object.__setattr__(self, name, value)
+
+    @classmethod
+    def from_statespace(cls, sys, process_noise=None):
+        """The plant of a discrete-time python-control system driven by Gaussian noise.
+
+        ``x_{k+1} = A x_k + B w_k``, ``z_k = C x_k``, ``w_k ~ N(0, Q_w)``, becomes
+        ``X_{k+1} = A X_k + W_k`` with ``W_k = B w_k ~ N(0, B Q_w B^T)``.
+
+        Parameters
+        ----------
+        sys : control.StateSpace
+            Discrete-time system (``sys.dt`` True or a positive period), ``D = 0``.
+        process_noise : float or array_like, shape (p, p), optional
+            Covariance ``Q_w`` of the input ``w`` (p inputs), positive semi-definite; a
+            float q means ``q I_p``. Default: the identity, ``w ~ N(0, I)``.
+
+        Returns
+        -------
+        LTIPlant
+            With ``A``, ``C``, ``Q = B Q_w B^T`` and the system's ``dt``.
+
+        Raises
+        ------
+        TypeError
+            If ``sys`` is not a StateSpace (convert a transfer function with
+            ``control.ss``).
+        ValueError
+            If ``sys`` is continuous time (discretise it with ``control.c2d``) or has no
+            time base, ``D`` is not zero, ``process_noise`` is not a (p, p) positive
+            semi-definite matrix, or ``Q`` is singular: the stationary prior and the
+            bounds of [LKC] §4 need ``Q > 0``, so every state must be driven by noise.
+
+        Notes
+        -----
+        [LKC] system (23) and prior (27); :doc:`/theory/kalman-bounds`.
+        """
+        if not isinstance(sys, control.StateSpace):
+            hint = " (convert it with control.ss)" if isinstance(sys, control.LTI) else ""
+            raise TypeError(f"sys must be a control.StateSpace, got {type(sys).__name__}{hint}")
+        if sys.dt is None or (sys.dt is not True and sys.dt == 0):
+            kind = "continuous-time (dt = 0)" if sys.dt is not None else "without time base"
+            raise ValueError(
+                f"sys is {kind}: the plant must be discrete time; discretise it first, e.g. "
+                "control.c2d(sys, Ts), and give the covariance of the integrated noise (see "
+                "ssa_privacy.plants.white_noise_covariance)"
+            )
+        A, B, C, D = (np.asarray(M, dtype=float) for M in (sys.A, sys.B, sys.C, sys.D))
+        if np.any(D != 0):
+            raise ValueError(
+                "sys has a feedthrough D != 0: the output would carry the process noise "
+                "directly; the plant needs z_k = C x_k (D = 0)"
+            )
+        n, p = B.shape
+        if process_noise is None:
+            Q_w = np.eye(p)
+        elif np.ndim(process_noise) == 0:
+            Q_w = positive(process_noise, "process_noise") * np.eye(p)
+        else:
+            Q_w = psd_matrix(process_noise, "process_noise", p)
+        Q = B @ Q_w @ B.T
+        Q = 0.5 * (Q + Q.T)
+        rank = np.linalg.matrix_rank(Q, hermitian=True) if n else 0
+        if rank < n:
+            raise ValueError(
+                f"the process-noise covariance Q = B Q_w B^T is singular (rank {rank} < n = "
+                f"{n}): the stationary prior Sigma_XX and the bounds of [LKC] §4 need Q > 0; "
+                "drive every state with noise (B of rank n and a positive definite "
+                "process_noise), or build LTIPlant(A, C, Q) from a full-rank Q"
+            )
+        return cls(A, C, Q, sys.dt)
 
     @property
     def n(self):
@@ -142,7 +268,13 @@ class LTIPlant:
         return self.C.shape[0]
 
     def prior_covariance(self):
-        """Stationary state covariance ``Sigma_XX``, [LKC] (27); see :func:`prior_covariance`."""
+        """Stationary state covariance ``Sigma_XX``, [LKC] (27); see :func:`prior_covariance`.
+
+        Returns
+        -------
+        ndarray, shape (n, n)
+            ``Sigma_XX = A Sigma_XX A^T + Q``, symmetric positive definite.
+        """
         return prior_covariance(self.A, self.Q)
 
     def simulate(self, steps, runs=1, rng=None, x0=None):
@@ -183,6 +315,46 @@ class LTIPlant:
             X[:, k] = state
             state = state @ self.A.T + noise[k]
         return X
+
+
+def as_plant(plant, process_noise=None, name="plant"):
+    """An :class:`LTIPlant` from an LTIPlant or a discrete-time python-control StateSpace.
+
+    Parameters
+    ----------
+    plant : LTIPlant or control.StateSpace
+        The plant.
+    process_noise : float or array_like, shape (p, p), optional
+        Covariance of the input of a StateSpace (:meth:`LTIPlant.from_statespace`;
+        default identity). Not allowed with an LTIPlant, which carries its own Q.
+    name : str, optional
+        The argument's name in error messages.
+
+    Returns
+    -------
+    LTIPlant
+        ``plant`` itself, or the converted system.
+
+    Raises
+    ------
+    TypeError
+        If ``plant`` is neither an LTIPlant nor a python-control StateSpace.
+    ValueError
+        As :meth:`LTIPlant.from_statespace`, or ``process_noise`` given with an LTIPlant.
+    """
+    if isinstance(plant, LTIPlant):
+        if process_noise is not None:
+            raise ValueError(
+                f"process_noise applies to a python-control StateSpace; the LTIPlant {name} "
+                "carries its own Q"
+            )
+        return plant
+    if isinstance(plant, control.LTI):
+        return LTIPlant.from_statespace(plant, process_noise)
+    raise TypeError(
+        f"{name} must be an LTIPlant or a discrete-time control.StateSpace, "
+        f"got {type(plant).__name__}"
+    )
 
 
 def zone_temperature_plant(a, q, b=1.0, dt=True):
@@ -248,8 +420,9 @@ def network(plants):
 
     Parameters
     ----------
-    plants : sequence of LTIPlant
-        The subsystems, with a common sampling period.
+    plants : sequence of LTIPlant or control.StateSpace
+        The subsystems, with a common sampling period (a StateSpace with process noise
+        ``N(0, I)`` on its inputs, :func:`as_plant`).
 
     Returns
     -------
@@ -261,58 +434,16 @@ def network(plants):
     ------
     ValueError
         If ``plants`` is empty or the sampling periods differ.
+    TypeError
+        If an element is not a plant.
     """
-    plants = list(plants)
+    plants = [as_plant(p, name=f"plants[{i}]") for i, p in enumerate(plants)]
     if not plants:
         raise ValueError("plants must hold at least one LTIPlant")
     if len({str(p.dt) for p in plants}) > 1:
         raise ValueError(f"plants have different sampling periods: {[p.dt for p in plants]}")
     blocks = {name: linalg.block_diag(*(getattr(p, name) for p in plants)) for name in "ACQ"}
     return LTIPlant(blocks["A"], blocks["C"], blocks["Q"], plants[0].dt)
-
-
-# --------------------------------------------------------------------------------------
-# Clohessy-Wiltshire relative motion of a station-kept satellite.
-# --------------------------------------------------------------------------------------
-
-
-def clohessy_wiltshire(mean_motion):
-    """Continuous-time Clohessy-Wiltshire (Hill) model of motion relative to a circular orbit.
-
-    State ``(x, y, z, vx, vy, vz)`` in the Hill frame of the reference orbit (x radial,
-    y along-track, z cross-track), km and km/s; input the acceleration (km/s^2)::
-
-        x'' = 3 n^2 x + 2 n y' + u_x,    y'' = -2 n x' + u_y,    z'' = -n^2 z + u_z
-
-    Parameters
-    ----------
-    mean_motion : float
-        Mean motion ``n`` of the reference orbit (rad/s).
-
-    Returns
-    -------
-    control.StateSpace
-        Continuous-time system with ``A`` (6, 6), ``B = [0; I_3]`` (6, 3), ``C = I_6``
-        and ``D = 0``.
-
-    Raises
-    ------
-    ValueError
-        If ``mean_motion`` is not a finite positive number.
-
-    Notes
-    -----
-    Vallado, "Fundamentals of Astrodynamics and Applications", 4th ed., Ch. 6 (Hill's /
-    Clohessy-Wiltshire equations); Curtis, "Orbital Mechanics for Engineering Students",
-    §7.4-7.5. The open-loop A has eigenvalues 0 (double, with a Jordan block: secular
-    along-track drift) and ``+-i n`` (twice), so its discretisation is not Schur stable.
-    """
-    n = positive(mean_motion, "mean_motion")
-    A = np.zeros((6, 6))
-    A[:3, 3:] = np.eye(3)
-    A[3, 0], A[3, 4], A[4, 3], A[5, 2] = 3 * n * n, 2 * n, -2 * n, -n * n
-    B = np.vstack([np.zeros((3, 3)), np.eye(3)])
-    return control.ss(A, B, np.eye(6), np.zeros((6, 3)))
 
 
 def white_noise_covariance(A, B, psd, dt):
@@ -359,90 +490,15 @@ def white_noise_covariance(A, B, psd, dt):
     return 0.5 * (Q + Q.T)
 
 
-def station_keeping_gain(mean_motion, position_scale, velocity_scale, acceleration_scale):
-    """LQR station-keeping gain ``K`` of the feedback ``u = -K x`` on the CW model.
-
-    Parameters
-    ----------
-    mean_motion : float
-        Mean motion of the reference orbit (rad/s).
-    position_scale, velocity_scale, acceleration_scale : float
-        Acceptable excursions (km, km/s, km/s^2) weighting the LQR cost by Bryson's rule:
-        ``Q = diag(I_3 / position_scale^2, I_3 / velocity_scale^2)``,
-        ``R = I_3 / acceleration_scale^2``.
-
-    Returns
-    -------
-    ndarray, shape (3, 6)
-        The gain; ``A - B K`` is Hurwitz.
-
-    Raises
-    ------
-    ValueError
-        If an argument is not a finite positive number.
-
-    Notes
-    -----
-    :func:`control.lqr` (continuous-time algebraic Riccati equation); Bryson and Ho,
-    "Applied Optimal Control", 1975, §5.4 for the weighting rule.
-    """
-    system = clohessy_wiltshire(mean_motion)
-    scales = [
-        positive(v, name)
-        for v, name in (
-            (position_scale, "position_scale"),
-            (velocity_scale, "velocity_scale"),
-            (acceleration_scale, "acceleration_scale"),
-        )
-    ]
-    state_weight = np.diag(np.repeat(1.0 / np.square(scales[:2]), 3))
-    K, _, _ = control.lqr(system.A, system.B, state_weight, np.eye(3) / scales[2] ** 2)
-    return np.asarray(K)
+#: Names of :mod:`ssa_privacy.relative_motion` that this module served before, kept
+#: importable from here for existing scripts.
+_RELATIVE_MOTION = ("clohessy_wiltshire", "station_keeping_gain", "cw_plant")
 
 
-def cw_plant(mean_motion, dt, acceleration_psd, C, gain):
-    """Discrete-time plant of a station-kept satellite whose manoeuvres are unannounced.
+def __getattr__(name):
+    """Serve the Clohessy-Wiltshire names from :mod:`ssa_privacy.relative_motion`."""
+    if name in _RELATIVE_MOTION:
+        from ssa_privacy import relative_motion
 
-    The relative state follows the Clohessy-Wiltshire model with the published
-    station-keeping law ``u = -K x`` plus random accelerations ``w`` (the unannounced
-    manoeuvres), white with power spectral density ``acceleration_psd * I_3``::
-
-        x' = (A - B K) x + B w,   discretised: X_{k+1} = A_d X_k + W_k,  W_k ~ N(0, Q)
-
-    Parameters
-    ----------
-    mean_motion : float
-        Mean motion of the reference orbit (rad/s).
-    dt : float
-        Sampling period (s).
-    acceleration_psd : float
-        Power spectral density of each acceleration component (km^2/s^3).
-    C : array_like, shape (m, 6)
-        Output matrix (e.g. ``[I_3, 0]`` for relative positions in km).
-    gain : array_like, shape (3, 6)
-        Station-keeping gain (:func:`station_keeping_gain`). Without station keeping
-        (``gain = 0``) the CW model drifts and has no stationary prior: the plant is
-        rejected as not Schur stable.
-
-    Returns
-    -------
-    LTIPlant
-        ``A_d`` from the zero-order-hold discretisation (:func:`control.c2d`, equal to
-        ``expm((A - B K) dt)``), ``Q`` from :func:`white_noise_covariance`, and ``dt``.
-
-    Raises
-    ------
-    ValueError
-        If an argument is invalid or the closed loop is not stable.
-
-    Notes
-    -----
-    Vallado Ch. 6 (CW), Van Loan (1978) for ``Q``; [LKC] system (23) for the plant form.
-    """
-    system = clohessy_wiltshire(mean_motion)
-    K = as_matrix(gain, "gain", (3, 6))
-    psd = positive(acceleration_psd, "acceleration_psd")
-    closed = control.ss(system.A - system.B @ K, system.B, system.C, system.D)
-    discrete = control.c2d(closed, positive(dt, "dt"), method="zoh")
-    Q = white_noise_covariance(closed.A, system.B, psd * np.eye(3), dt)
-    return LTIPlant(discrete.A, C, Q, float(dt))
+        return getattr(relative_motion, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

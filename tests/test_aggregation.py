@@ -11,7 +11,7 @@ import pytest
 
 from ssa_privacy.aggregation import TIE_BREAK, design_fixed_Q, design_Q
 from ssa_privacy.plants import prior_covariance
-from ssa_privacy.privacy import pml
+from ssa_privacy.privacy import pml_leakage
 
 
 def random_agents(rng, N, n, m, q):
@@ -40,8 +40,10 @@ def test_fixed_Q_design_makes_every_agent_private_and_matches_cvxpy(convention):
     for i in range(6):
         Sigma = design.Sigma_XX[i]
         np.testing.assert_allclose(Sigma, A[i] @ Sigma @ A[i].T + Q[i], atol=1e-10)  # (32)
-        Sxy, Syy = pml.linear_mechanism_covariances(C[i], Sigma, design.Theta[i])
-        assert pml.is_pml_private(Sigma, Sxy, Syy, epsilon[i], delta, convention)  # Theorem 3.3
+        Sxy, Syy = pml_leakage.linear_mechanism_covariances(C[i], Sigma, design.Theta[i])
+        assert pml_leakage.is_pml_private(
+            Sigma, Sxy, Syy, epsilon[i], delta, convention
+        )  # Theorem 3.3
         # Independent solve of min tr(L Theta L^T) s.t. (33): Remark 5.1 says (36) is optimal.
         k = design.kappa[i]
         Theta = cp.Variable((2, 2), symmetric=True)
@@ -59,8 +61,10 @@ def test_fixed_Q_exact_design_is_tight_for_scalar_agents():
         np.full((3, 1, 1), 0.75), [[1.0]], [[1 / 3]], [[0.4]], [6.0, 7.0, 8.0], 0.001
     )
     for i, eps in enumerate([6.0, 7.0, 8.0]):
-        Sxy, Syy = pml.linear_mechanism_covariances([[1.0]], design.Sigma_XX[i], design.Theta[i])
-        assert pml.leakage_probability(design.Sigma_XX[i], Sxy, Syy, eps) == pytest.approx(
+        Sxy, Syy = pml_leakage.linear_mechanism_covariances(
+            [[1.0]], design.Sigma_XX[i], design.Theta[i]
+        )
+        assert pml_leakage.leakage_probability(design.Sigma_XX[i], Sxy, Syy, eps) == pytest.approx(
             0.999, abs=1e-12
         )
 
@@ -104,8 +108,10 @@ def test_designed_Q_sdp_is_feasible_private_and_no_worse_than_feasible_points(co
         assert np.linalg.eigvalsh(design.Q[i])[0] >= c * (1 - 1e-6)
         assert np.linalg.eigvalsh(design.Theta[i])[0] >= c * (1 - 1e-6)
         assert np.linalg.eigvalsh(design.Sigma_XX[i] - lower[i])[0] >= -1e-7
-        Sxy, Syy = pml.linear_mechanism_covariances(C[i], design.Sigma_XX[i], design.Theta[i])
-        assert pml.is_pml_private(
+        Sxy, Syy = pml_leakage.linear_mechanism_covariances(
+            C[i], design.Sigma_XX[i], design.Theta[i]
+        )
+        assert pml_leakage.is_pml_private(
             design.Sigma_XX[i], Sxy, Syy, epsilon[i], delta, convention, atol=1e-6
         )
 

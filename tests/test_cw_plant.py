@@ -5,14 +5,11 @@ import numpy as np
 import pytest
 from scipy import integrate, linalg
 
+from ssa_privacy import plants
 from ssa_privacy.estimation import error_covariance_bounds, steady_state
-from ssa_privacy.plants import (
-    clohessy_wiltshire,
-    cw_plant,
-    station_keeping_gain,
-    white_noise_covariance,
-)
-from ssa_privacy.privacy.pml import linear_mechanism_noise
+from ssa_privacy.plants import white_noise_covariance
+from ssa_privacy.privacy.pml_design import linear_mechanism_noise
+from ssa_privacy.relative_motion import clohessy_wiltshire, cw_plant, station_keeping_gain
 
 N = 2 * np.pi / 5575.0  # ISS-like mean motion (rad/s)
 DT = 60.0
@@ -107,3 +104,13 @@ def test_kalman_error_on_the_cw_plant_respects_the_pml_bounds(epsilon, conventio
 def test_bad_input_raises_a_clear_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_the_old_import_path_still_serves_the_cw_plant():
+    from ssa_privacy.plants import cw_plant as old_cw_plant
+
+    assert old_cw_plant is cw_plant
+    assert plants.clohessy_wiltshire is clohessy_wiltshire
+    assert plants.station_keeping_gain is station_keeping_gain
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        plants.not_a_name  # noqa: B018

@@ -19,7 +19,7 @@ from ssa_privacy.estimation import (
     steady_state,
 )
 from ssa_privacy.plants import LTIPlant
-from ssa_privacy.privacy import pml
+from ssa_privacy.privacy import pml_design, pml_leakage
 
 
 def random_plant(rng, n, m):
@@ -73,7 +73,7 @@ def simulated_errors():
     Sigma = PLANT.prior_covariance()
     out = {}
     for convention in ("exact", "paper"):
-        Theta = pml.linear_mechanism_noise(PLANT.C, Sigma, 6.0, 0.01, convention)
+        Theta = pml_design.linear_mechanism_noise(PLANT.C, Sigma, 6.0, 0.01, convention)
         X = PLANT.simulate(STEPS, RUNS, rng)
         Y = X @ PLANT.C.T + rng.multivariate_normal(np.zeros(2), Theta, size=X.shape[:2])
         X_hat, P_k = filter_outputs(PLANT, Theta, Y)
@@ -116,8 +116,8 @@ def test_bounds_hold_for_the_dare_covariance(seed, n, convention, data):
     rng = np.random.default_rng(seed)
     plant = random_plant(rng, n, data.draw(st.integers(1, n)))
     delta = rng.uniform(0.001, 0.2)
-    epsilon = pml.minimum_epsilon(delta, plant.m) + rng.uniform(0.1, 4.0)
-    Theta = pml.linear_mechanism_noise(
+    epsilon = pml_leakage.minimum_epsilon(delta, plant.m) + rng.uniform(0.1, 4.0)
+    Theta = pml_design.linear_mechanism_noise(
         plant.C, plant.prior_covariance(), epsilon, delta, convention
     )
     P = steady_state(plant, Theta).P
@@ -135,7 +135,7 @@ def test_paper_bound_28_does_not_apply_to_exact_designs():
     # With A ~ 0 the chain is nearly tight (Sigma_XX ~ P^- ~ Q), so an exact-convention design
     # falls below the paper's (28): the paper's bound needs the paper's (stricter) privacy.
     plant = LTIPlant(0.02 * np.eye(2), np.eye(2), np.diag([0.5, 0.3]))
-    Theta = pml.linear_mechanism_noise(plant.C, plant.prior_covariance(), 6.0, 0.01, "exact")
+    Theta = pml_design.linear_mechanism_noise(plant.C, plant.prior_covariance(), 6.0, 0.01, "exact")
     log_det_P = np.linalg.slogdet(steady_state(plant, Theta).P)[1]
     exact = error_covariance_bounds(plant, Theta, 6.0, 0.01, "exact")
     paper = error_covariance_bounds(plant, Theta, 6.0, 0.01, "paper")

@@ -63,7 +63,7 @@ def test_design_reproduces_the_paper_and_the_exact_convention_is_smaller(run_dir
     paper = np.array(design["conventions"]["paper"]["Theta"])
     exact = np.array(design["conventions"]["exact"]["Theta"])
     np.testing.assert_allclose(paper, closed_form(F / 2 - EPSILON), rtol=1e-10)  # [LKC] (36), (11)
-    np.testing.assert_allclose(exact, closed_form(F - 2 * EPSILON), rtol=1e-10)  # SPEC §4
+    np.testing.assert_allclose(exact, closed_form(F - 2 * EPSILON), rtol=1e-10)  # exact convention
     # The paper prints two decimals: within one unit of the last digit.
     assert np.all(np.abs(paper - np.array(design["Theta_reported_by_paper"])) <= 0.01)
     assert design["paper_convention_reproduces_reported_Theta"] and np.all(exact < paper)

@@ -12,7 +12,11 @@ step builds a :class:`Mechanism`; its ``release(data, *, seed=None)`` returns a
 - :class:`PosteriorSamplingMechanism`: GP posterior sampling with a Renyi-DP bound [MAC]
   (:mod:`ssa_privacy.privacy.posterior_sampling`, the bound in
   :mod:`ssa_privacy.privacy.posterior_sampling_bound`).
-- :mod:`ssa_privacy.privacy.pml`: pointwise maximal leakage of Gaussian mechanisms [LKC].
+- :class:`LinearGaussianMechanism`: (epsilon, delta)-PML noise for a linear Gaussian
+  release [LKC] (:mod:`ssa_privacy.privacy.pml_design`; :func:`design_noise` for a plant,
+  leakage closed forms in :mod:`ssa_privacy.privacy.pml_leakage`).
+- :mod:`ssa_privacy.privacy.accounting`: the Gaussian mechanism's delta and the
+  PML/DP/MI relations, used by every mechanism above.
 """
 
 from ssa_privacy.privacy.mechanism import (  # noqa: F401
@@ -21,6 +25,8 @@ from ssa_privacy.privacy.mechanism import (  # noqa: F401
     Mechanism,
     Release,
 )
+from ssa_privacy.privacy.pml_design import LinearGaussianMechanism  # noqa: F401
+from ssa_privacy.privacy.pml_plant import design_noise  # noqa: F401
 from ssa_privacy.privacy.posterior_sampling import PosteriorSamplingMechanism  # noqa: F401
 from ssa_privacy.privacy.synthetic_noise import (  # noqa: F401
     ObfuscationResult,
@@ -42,7 +48,6 @@ from ssa_privacy.privacy.synthetic_noise import (  # noqa: F401
 )
 
 # --- Mechanisms of the other engineers: the lead adds these imports when they land. ---
-# from ssa_privacy.privacy.pml_design import LinearGaussianMechanism
 # from ssa_privacy.privacy.cloaking import CloakingMechanism
 # from ssa_privacy.privacy.hall import StandardDPGPMechanism
 # from ssa_privacy.privacy.binning import LaplaceBinningMechanism

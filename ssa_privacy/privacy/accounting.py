@@ -13,6 +13,9 @@ guarantee in one of these formulas; they live here once.
 - PML relations [LKC Theorems 3.9 and 3.11]: the DP and mutual-information guarantees
   implied by (epsilon, delta)-PML privacy of a linear Gaussian mechanism, and back.
 
+The derivations, a comparison of the two calibrations and the reading notes on the
+papers: :doc:`/theory/accounting`.
+
 References
 ----------
 [BW18] B. Balle, Y.-X. Wang, "Improving the Gaussian mechanism for differential privacy:
@@ -67,7 +70,7 @@ def c_delta(delta):
     Notes
     -----
     Hall, Rinaldo and Wasserman (2013), Proposition 3 (with its proof for
-    epsilon <= 1); [SMI] §2-3; ``dpgp_spec.md`` A.2.
+    epsilon <= 1); [SMI] §2-3; :doc:`/theory/accounting`.
     """
     return float(np.sqrt(2.0 * np.log(2.0 / open_interval(delta, "delta"))))
 
@@ -125,9 +128,10 @@ def gaussian_mechanism_delta(mahalanobis_sensitivity, epsilon):
 def privacy_loss_tail(mahalanobis_sensitivity, epsilon):
     """Probability that the Gaussian privacy loss exceeds ``epsilon``: ``Phi(m/2 - epsilon/m)``.
 
-    This is the quantity estimated by the empirical DP check of ``dpgp_spec.md`` A.3
-    step 6 (the fraction of draws with ``p_D / p_D' > e^epsilon``); it bounds the exact
-    delta of :func:`gaussian_mechanism_delta` from above.
+    This is the quantity an empirical DP check estimates (the fraction of draws with
+    ``p_D / p_D' > e^epsilon``, as in the reference implementation of [SMI]); it bounds
+    the exact delta of :func:`gaussian_mechanism_delta` from above
+    (:doc:`/theory/accounting`).
 
     Parameters
     ----------
@@ -407,7 +411,7 @@ def pml_to_mi_epsilon(epsilon, delta, l, convention="exact"):
 
     Notes
     -----
-    [LKC] Theorem 3.11 (i), (21); exact convention: SPEC §4.
+    [LKC] Theorem 3.11 (i), (21); both conventions: :doc:`/theory/pml`.
     """
     return -0.5 * log_det_ratio_bound(epsilon, delta, l, convention)
 
@@ -438,6 +442,6 @@ def mi_to_pml_epsilon(epsilon_MI, delta, l, convention="exact"):
 
     Notes
     -----
-    [LKC] Theorem 3.11 (ii), (22); exact convention: SPEC §4.
+    [LKC] Theorem 3.11 (ii), (22); both conventions: :doc:`/theory/pml`.
     """
     return _epsilon_for_bound(-2.0 * positive(epsilon_MI, "epsilon_MI"), delta, l, convention)

@@ -1,38 +1,26 @@
-"""Pointwise maximal leakage (PML) of Gaussian mechanisms, and noise design [LKC §2-3].
+"""Pointwise maximal leakage (PML) of jointly Gaussian variables, in closed form [LKC §2-3].
 
-For jointly Gaussian ``X`` (n-dim, the private state) and ``Y`` (m-dim, the release)
-the PML at an observation ``y`` is ``l(X -> y) = log ess sup_x f_{X|Y}(x|y) / f_X(x)``.
-With ``Gamma = Sigma_XX - Sigma_XY Sigma_YY^{-1} Sigma_XY^T`` the posterior covariance
-and ``l = rank(Sigma_XY)``::
+For jointly Gaussian ``X`` (n-dim, the private state) and ``Y`` (m-dim, the release), with
+``Gamma = Sigma_XX - Sigma_XY Sigma_YY^{-1} Sigma_XY^T`` the posterior covariance and
+``l = rank(Sigma_XY)``, the PML at an observation ``y`` is::
 
     l(X -> y) = w * I(X; Y) + xi / 2,   I(X; Y) = (log det Sigma_XX - log det Gamma) / 2,
 
-where ``xi ~ chi^2_l`` when ``Y`` is drawn from its distribution. The weight ``w``
-depends on the convention:
-
-``"exact"`` (default), ``w = 1``
-    The PML as defined; confirmed by a numerical maximisation of the density ratio
-    (SPEC §4).
-``"paper"``, ``w = 2``
-    [LKC] Theorem 3.2 as printed (its proof drops the 1/2 of the Gaussian density's
-    normalisation). Its privacy condition (8), kappa (11), LMI (12) and Corollary 3.7
-    are stricter than needed, hence still sufficient for the exact PML; use it to
-    reproduce the paper's numbers.
-
-Every (epsilon, delta) statement reduces to one inequality (Theorem 3.3, condition (8)):
-the mechanism is (epsilon, delta)-PML private iff::
+with ``xi ~ chi^2_l`` when ``Y`` is drawn from its distribution. The weight is ``w = 1``
+in the ``"exact"`` convention (the default: the PML as defined) and ``w = 2`` in the
+``"paper"`` one ([LKC] Theorem 3.2 as printed, whose conditions are stricter, hence still
+sufficient). Every (epsilon, delta) statement reduces to [LKC] Theorem 3.3, (8)::
 
     log det Gamma - log det Sigma_XX >= (F^{-1}_{chi^2_l}(1 - delta) - 2 epsilon) / w,
 
 the right side being :func:`log_det_ratio_bound` (``n log kappa`` in the paper's
-notation). Leakages are in nats.
+notation). Leakages are in nats. The derivation, the factor-1/2 correction of Theorem 3.2
+and both conventions: :doc:`/theory/pml`.
 
 References
 ----------
 [LKC] L. Liu, Y. Kawano, M. Cao, "Privacy protection under the exposure of systems'
 prior information".
-[BW18] B. Balle, Y.-X. Wang, "Improving the Gaussian mechanism for differential privacy:
-analytical calibration and optimal denoising", ICML 2018.
 """
 
 from collections import namedtuple
@@ -179,7 +167,7 @@ def log_det_ratio_bound(epsilon, delta, l, convention="exact"):
 
     Notes
     -----
-    [LKC] Theorem 3.3, condition (8); exact convention: SPEC §4.
+    [LKC] Theorem 3.3, condition (8); both conventions: :doc:`/theory/pml`.
     """
     weight = _weight(convention)
     epsilon = check_epsilon(epsilon, delta, l)
@@ -219,7 +207,8 @@ def kappa(epsilon, delta, n, l, convention="exact"):
 
     Notes
     -----
-    [LKC] equation (11); exact convention: SPEC §4 (``kappa_exact = kappa_paper^2``).
+    [LKC] equation (11); in the exact convention ``kappa_exact = kappa_paper^2``
+    (:doc:`/theory/pml`).
     """
     return _scalar(
         np.exp(np.asarray(log_det_ratio_bound(epsilon, delta, l, convention)) / np.asarray(n))
@@ -327,7 +316,7 @@ def pointwise_maximal_leakage(
     [LKC] Theorem 3.2, (6)-(7), evaluated through canonical correlations:
     ``xi = |V_l^T L_Y^{-1} (y - mu_Y)|^2`` with ``V_l`` the right singular vectors of
     ``L_X^{-1} Sigma_XY L_Y^{-T}`` whose singular values exceed ``CORRELATION_TOL``.
-    Exact convention (factor 1/2 on the log-det term): SPEC §4.
+    Exact convention (factor 1/2 on the log-det term): :doc:`/theory/pml`.
     """
     weight = _weight(convention)
     canon = _canonical(Sigma_XX, Sigma_XY, Sigma_YY)
@@ -366,7 +355,7 @@ def leakage_probability(Sigma_XX, Sigma_XY, Sigma_YY, epsilon, convention="exact
 
     Notes
     -----
-    [LKC] proof of Theorem 3.3 (xi ~ chi^2_l); exact convention: SPEC §4.
+    [LKC] proof of Theorem 3.3 (xi ~ chi^2_l); both conventions: :doc:`/theory/pml`.
     """
     weight = _weight(convention)
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
@@ -402,7 +391,7 @@ def pml_margin(Sigma_XX, Sigma_XY, Sigma_YY, epsilon, delta, convention="exact")
 
     Notes
     -----
-    [LKC] Theorem 3.3, condition (8); exact convention: SPEC §4.
+    [LKC] Theorem 3.3, condition (8); both conventions: :doc:`/theory/pml`.
     """
     weight = _weight(convention)
     delta = float(_unit_interval(delta, "delta"))
@@ -435,7 +424,7 @@ def is_pml_private(Sigma_XX, Sigma_XY, Sigma_YY, epsilon, delta, convention="exa
 
     Notes
     -----
-    [LKC] Theorem 3.3, condition (8); exact convention: SPEC §4.
+    [LKC] Theorem 3.3, condition (8); both conventions: :doc:`/theory/pml`.
     """
     return pml_margin(Sigma_XX, Sigma_XY, Sigma_YY, epsilon, delta, convention) >= -atol
 
@@ -500,7 +489,8 @@ def gaussian_mechanism(Z, Theta, rng=None):
 
     Notes
     -----
-    [LKC] Definition 3.5, mechanism (10).
+    [LKC] Definition 3.5, mechanism (10). Kept for existing scripts: for a certified
+    release use :meth:`~ssa_privacy.privacy.pml_design.LinearGaussianMechanism.release`.
     """
     Z = as_finite_array(Z, "Z")
     Theta = psd_matrix(Theta, "Theta")
@@ -515,8 +505,17 @@ def gaussian_mechanism(Z, Theta, rng=None):
 MonteCarloProbability = namedtuple("MonteCarloProbability", "estimate low high failures samples")
 MonteCarloProbability.__doc__ = """Monte Carlo estimate of P[l(X -> Y) <= epsilon], with an interval.
 
-Attributes: ``estimate``, ``low`` and ``high`` (the Clopper-Pearson interval),
-``failures`` (draws with ``l > epsilon``) and ``samples``."""
+Parameters
+----------
+estimate : float
+    The fraction of draws with ``l <= epsilon``.
+low, high : float
+    The Clopper-Pearson interval.
+failures : int
+    Draws with ``l > epsilon``.
+samples : int
+    Number of draws.
+"""
 
 
 def monte_carlo_leakage_probability(

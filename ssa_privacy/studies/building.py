@@ -18,11 +18,11 @@ the optimal noise is the closed form (36). The study
 import numpy as np
 from tqdm.auto import tqdm
 
-from ssa_privacy.aggregation import design_fixed_Q
+from ssa_privacy.aggregation import design_aggregation
 from ssa_privacy.estimation import filter_outputs, steady_state
 from ssa_privacy.output import StudyOutput
 from ssa_privacy.plants import network, zone_temperature_plants
-from ssa_privacy.privacy.pml import (
+from ssa_privacy.privacy.pml_leakage import (
     CONVENTIONS,
     gaussian_mechanism,
     leakage_probability,
@@ -60,9 +60,12 @@ def add_arguments(parser):
 
 
 def _designs():
-    N = len(EPSILON)
-    A, C, L, Q = (np.full((N, 1, 1), v) for v in (A_ZONE, C_ZONE, L_ZONE, Q_ZONE))
-    return {conv: design_fixed_Q(A, C, L, Q, EPSILON, DELTA, conv) for conv in CONVENTIONS}
+    """The closed form (36) for the zones, in each convention."""
+    zones = zone_temperature_plants([A_ZONE] * len(EPSILON), Q_ZONE)
+    L = [[L_ZONE]]
+    return {
+        conv: design_aggregation(zones, L, EPSILON, DELTA, convention=conv) for conv in CONVENTIONS
+    }
 
 
 def _leakage_rows(designs, samples, rng, progress):

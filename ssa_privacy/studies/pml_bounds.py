@@ -8,7 +8,7 @@ observed through ``Y_k = X_k + V_k``. For each epsilon of the sweep and each des
 
 - ``corollary-3.7/paper``: closed form (15) with the paper's kappa,
 - ``corollary-3.7/exact``: closed form (15) with the exact kappa,
-- ``log-det/exact``: the exact log-det-cone design of SPEC §4 (min tr Theta),
+- ``log-det/exact``: the exact log-det-cone design (min tr Theta, :doc:`/theory/pml`),
 
 the study simulates the plant and the filterpy Kalman filter over many seeded runs and
 compares the empirical steady-state error covariance P (log det and trace) with the DARE
@@ -28,13 +28,12 @@ from tqdm.auto import tqdm
 from ssa_privacy.estimation import empirical_error_covariance, error_covariance_bounds, steady_state
 from ssa_privacy.output import StudyOutput
 from ssa_privacy.plants import LTIPlant
-from ssa_privacy.privacy.pml import (
+from ssa_privacy.privacy.pml_leakage import (
     leakage_probability,
     linear_mechanism_covariances,
-    linear_mechanism_noise,
-    logdet_mechanism_noise,
     monte_carlo_leakage_probability,
 )
+from ssa_privacy.privacy.pml_plant import design_noise
 
 DESCRIPTION = (
     "[LKC] §4: Kalman error covariance vs PML bounds (28)-(29) and P[l <= eps] over epsilon"
@@ -44,12 +43,14 @@ A_PLANT = [[0.75, 0.10], [0.10, 0.65]]
 C_PLANT = [[1.0, 0.0], [0.0, 1.0]]
 Q_PLANT = [[0.40, 0.05], [0.05, 0.30]]
 DEFAULT_EPSILONS = (5.0, 5.5, 6.0, 7.0, 8.0, 10.0)
-#: Design name -> (method, convention).
+#: Design name -> (method label written to design.json, convention).
 DESIGNS = {
     "corollary-3.7/paper": ("closed form", "paper"),
     "corollary-3.7/exact": ("closed form", "exact"),
     "log-det/exact": ("log-det", "exact"),
 }
+#: Method label -> ``method`` of :func:`~ssa_privacy.privacy.pml_plant.design_noise`.
+METHODS = {"closed form": "closed-form", "log-det": "logdet"}
 
 
 def _column(rows, key):
@@ -87,12 +88,8 @@ def add_arguments(parser):
 
 
 def _design(plant, method, convention, epsilon, delta):
-    Sigma = plant.prior_covariance()
-    if method == "closed form":
-        return linear_mechanism_noise(plant.C, Sigma, epsilon, delta, convention)
-    return logdet_mechanism_noise(
-        Sigma, Sigma @ plant.C.T, plant.C @ Sigma @ plant.C.T, epsilon, delta, convention=convention
-    )
+    """The designed Theta (dense, as the design returned it)."""
+    return design_noise(plant, epsilon, delta, method=METHODS[method], convention=convention).Theta
 
 
 def _row(plant, name, epsilon, delta, Theta, options, rng):

@@ -1,0 +1,565 @@
+"""Design of PML-private Gaussian mechanisms [LKC §3.2], as functions and as a mechanism.
+
+The release is ``Y = Z + V``, ``V ~ N(0, Theta)``, of a signal ``Z`` that is jointly
+Gaussian with the private ``X`` (covariances ``Sigma_XX``, ``Sigma_XZ``, ``Sigma_ZZ``); the
+linear case is ``Z = C X``. Three designs of Theta meet (epsilon, delta)-PML privacy:
+
+``"closed-form"``
+    [LKC] Corollary 3.7, (15): ``Theta = kappa / (1 - kappa) C Sigma_XX C^T``, the
+    smallest Theta allowed by the LMI (12) in the linear case.
+``"lmi"``
+    [LKC] Theorem 3.6, LMI (12), solved by cvxpy with Clarabel (any ``Sigma_XZ``).
+``"logdet"``
+    The exact condition of [LKC] Theorem 3.3 as a log-det cone, beyond the paper: never
+    more noise than the LMI.
+
+:class:`LinearGaussianMechanism` puts them behind one design call and releases certified
+data; :func:`ssa_privacy.privacy.pml_plant.design_noise` designs it for a plant. The
+conventions (``"exact"``, the default, or ``"paper"``) and the theory: :doc:`/theory/pml`.
+"""
+
+import control
+import cvxpy as cp
+import numpy as np
+from scipy import linalg
+
+from ssa_privacy._solvers import solve_clarabel
+from ssa_privacy._validation import (
+    as_finite_array,
+    as_matrix,
+    covariance_stack,
+    pd_cholesky,
+    psd_matrix,
+)
+from ssa_privacy.plants import LTIPlant
+from ssa_privacy.privacy.mechanism import (
+    Certificate,
+    FactoredCovariance,
+    Release,
+    as_factored,
+    generator,
+)
+from ssa_privacy.privacy.pml_leakage import (
+    _unit_interval,
+    _weight,
+    check_epsilon,
+    kappa,
+    log_det_ratio_bound,
+    minimum_epsilon,
+    mutual_information,
+    pml_margin,
+)
+
+#: A designed mechanism must meet its privacy condition to this many nats; also the
+#: tolerance of :meth:`LinearGaussianMechanism.certificate`.
+DESIGN_ATOL = 1e-6
+#: Clarabel tolerances of the noise designers (default 1e-8): tighter, so that a small
+#: Theta next to a large Sigma_ZZ is still accurate to DESIGN_ATOL nats (one or two more
+#: iterations).
+SOLVER_SETTINGS = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
+#: The design methods of :meth:`LinearGaussianMechanism.design`.
+METHODS = ("closed-form", "lmi", "logdet")
+
+
+def _not_a_system(value, name):
+    """Refuse a plant where a matrix is expected, pointing to the plant-level call."""
+    if isinstance(value, LTIPlant | control.LTI):
+        raise TypeError(
+            f"{name} must be a matrix, got a {type(value).__name__}; to design the noise of a "
+            "plant use design_noise(plant, epsilon, delta)"
+        )
+
+
+def linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention="exact"):
+    """Closed-form noise covariance of Corollary 3.7 for ``Y = C X + V``.
+
+    Parameters
+    ----------
+    C : array_like, shape (m, n) or (..., m, n)
+        Output matrix (or a stack, one per agent), of rank l >= 1.
+    Sigma_XX : array_like, shape (n, n) or (..., n, n)
+        Prior covariance of X, positive definite, broadcast against ``C``.
+    epsilon : float or array_like
+        Leakage bound(s), nats, above the necessary condition (9).
+    delta : float or array_like
+        Failure probability(ies) in (0, 1).
+    convention : {"exact", "paper"}
+        ``"paper"`` reproduces [LKC] (15); ``"exact"`` uses ``kappa_exact = kappa_paper^2``.
+
+    Returns
+    -------
+    Theta : ndarray, shape (m, m) or (..., m, m)
+        ``kappa / (1 - kappa) C Sigma_XX C^T``, the smallest Theta satisfying LMI (12)
+        (units of ``C X`` squared).
+
+    Raises
+    ------
+    TypeError
+        If ``C`` is a plant (use :func:`~ssa_privacy.privacy.pml_plant.design_noise`).
+    ValueError
+        On shape mismatches, non-finite values, a ``Sigma_XX`` not positive definite, a
+        zero ``C``, ``delta`` outside (0, 1) or ``epsilon`` below condition (9) (the message
+        names the smallest feasible epsilon).
+
+    Notes
+    -----
+    [LKC] Corollary 3.7, (15) (and (33), (36) per agent); kappa from (11) with
+    ``l = rank(C)``. The two conventions: :doc:`/theory/pml`.
+    """
+    _not_a_system(C, "C")
+    Sigma = covariance_stack(Sigma_XX, "Sigma_XX")
+    C = as_finite_array(C, "C")
+    if C.ndim < 2 or C.shape[-1] != Sigma.shape[-1]:
+        raise ValueError(f"C must have shape (..., m, {Sigma.shape[-1]}), got {C.shape}")
+    k = np.asarray(kappa(epsilon, delta, Sigma.shape[-1], np.linalg.matrix_rank(C), convention))
+    CSC = C @ Sigma @ np.swapaxes(C, -1, -2)
+    Theta = (k / (1.0 - k))[..., None, None] * (0.5 * (CSC + np.swapaxes(CSC, -1, -2)))
+    return Theta
+
+
+def _joint_model(C, Sigma_XX, Sigma_XZ, Sigma_ZZ):
+    """Validated ``(C, Sigma_XX, Sigma_XZ, Sigma_ZZ, l)`` of ``Z = C X`` or of a general Z.
+
+    ``(X, Z)`` may be degenerate (``Z = C X``); only its joint covariance must be positive
+    semi-definite, ``Sigma_XX`` positive definite and ``l = rank(Sigma_XZ) >= 1``.
+    """
+    L_X = pd_cholesky(Sigma_XX, "Sigma_XX")
+    Sigma_XX = psd_matrix(Sigma_XX, "Sigma_XX")
+    n = L_X.shape[0]
+    if C is not None:
+        _not_a_system(C, "C")
+        if Sigma_XZ is not None or Sigma_ZZ is not None:
+            raise ValueError("give either C (Z = C X) or Sigma_XZ and Sigma_ZZ, not both")
+        C = as_matrix(C, "C", (None, n))
+        Sigma_XZ, Sigma_ZZ = Sigma_XX @ C.T, C @ Sigma_XX @ C.T
+    elif Sigma_XZ is None or Sigma_ZZ is None:
+        raise ValueError("give C (Z = C X), or both Sigma_XZ and Sigma_ZZ")
+    Sigma_XZ = as_matrix(Sigma_XZ, "Sigma_XZ", (n, None))
+    m = Sigma_XZ.shape[1]
+    Sigma_ZZ = psd_matrix(Sigma_ZZ, "Sigma_ZZ", m)
+    psd_matrix(
+        np.block([[Sigma_XX, Sigma_XZ], [Sigma_XZ.T, Sigma_ZZ]]), "joint covariance of (X, Z)"
+    )
+    l = np.linalg.matrix_rank(linalg.solve_triangular(L_X, Sigma_XZ, lower=True))
+    if l == 0:
+        raise ValueError(
+            "Sigma_XZ is zero: the release carries no information about X, no noise is needed"
+        )
+    return C, Sigma_XX, Sigma_XZ, Sigma_ZZ, int(l)
+
+
+def _design_problem(Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, convention):
+    """Validated data, Theta variable and objective shared by the two cvxpy designers."""
+    _, Sigma_XX, Sigma_XZ, Sigma_ZZ, l = _joint_model(None, Sigma_XX, Sigma_XZ, Sigma_ZZ)
+    n, m = Sigma_XZ.shape
+    L = np.eye(m) if L is None else as_matrix(L, "L", (None, m))
+    Theta = cp.Variable((m, m), PSD=True)
+    goal = cp.trace(L @ Theta @ L.T) if objective is None else objective(Theta)
+    data = dict(Sigma_XX=Sigma_XX, Sigma_XZ=Sigma_XZ, Sigma_ZZ=Sigma_ZZ)
+    return data, log_det_ratio_bound(epsilon, delta, l, convention), n, Theta, cp.Minimize(goal)
+
+
+def _solve_and_verify(problem, Theta, data, epsilon, delta, convention):
+    solve_clarabel(problem, "the noise design", **SOLVER_SETTINGS)
+    eigenvalues, vectors = np.linalg.eigh(0.5 * (Theta.value + Theta.value.T))
+    # PSD at solver precision; clipping the negative eigenvalues only adds noise.
+    Theta = (vectors * np.maximum(eigenvalues, 0.0)) @ vectors.T
+    margin = pml_margin(
+        data["Sigma_XX"], data["Sigma_XZ"], data["Sigma_ZZ"] + Theta, epsilon, delta, convention
+    )
+    if margin < -DESIGN_ATOL:
+        raise RuntimeError(
+            f"the designed Theta misses the ({epsilon}, {delta})-PML condition "
+            f"by {-margin:.3g} nats"
+        )
+    return Theta
+
+
+def lmi_mechanism_noise(
+    Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L=None, objective=None, convention="exact"
+):
+    """Noise covariance Theta of a Gaussian mechanism ``Y = Z + V`` from the LMI of Theorem 3.6.
+
+    Parameters
+    ----------
+    Sigma_XX : array_like, shape (n, n)
+        Prior covariance of the private X, positive definite.
+    Sigma_XZ : array_like, shape (n, m)
+        Cross covariance of X and the signal Z.
+    Sigma_ZZ : array_like, shape (m, m)
+        Covariance of Z. ``(X, Z)`` may be degenerate (``Z = C X``: ``Sigma_XZ =
+        Sigma_XX C^T``, ``Sigma_ZZ = C Sigma_XX C^T``); its joint covariance must be PSD.
+    epsilon : float
+        Leakage bound, nats, above the necessary condition (9).
+    delta : float
+        Failure probability in (0, 1).
+    L : array_like, shape (q, m), optional
+        Weight of the default objective ``min tr(L Theta L^T)`` (default identity).
+    objective : callable, optional
+        ``objective(Theta)`` returning a convex scalar cvxpy expression to minimise;
+        replaces the default.
+    convention : {"exact", "paper"}
+        kappa of the exact PML (default) or of [LKC] (11).
+
+    Returns
+    -------
+    Theta : ndarray, shape (m, m)
+        PSD noise covariance; the mechanism is (epsilon, delta)-PML private in the chosen
+        convention (verified to ``DESIGN_ATOL`` nats). Eigenvalues below zero at solver
+        precision are set to zero, which only adds noise.
+
+    Raises
+    ------
+    ValueError
+        On invalid covariances, ``delta`` outside (0, 1), or ``epsilon`` below (9).
+    RuntimeError
+        If Clarabel does not report an optimal solution or the result fails verification.
+
+    Notes
+    -----
+    [LKC] Theorem 3.6, LMI (12):
+    ``[[(1 - kappa) Sigma_XX, Sigma_XZ], [Sigma_XZ^T, Theta + Sigma_ZZ]] >= 0``, solved by
+    cvxpy with Clarabel. A sufficient condition: :func:`logdet_mechanism_noise` is exact.
+    """
+    data, bound, n, Theta, goal = _design_problem(
+        Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, convention
+    )
+    k = np.exp(bound / n)
+    lmi = cp.bmat(
+        [
+            [(1.0 - k) * data["Sigma_XX"], data["Sigma_XZ"]],
+            [data["Sigma_XZ"].T, Theta + data["Sigma_ZZ"]],
+        ]
+    )
+    problem = cp.Problem(goal, [0.5 * (lmi + lmi.T) >> 0])
+    return _solve_and_verify(problem, Theta, data, epsilon, delta, convention)
+
+
+def logdet_mechanism_noise(
+    Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L=None, objective=None, convention="exact"
+):
+    """Noise covariance Theta meeting the PML condition exactly, through a log-det cone.
+
+    Parameters
+    ----------
+    Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, convention
+        As :func:`lmi_mechanism_noise`.
+
+    Returns
+    -------
+    Theta : ndarray, shape (m, m)
+        Symmetric PSD noise covariance, optimal among all Theta with
+        ``log det Gamma(Theta) - log det Sigma_XX >= log_det_ratio_bound`` (verified).
+
+    Raises
+    ------
+    ValueError
+        As :func:`lmi_mechanism_noise`.
+    RuntimeError
+        If Clarabel does not report an optimal solution or the result fails verification.
+
+    Notes
+    -----
+    Beyond [LKC] (see :doc:`/theory/pml`): ``log det Gamma(Theta)`` is concave, so with a
+    variable G, ``[[Sigma_XX - G, Sigma_XZ], [Sigma_XZ^T, Sigma_ZZ + Theta]] >= 0`` (i.e.
+    ``G <= Gamma(Theta)``) and ``log det G >= log det Sigma_XX + bound`` describe exactly the
+    private mechanisms of [LKC] Theorem 3.3. Never needs more noise than LMI (12).
+    """
+    data, bound, n, Theta, goal = _design_problem(
+        Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, convention
+    )
+    G = cp.Variable((n, n), symmetric=True)
+    block = cp.bmat(
+        [[data["Sigma_XX"] - G, data["Sigma_XZ"]], [data["Sigma_XZ"].T, Theta + data["Sigma_ZZ"]]]
+    )
+    log_det_prior = np.linalg.slogdet(data["Sigma_XX"])[1]
+    constraints = [0.5 * (block + block.T) >> 0, cp.log_det(G) >= log_det_prior + bound]
+    return _solve_and_verify(cp.Problem(goal, constraints), Theta, data, epsilon, delta, convention)
+
+
+class LinearGaussianMechanism:
+    """The Gaussian mechanism ``Y = Z + V``, ``V ~ N(0, Theta)``, certified for PML privacy.
+
+    Built by :meth:`design` (or :func:`~ssa_privacy.privacy.pml_plant.design_noise` for a
+    plant); the constructor takes a given noise covariance, for example to audit it.
+
+    Parameters
+    ----------
+    C : array_like, shape (m, n), or None
+        Output matrix of the linear mechanism ``Z = C X`` ([LKC] (14)); None for a general
+        signal Z described by ``Sigma_XZ`` and ``Sigma_ZZ``.
+    Sigma_XX : array_like, shape (n, n)
+        The adversary's prior covariance of the private X, positive definite (state units
+        squared).
+    noise_covariance : FactoredCovariance or array_like, shape (m, m)
+        Theta, positive semi-definite (units of Z squared).
+    epsilon : float
+        Leakage bound, nats, above the necessary condition (9).
+    delta : float
+        Failure probability in (0, 1).
+    convention : {"exact", "paper"}, optional
+        Which PML formula the guarantee refers to (default exact; :doc:`/theory/pml`).
+    Sigma_XZ : array_like, shape (n, m), optional
+        Cross covariance of X and Z (only with ``C=None``).
+    Sigma_ZZ : array_like, shape (m, m), optional
+        Covariance of Z, positive semi-definite (only with ``C=None``).
+    method : str, optional
+        How Theta was obtained (recorded in the releases; ``"given"`` by default).
+
+    Attributes
+    ----------
+    noise_covariance : FactoredCovariance
+        Theta, the noise that :meth:`release` draws and :meth:`certificate` certifies.
+    Theta : ndarray, shape (m, m)
+        The same covariance as a dense matrix, as designed or given (a designer's output
+        may be symmetric only up to round-off).
+    l : int
+        ``rank(Sigma_XZ)``, the degrees of freedom of the leakage's chi-square part.
+    C, Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, convention, method
+        The validated arguments (``Sigma_XZ = Sigma_XX C^T``, ``Sigma_ZZ = C Sigma_XX C^T``
+        in the linear case).
+
+    Raises
+    ------
+    TypeError
+        If ``C`` is a plant (use :func:`~ssa_privacy.privacy.pml_plant.design_noise`).
+    ValueError
+        On invalid covariances or shapes, both or neither of ``C`` and ``Sigma_XZ``, a zero
+        ``Sigma_XZ``, ``delta`` outside (0, 1), ``epsilon`` below (9), a bad convention.
+
+    Notes
+    -----
+    [LKC] Definition 3.5, mechanism (10), and (14); guarantee [LKC] Theorem 3.3, (8).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ssa_privacy.privacy.pml_design import LinearGaussianMechanism
+    >>> C, Sigma_XX = np.eye(2), np.array([[1.0, 0.3], [0.3, 0.5]])
+    >>> mech = LinearGaussianMechanism.design(C, Sigma_XX, 6.0, 0.01, method="closed-form")
+    >>> out = mech.release(np.zeros((5, 2)), seed=0)
+    >>> out.values.shape, out.certificate.passed
+    ((5, 2), True)
+    >>> bool(np.array_equal(out.values, mech.release(np.zeros((5, 2)), seed=0).values))
+    True
+    >>> mech.with_noise(mech.noise_covariance.scaled(0.5)).certificate().passed
+    False
+    """
+
+    def __init__(
+        self,
+        C,
+        Sigma_XX,
+        noise_covariance,
+        epsilon,
+        delta,
+        *,
+        convention="exact",
+        Sigma_XZ=None,
+        Sigma_ZZ=None,
+        method="given",
+    ):
+        _weight(convention)
+        model = _joint_model(C, Sigma_XX, Sigma_XZ, Sigma_ZZ)
+        self.C, self.Sigma_XX, self.Sigma_XZ, self.Sigma_ZZ, self.l = model
+        self.delta = float(_unit_interval(delta, "delta"))
+        self.epsilon = float(check_epsilon(float(epsilon), self.delta, self.l))
+        self.convention, self.method = convention, str(method)
+        m = self.Sigma_XZ.shape[1]
+        self.noise_covariance = as_factored(noise_covariance, m, "noise_covariance")
+        if isinstance(noise_covariance, FactoredCovariance):
+            self.Theta = self.noise_covariance.matrix()
+        else:  # validated, kept as given (symmetric up to round-off)
+            self.Theta = np.array(noise_covariance, dtype=float)
+            psd_matrix(self.Theta, "noise_covariance", m)
+        self._certificate = None
+
+    @classmethod
+    def design(
+        cls,
+        C,
+        Sigma_XX,
+        epsilon,
+        delta,
+        *,
+        method="closed-form",
+        convention="exact",
+        Sigma_XZ=None,
+        Sigma_ZZ=None,
+        L=None,
+        objective=None,
+    ):
+        """Design Theta for (epsilon, delta)-PML privacy and return the mechanism.
+
+        Parameters
+        ----------
+        C : array_like, shape (m, n), or None
+            Output matrix of ``Z = C X``; None for a general Z (then give ``Sigma_XZ`` and
+            ``Sigma_ZZ``).
+        Sigma_XX : array_like, shape (n, n)
+            Prior covariance of X, positive definite.
+        epsilon : float
+            Leakage bound, nats, above the necessary condition (9).
+        delta : float
+            Failure probability in (0, 1).
+        method : {"closed-form", "lmi", "logdet"}, optional
+            ``"closed-form"``: [LKC] (15), linear case only; ``"lmi"``: [LKC] (12);
+            ``"logdet"``: the exact log-det design (:func:`logdet_mechanism_noise`).
+        convention : {"exact", "paper"}, optional
+            PML convention of the design and of the certificate (default exact).
+        Sigma_XZ : array_like, shape (n, m), optional
+            Cross covariance of X and a general Z (with ``C=None``).
+        Sigma_ZZ : array_like, shape (m, m), optional
+            Covariance of a general Z (with ``C=None``).
+        L : array_like, shape (q, m), optional
+            Weight of the objective ``min tr(L Theta L^T)`` of ``"lmi"`` and ``"logdet"``.
+            The closed form is the least Theta in the PSD order, optimal for every L.
+        objective : callable, optional
+            Convex cvxpy objective ``objective(Theta)`` of ``"lmi"`` and ``"logdet"``.
+
+        Returns
+        -------
+        LinearGaussianMechanism
+            With the designed Theta; ``method`` records the design.
+
+        Raises
+        ------
+        ValueError
+            On an unknown method, ``"closed-form"`` without C or with an ``objective``,
+            and as the constructor and the designers.
+        RuntimeError
+            If a cvxpy design does not solve or fails verification.
+
+        Notes
+        -----
+        [LKC] Corollary 3.7 (15), Theorem 3.6 (12), and the exact log-det cone
+        (:doc:`/theory/pml`).
+        """
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        C, Sigma_XX, Sigma_XZ, Sigma_ZZ, _ = _joint_model(C, Sigma_XX, Sigma_XZ, Sigma_ZZ)
+        if method == "closed-form":
+            if C is None or objective is not None:
+                raise ValueError(
+                    "method='closed-form' ([LKC] (15)) is the linear mechanism Y = C X + V "
+                    "with the objective tr(L Theta L^T): give C and no objective, or use "
+                    "method='lmi' or 'logdet'"
+                )
+            Theta = linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention)
+        else:
+            designer = lmi_mechanism_noise if method == "lmi" else logdet_mechanism_noise
+            Theta = designer(Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, convention)
+        general = {} if C is not None else dict(Sigma_XZ=Sigma_XZ, Sigma_ZZ=Sigma_ZZ)
+        return cls(
+            C, Sigma_XX, Theta, epsilon, delta, convention=convention, method=method, **general
+        )
+
+    def __repr__(self):
+        n, m = self.Sigma_XZ.shape
+        return (
+            f"LinearGaussianMechanism(n={n}, m={m}, epsilon={self.epsilon:g}, "
+            f"delta={self.delta:g}, convention={self.convention!r}, method={self.method!r})"
+        )
+
+    def with_noise(self, noise_covariance):
+        """The same mechanism (model and guarantee) with another noise covariance.
+
+        Parameters
+        ----------
+        noise_covariance : FactoredCovariance or array_like, shape (m, m)
+            The new Theta.
+
+        Returns
+        -------
+        LinearGaussianMechanism
+            With ``method="given"``; its certificate is recomputed for the new noise.
+        """
+        general = {} if self.C is not None else dict(Sigma_XZ=self.Sigma_XZ, Sigma_ZZ=self.Sigma_ZZ)
+        parameters = (self.epsilon, self.delta)
+        return LinearGaussianMechanism(
+            self.C,
+            self.Sigma_XX,
+            noise_covariance,
+            *parameters,
+            convention=self.convention,
+            **general,
+        )
+
+    def certificate(self):
+        """The (epsilon, delta)-PML guarantee, recomputed from ``noise_covariance``.
+
+        Returns
+        -------
+        Certificate
+            ``notion="pml"``; parameters epsilon, delta and convention. ``margin`` (nats)
+            is :func:`~ssa_privacy.privacy.pml_leakage.pml_margin` of
+            ``(Sigma_XX, Sigma_XZ, Sigma_ZZ + Theta)`` for the Theta of
+            ``noise_covariance``: epsilon minus the (1 - delta)-quantile of the leakage.
+            ``passed`` is ``margin >= -tolerance`` with ``tolerance = DESIGN_ATOL``
+            (1e-6 nats, the accuracy to which the designers meet the condition: the
+            closed form to round-off, the cvxpy designs to Clarabel's tolerance). A noise
+            that leaves a direction of Z noiseless, so that Y determines a combination of
+            X exactly, has an infinite leakage: ``margin = -inf``.
+
+        Notes
+        -----
+        [LKC] Theorem 3.3, condition (8), in the chosen convention.
+        """
+        if self._certificate is not None:
+            return self._certificate
+        Theta = self.noise_covariance.matrix()
+        parameters = dict(epsilon=self.epsilon, delta=self.delta, convention=self.convention)
+        evidence = {"rule": "margin >= -tolerance", "degrees_of_freedom": self.l}
+        Sigma_YY = self.Sigma_ZZ + Theta
+        try:
+            margin = pml_margin(
+                self.Sigma_XX, self.Sigma_XZ, Sigma_YY, self.epsilon, self.delta, self.convention
+            )
+            information = mutual_information(self.Sigma_XX, self.Sigma_XZ, Sigma_YY)
+        except ValueError as error:  # singular Sigma_YY or a canonical correlation of 1
+            margin, information = -np.inf, np.inf
+            evidence["reason"] = str(error)
+        quantile = _weight(self.convention) * information + minimum_epsilon(self.delta, self.l)
+        bound = log_det_ratio_bound(self.epsilon, self.delta, self.l, self.convention)
+        evidence.update(
+            mutual_information=information,
+            leakage_quantile=float(quantile),
+            log_det_ratio=-2.0 * information,
+            required_log_det_ratio=float(bound),
+        )
+        self._certificate = Certificate(
+            "pml", parameters, bool(margin >= -DESIGN_ATOL), float(margin), DESIGN_ATOL, evidence
+        )
+        return self._certificate
+
+    def release(self, data, *, seed=None):
+        """Release ``Y = Z + V`` with ``V ~ N(0, Theta)`` drawn independently for each row.
+
+        Parameters
+        ----------
+        data : array_like, shape (m,) or (T, m)
+            The signal Z (e.g. ``C X_k``), one vector or a time series of T of them.
+        seed : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+            None (default) draws fresh entropy; see :func:`~ssa_privacy.privacy.mechanism.generator`.
+
+        Returns
+        -------
+        Release
+            ``values`` of the shape of ``data``, the noise covariance, the certificate
+            and the seed record; ``details`` holds ``method``.
+
+        Raises
+        ------
+        ValueError
+            If ``data`` is not finite or not of shape (m,) or (T, m).
+        TypeError
+            On an invalid seed.
+        """
+        m = self.Sigma_XZ.shape[1]
+        Z = as_finite_array(data, "data")
+        if Z.ndim not in (1, 2) or Z.shape[-1] != m:
+            raise ValueError(f"data must have shape ({m},) or (T, {m}), got {Z.shape}")
+        rng, seed_keys = generator(seed)
+        noise = self.noise_covariance.sample(rng, None if Z.ndim == 1 else len(Z))
+        details = {"method": self.method}
+        return Release(Z + noise, self.noise_covariance, self.certificate(), seed_keys, details)

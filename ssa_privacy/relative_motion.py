@@ -1,0 +1,146 @@
+"""Clohessy-Wiltshire relative motion of a station-kept satellite, as a plant.
+
+The relative state of a satellite about its nominal circular orbit (Hill frame: x radial,
+y along-track, z cross-track; km and km/s) follows the Clohessy-Wiltshire equations. Under
+a published station-keeping feedback ``u = -K x`` and random accelerations (the
+unannounced manoeuvres) it is a stable discrete-time :class:`~ssa_privacy.plants.LTIPlant`
+whose outputs a privacy mechanism can protect. Open-loop CW motion drifts (its
+discretisation is not Schur stable, so it has no stationary prior); the station-keeping
+loop makes it stable.
+
+The functions were first in :mod:`ssa_privacy.plants`, from which they stay importable.
+"""
+
+import control
+import numpy as np
+
+from ssa_privacy._validation import as_matrix, positive
+from ssa_privacy.plants import LTIPlant, white_noise_covariance
+
+
+def clohessy_wiltshire(mean_motion):
+    """Continuous-time Clohessy-Wiltshire (Hill) model of motion relative to a circular orbit.
+
+    State ``(x, y, z, vx, vy, vz)`` in the Hill frame of the reference orbit (x radial,
+    y along-track, z cross-track), km and km/s; input the acceleration (km/s^2)::
+
+        x'' = 3 n^2 x + 2 n y' + u_x,    y'' = -2 n x' + u_y,    z'' = -n^2 z + u_z
+
+    Parameters
+    ----------
+    mean_motion : float
+        Mean motion ``n`` of the reference orbit (rad/s).
+
+    Returns
+    -------
+    control.StateSpace
+        Continuous-time system with ``A`` (6, 6), ``B = [0; I_3]`` (6, 3), ``C = I_6``
+        and ``D = 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``mean_motion`` is not a finite positive number.
+
+    Notes
+    -----
+    Vallado, "Fundamentals of Astrodynamics and Applications", 4th ed., Ch. 6 (Hill's /
+    Clohessy-Wiltshire equations); Curtis, "Orbital Mechanics for Engineering Students",
+    §7.4-7.5. The open-loop A has eigenvalues 0 (double, with a Jordan block: secular
+    along-track drift) and ``+-i n`` (twice), so its discretisation is not Schur stable.
+    """
+    n = positive(mean_motion, "mean_motion")
+    A = np.zeros((6, 6))
+    A[:3, 3:] = np.eye(3)
+    A[3, 0], A[3, 4], A[4, 3], A[5, 2] = 3 * n * n, 2 * n, -2 * n, -n * n
+    B = np.vstack([np.zeros((3, 3)), np.eye(3)])
+    return control.ss(A, B, np.eye(6), np.zeros((6, 3)))
+
+
+def station_keeping_gain(mean_motion, position_scale, velocity_scale, acceleration_scale):
+    """LQR station-keeping gain ``K`` of the feedback ``u = -K x`` on the CW model.
+
+    Parameters
+    ----------
+    mean_motion : float
+        Mean motion of the reference orbit (rad/s).
+    position_scale, velocity_scale, acceleration_scale : float
+        Acceptable excursions (km, km/s, km/s^2) weighting the LQR cost by Bryson's rule:
+        ``Q = diag(I_3 / position_scale^2, I_3 / velocity_scale^2)``,
+        ``R = I_3 / acceleration_scale^2``.
+
+    Returns
+    -------
+    ndarray, shape (3, 6)
+        The gain; ``A - B K`` is Hurwitz.
+
+    Raises
+    ------
+    ValueError
+        If an argument is not a finite positive number.
+
+    Notes
+    -----
+    :func:`control.lqr` (continuous-time algebraic Riccati equation); Bryson and Ho,
+    "Applied Optimal Control", 1975, §5.4 for the weighting rule.
+    """
+    system = clohessy_wiltshire(mean_motion)
+    scales = [
+        positive(v, name)
+        for v, name in (
+            (position_scale, "position_scale"),
+            (velocity_scale, "velocity_scale"),
+            (acceleration_scale, "acceleration_scale"),
+        )
+    ]
+    state_weight = np.diag(np.repeat(1.0 / np.square(scales[:2]), 3))
+    K, _, _ = control.lqr(system.A, system.B, state_weight, np.eye(3) / scales[2] ** 2)
+    return np.asarray(K)
+
+
+def cw_plant(mean_motion, dt, acceleration_psd, C, gain):
+    """Discrete-time plant of a station-kept satellite whose manoeuvres are unannounced.
+
+    The relative state follows the Clohessy-Wiltshire model with the published
+    station-keeping law ``u = -K x`` plus random accelerations ``w`` (the unannounced
+    manoeuvres), white with power spectral density ``acceleration_psd * I_3``::
+
+        x' = (A - B K) x + B w,   discretised: X_{k+1} = A_d X_k + W_k,  W_k ~ N(0, Q)
+
+    Parameters
+    ----------
+    mean_motion : float
+        Mean motion of the reference orbit (rad/s).
+    dt : float
+        Sampling period (s).
+    acceleration_psd : float
+        Power spectral density of each acceleration component (km^2/s^3).
+    C : array_like, shape (m, 6)
+        Output matrix (e.g. ``[I_3, 0]`` for relative positions in km).
+    gain : array_like, shape (3, 6)
+        Station-keeping gain (:func:`station_keeping_gain`). Without station keeping
+        (``gain = 0``) the CW model drifts and has no stationary prior: the plant is
+        rejected as not Schur stable.
+
+    Returns
+    -------
+    LTIPlant
+        ``A_d`` from the zero-order-hold discretisation (:func:`control.c2d`, equal to
+        ``expm((A - B K) dt)``), ``Q`` from :func:`white_noise_covariance`, and ``dt``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is invalid or the closed loop is not stable.
+
+    Notes
+    -----
+    Vallado Ch. 6 (CW), Van Loan (1978) for ``Q``; [LKC] system (23) for the plant form.
+    """
+    system = clohessy_wiltshire(mean_motion)
+    K = as_matrix(gain, "gain", (3, 6))
+    psd = positive(acceleration_psd, "acceleration_psd")
+    closed = control.ss(system.A - system.B @ K, system.B, system.C, system.D)
+    discrete = control.c2d(closed, positive(dt, "dt"), method="zoh")
+    Q = white_noise_covariance(closed.A, system.B, psd * np.eye(3), dt)
+    return LTIPlant(discrete.A, C, Q, float(dt))
