@@ -145,7 +145,20 @@ class FactoredCovariance:
 
     @classmethod
     def scaled_identity(cls, variance, n):
-        """``variance * I_n`` in factored form (a variance of 0 gives rank 0)."""
+        """``variance * I_n`` in factored form (a variance of 0 gives rank 0).
+
+        Parameters
+        ----------
+        variance : float
+            The variance (squared data units), >= 0.
+        n : int
+            The dimension.
+
+        Returns
+        -------
+        FactoredCovariance
+            Method ``"isotropic"``.
+        """
         if variance == 0:
             return cls(np.zeros(0), np.zeros((n, 0)), "isotropic")
         return cls(np.full(n, float(variance)), np.eye(n), "isotropic")
@@ -166,13 +179,35 @@ class FactoredCovariance:
         return float(np.sum(self.eigenvalues))
 
     def matrix(self):
-        """Return Sigma as a dense symmetric (n, n) array."""
+        """Return Sigma as a dense matrix.
+
+        Returns
+        -------
+        ndarray, shape (n, n)
+            ``U diag(lambda) U^T``, symmetrized.
+        """
         U = self.eigenvectors
         dense = (U * self.eigenvalues) @ U.T
         return 0.5 * (dense + dense.T)
 
     def scaled(self, factor):
-        """Return ``factor * Sigma`` (factor > 0), for example to weaken or strengthen a noise."""
+        """Return ``factor * Sigma``, for example to weaken or strengthen a noise.
+
+        Parameters
+        ----------
+        factor : float
+            The multiplier, finite and > 0.
+
+        Returns
+        -------
+        FactoredCovariance
+            The same eigenvectors, eigenvalues times ``factor``.
+
+        Raises
+        ------
+        ValueError
+            If factor is not finite and positive.
+        """
         factor = float(factor)
         if not (np.isfinite(factor) and factor > 0):
             raise ValueError(f"factor must be finite and > 0, got {factor!r}")
@@ -213,6 +248,7 @@ def as_factored(noise, n=None, name="noise_covariance"):
     Returns
     -------
     FactoredCovariance
+        ``noise`` itself, or the factorisation of the dense matrix.
 
     Raises
     ------
@@ -271,15 +307,45 @@ class Mechanism(Protocol):
     noise_covariance: FactoredCovariance
 
     def certificate(self) -> Certificate:
-        """The guarantee of this mechanism's releases, recomputed from its noise."""
+        """The guarantee of this mechanism's releases, recomputed from its noise.
+
+        Returns
+        -------
+        Certificate
+            Whether the guarantee holds, with its margin and tolerance.
+        """
         ...
 
     def release(self, data, *, seed=None) -> Release:
-        """Add the mechanism's noise to ``data`` and certify the result."""
+        """Add the mechanism's noise to ``data`` and certify the result.
+
+        Parameters
+        ----------
+        data : array_like
+            What the owner releases (its shape is documented by each mechanism).
+        seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+            Randomness; None draws fresh operating-system entropy.
+
+        Returns
+        -------
+        Release
+            The released values, the noise covariance and the certificate.
+        """
         ...
 
     def with_noise(self, noise_covariance) -> "Mechanism":
-        """The same mechanism with another noise covariance (for audits)."""
+        """The same mechanism with another noise covariance (for audits).
+
+        Parameters
+        ----------
+        noise_covariance : FactoredCovariance or array_like
+            The noise to certify and release with.
+
+        Returns
+        -------
+        Mechanism
+            A mechanism of the same type and design inputs.
+        """
         ...
 
 
@@ -294,6 +360,7 @@ def generator(seed):
     Returns
     -------
     rng : numpy.random.Generator
+        The generator to draw from.
     seed_keys : dict
         ``{"seed": seed}`` for an int, ``{"seed": None}`` for fresh entropy,
         ``{"seed": "generator"}`` for a Generator passed in (its state is the caller's),
@@ -335,6 +402,7 @@ def data_vector(data, n, name="data"):
     Returns
     -------
     ndarray, shape (n,)
+        The data as floats.
 
     Raises
     ------
