@@ -1,9 +1,9 @@
 """Timing of the DP-GP computations of [SMI] and [MAC] against baselines timed in the same run.
 
 1. Cloaking covariance: the convergent solver of
-   :func:`ssa_privacy.privacy.dp_gp.optimal_cloaking_covariance` (Frank-Wolfe, then a
+   :func:`ssa_privacy.ellipsoid.minimum_volume_ellipsoid` (Frank-Wolfe, then a
    log-barrier Newton method) against the authors' fixed-step projected gradient
-   (:func:`ssa_privacy.privacy.dp_gp.cloaking_lambdas_gradient`, learning rate 0.05,
+   (:func:`ssa_privacy.ellipsoid.projected_gradient_design`, learning rate 0.05,
    at most 1000 steps, 300 on the census problem as the authors' census run). Both
    solve the problem in the numerical column space of C (singular values above 1e-8
    of the largest; the SVD is timed in both): a rank-deficient C makes the gradient
@@ -13,11 +13,12 @@
    excess of ``log|M|``, rescaled to feasibility, over the optimum; r the kept rank,
    ``g_i = c_i^T M^{-1} c_i``) and ``max_i g_i - 1`` of the gradient method, which
    usually stops early. The baseline operation is one Cholesky factorisation of
-   ``K + s2 I`` (the GP fit). Problems: the toy example of ``dpgp_spec.md`` C.1, the
-   empirical-check setup of A.3 step 6, a 2-D problem with 300 training and 30 test
-   points, and the census study's problem: its real data and maximum-likelihood
-   hyperparameters (fitted first, untimed, as ``ssa-privacy run census`` does), C of
-   size 331 x 1325, timed ``--census-repeats`` times (it takes tens of seconds).
+   ``K + s2 I`` (the GP fit). Problems: the toy example of ``docs/theory/dp-gp.rst``
+   (5 training and 3 test points), the setup of the authors' empirical privacy-loss
+   test (50 and 5), a 2-D problem with 300 training and 30 test points, and the
+   census study's problem: its real data and maximum-likelihood hyperparameters
+   (fitted first, untimed, as ``ssa-privacy run census`` does), C of size 331 x 1325,
+   timed ``--census-repeats`` times (it takes tens of seconds).
 2. Renyi bound: one :func:`ssa_privacy.privacy.posterior_sampling.epsilon_for_delta`
    (optimised over the order) per (n, r, sigma) point, against one exact GP posterior
    (fit and predict, n = 100 points, 800 test points) as the baseline.
@@ -30,12 +31,9 @@ import argparse
 import numpy as np
 from _timing import best_time
 
+from ssa_privacy.ellipsoid import minimum_volume_ellipsoid, projected_gradient_design
 from ssa_privacy.gp import RBF, Exponential, GaussianProcess, cholesky_with_jitter
-from ssa_privacy.privacy.dp_gp import (
-    cloaking_lambdas_gradient,
-    cloaking_matrix,
-    optimal_cloaking_covariance,
-)
+from ssa_privacy.privacy.cloaking import cloaking_matrix
 from ssa_privacy.privacy.posterior_sampling import epsilon_for_delta
 
 
@@ -49,9 +47,9 @@ def timed(function, repeats):
 def cloaking_problems(census=True):
     """(name, X, X_star, kernel, noise variance, gradient steps, is census) of the problems."""
     rng = np.random.default_rng(0)
-    yield "toy (spec C.1)", np.arange(5.0), np.array([0.5, 2.5, 3.5]), RBF(1.0), 0.5, 1000, False
+    yield "toy (5 x 3)", np.arange(5.0), np.array([0.5, 2.5, 3.5]), RBF(1.0), 0.5, 1000, False
     yield (
-        "empirical check (spec A.3.6)",
+        "empirical check (50 x 5)",
         10 * rng.standard_normal(50),
         np.arange(0.0, 10, 2),
         RBF(1.0),
@@ -97,7 +95,7 @@ def gradient_baseline(C, steps, rtol=1e-8):
     """
     U, s, _ = np.linalg.svd(C, full_matrices=False)
     r = int(np.sum(s > rtol * s[0]))
-    lambdas, taken, leverage = cloaking_lambdas_gradient(U[:, :r].T @ C, max_iter=steps, seed=0)
+    lambdas, taken, leverage = projected_gradient_design(U[:, :r].T @ C, max_iter=steps, seed=0)
     gap = r * np.log(max(1.0, leverage)) + lambdas.sum() - r
     return lambdas, taken, leverage, gap
 
@@ -113,7 +111,7 @@ def bench_cloaking(repeats, census_repeats, census=True):
         K, K_star = kernel(X), kernel(X_star, X)
         chol, _ = timed(lambda: cholesky_with_jitter(K + s2 * np.eye(len(K))), times)
         C, _ = cloaking_matrix(K_star, K, s2)
-        ours, solution = timed(lambda: optimal_cloaking_covariance(C), times)
+        ours, solution = timed(lambda: minimum_volume_ellipsoid(C), times)
         grad, (_, taken, leverage, gap) = timed(lambda: gradient_baseline(C, steps), times)
         print(
             f"{name:30s} {solution.rank:5d} {chol:9.5f} {ours:9.4f} {grad:9.4f} {ours / grad:9.3f} "

@@ -1,4 +1,9 @@
-"""Tests of the DP-GP mechanisms of [SMI]: test vectors, optimality and privacy checks."""
+"""Tests of the DP-GP functions of [SMI]: test vectors, optimality and privacy checks.
+
+The test vectors (toy example and !Kung) were computed independently of this package
+with numpy/scipy from the formulas of docs/theory/dp-gp.rst; the toy example is its
+"Toy example" section.
+"""
 
 import cvxpy as cp
 import numpy as np
@@ -7,11 +12,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, linalg, stats
 
+from ssa_privacy import ellipsoid
 from ssa_privacy.gp import RBF
-from ssa_privacy.privacy import dp_gp
+from ssa_privacy.privacy import (
+    accounting,
+    binning,
+    cloaking,
+    dp_gp,
+    hall,
+    hyperparameters,
+    normalisation,
+)
 from ssa_privacy.studies.kung import load_women
 
-# dpgp_spec.md C.1 (toy example).
+# The toy example (docs/theory/dp-gp.rst).
 X1 = np.array([0.0, 1, 2, 3, 4])
 Y1 = np.array([0.5, 1.0, -0.3, 0.2, 0.9])
 XS1 = np.array([0.5, 2.5, 3.5])
@@ -20,7 +34,7 @@ S2 = 0.5
 
 def toy_cloaking_matrix():
     kernel = RBF(1.0)
-    return dp_gp.cloaking_matrix(kernel(XS1, X1), kernel(X1), S2)[0]
+    return cloaking.cloaking_matrix(kernel(XS1, X1), kernel(X1), S2)[0]
 
 
 def binomial_interval(successes, trials, level):
@@ -35,20 +49,20 @@ def binomial_interval(successes, trials, level):
 
 
 # --------------------------------------------------------------------------------------
-# Test vectors (dpgp_spec.md section C)
+# Test vectors
 # --------------------------------------------------------------------------------------
 
 
 def test_toy_vectors_standard_method():
     K = RBF(1.0)(X1)
-    assert dp_gp.c_delta(0.01) == pytest.approx(3.2552472614, rel=1e-9)
-    assert dp_gp.rkhs_sensitivity(K, S2, 1.0, "infinity_norm") == pytest.approx(
+    assert accounting.c_delta(0.01) == pytest.approx(3.2552472614, rel=1e-9)
+    assert hall.rkhs_sensitivity(K, S2, 1.0, "infinity_norm") == pytest.approx(
         1.8776319461, rel=1e-9
     )
-    assert dp_gp.rkhs_sensitivity(K, S2, 1.0, "paper_refinement") == pytest.approx(
+    assert hall.rkhs_sensitivity(K, S2, 1.0, "paper_refinement") == pytest.approx(
         1.1078447041, rel=1e-9
     )
-    release = dp_gp.standard_release(
+    release = hall.standard_release(
         RBF(1.0), S2, X1, Y1, XS1, 1.0, 0.01, 1.0, seed=0, method="paper_refinement"
     )
     np.testing.assert_allclose(np.diag(release.noise_covariance), 13.005461, rtol=1e-6)
@@ -66,7 +80,7 @@ def test_toy_vectors_cloaking():
         ],
         atol=1e-6,
     )
-    solution = dp_gp.optimal_cloaking_covariance(C)
+    solution = cloaking.optimal_cloaking_covariance(C)
     np.testing.assert_allclose(
         solution.lambdas, [0.997277, 0.0, 0.666747, 0.625463, 0.710512], atol=2e-6
     )
@@ -81,13 +95,13 @@ def test_toy_vectors_cloaking():
         atol=2e-6,
     )
     assert np.linalg.slogdet(M)[1] == pytest.approx(-5.0036384, abs=1e-6)
-    Sigma = dp_gp.cloaking_noise_covariance(RBF(1.0)(XS1, X1), RBF(1.0)(X1), S2, 1.0, 1.0, 0.01)
+    Sigma = cloaking.cloaking_noise_covariance(RBF(1.0)(XS1, X1), RBF(1.0)(X1), S2, 1.0, 1.0, 0.01)
     np.testing.assert_allclose(np.diag(Sigma), [1.869737, 2.353695, 2.457834], rtol=1e-5)
 
 
 def test_authors_gradient_descent_reproduced():
-    """The fixed-step optimiser converges slowly to the same optimum (spec C.1: 556 steps)."""
-    lambdas, iterations, max_leverage = dp_gp.cloaking_lambdas_gradient(
+    """The authors' fixed-step optimiser converges slowly to the same optimum (556 steps)."""
+    lambdas, iterations, max_leverage = cloaking.cloaking_lambdas_gradient(
         toy_cloaking_matrix(), seed=0
     )
     assert iterations == 556
@@ -98,19 +112,19 @@ def test_authors_gradient_descent_reproduced():
 def test_kung_vectors():
     age, height = load_women()
     assert len(age) == 287
-    y, norm = dp_gp.clip_and_normalise(height, 100.0)
+    y, norm = normalisation.clip_and_normalise(height, 100.0)
     assert (norm.centre, norm.mean, norm.std, norm.sensitivity) == pytest.approx(
         (108.2675, 134.604617, 25.742149, 3.884680), abs=1e-6
     )
     K = RBF(25.0)(age)
-    assert dp_gp.rkhs_sensitivity(K, 0.3, 1.0, "paper_refinement") == pytest.approx(
+    assert hall.rkhs_sensitivity(K, 0.3, 1.0, "paper_refinement") == pytest.approx(
         4.381635, abs=1e-6
     )
-    assert dp_gp.rkhs_sensitivity(K, 0.3, 1.0, "infinity_norm") == pytest.approx(8.446767, abs=1e-6)
-    assert dp_gp.rkhs_sensitivity(K, 0.3, norm.sensitivity, "exact") == pytest.approx(
+    assert hall.rkhs_sensitivity(K, 0.3, 1.0, "infinity_norm") == pytest.approx(8.446767, abs=1e-6)
+    assert hall.rkhs_sensitivity(K, 0.3, norm.sensitivity, "exact") == pytest.approx(
         1.937, abs=1e-3
     )
-    release = dp_gp.cloaking_release(
+    release = cloaking.cloaking_release(
         RBF(25.0), 0.3, age, y, 1.8 * np.arange(100), 1.0, 0.01, norm.sensitivity, seed=0
     )
     sd = norm.std * release.noise_sd
@@ -130,7 +144,7 @@ def test_ellipsoid_satisfies_optimality_conditions(m, extra, seed):
     """KKT: c_i^T M^{-1} c_i <= 1, sum lambda = rank, lambda_i (1 - c_i^T M^{-1} c_i) = 0."""
     rng = np.random.default_rng(seed)
     C = rng.standard_normal((m, m + extra)) * rng.uniform(0.1, 2.0, m + extra)
-    solution = dp_gp.optimal_cloaking_covariance(C, tol=1e-9)
+    solution = cloaking.optimal_cloaking_covariance(C, tol=1e-9)
     M = solution.covariance()
     leverage = np.sum(C * linalg.solve(M, C, assume_a="pos"), axis=0)
     assert solution.rank == m
@@ -150,7 +164,7 @@ def test_ellipsoid_matches_an_independent_convex_solver():
     )
     problem.solve(solver="CLARABEL")
     assert problem.status == cp.OPTIMAL
-    ours = np.linalg.slogdet(dp_gp.optimal_cloaking_covariance(C).covariance())[1]
+    ours = np.linalg.slogdet(cloaking.optimal_cloaking_covariance(C).covariance())[1]
     assert ours == pytest.approx(-problem.value, abs=1e-5)
 
 
@@ -158,44 +172,46 @@ def test_rank_deficient_cloaking_is_covered_in_every_direction():
     """Duplicate test points: the noise still covers every column, and its scale is exact."""
     kernel = RBF(2.0)
     X, X_star = np.linspace(0, 10, 30), np.array([1.0, 1.0, 5.0, 5.0, 9.0])
-    C, _ = dp_gp.cloaking_matrix(kernel(X_star, X), kernel(X), 0.1)
-    solution = dp_gp.optimal_cloaking_covariance(C)
+    C, _ = cloaking.cloaking_matrix(kernel(X_star, X), kernel(X), 0.1)
+    solution = cloaking.optimal_cloaking_covariance(C)
     assert solution.rank == 3
-    assert np.max(solution.mahalanobis_squared(C)) <= 1 + dp_gp.NULL_SPACE_SHARE + 1e-7
+    assert np.max(solution.mahalanobis_squared(C)) <= 1 + ellipsoid.NULL_SPACE_SHARE + 1e-7
 
 
 def test_worst_case_shift_has_mahalanobis_norm_epsilon_over_c():
     """The release covariance is scaled so that max_i ||Sigma^{-1/2} d c_i|| = epsilon / c(delta)."""
     d, epsilon, delta = 2.0, 0.5, 1e-3
-    Sigma = dp_gp.cloaking_noise_covariance(RBF(1.0)(XS1, X1), RBF(1.0)(X1), S2, d, epsilon, delta)
+    Sigma = cloaking.cloaking_noise_covariance(
+        RBF(1.0)(XS1, X1), RBF(1.0)(X1), S2, d, epsilon, delta
+    )
     C = toy_cloaking_matrix()
     m = np.sqrt(np.max(np.sum((d * C) * linalg.solve(Sigma, d * C, assume_a="pos"), axis=0)))
-    assert m == pytest.approx(epsilon / dp_gp.c_delta(delta), rel=1e-7)
+    assert m == pytest.approx(epsilon / accounting.c_delta(delta), rel=1e-7)
 
 
 def test_one_cloaking_mechanism_serves_every_privacy_level():
     """The noise shape is solved once; each (epsilon, delta, d) release still meets Hall's
     condition max_i ||Sigma^{-1/2} d c_i|| = epsilon / c(delta) exactly, and its check passes."""
-    mechanism = dp_gp.CloakingMechanism(RBF(1.0)(XS1, X1), RBF(1.0)(X1), S2)
+    mechanism = cloaking.CloakingMechanism(RBF(1.0)(XS1, X1), RBF(1.0)(X1), S2)
     C = toy_cloaking_matrix()
     for epsilon, delta, d in [(0.3, 0.01, 1.0), (1.0, 1e-5, 2.0), (0.7, 0.1, 0.5)]:
         release = mechanism.release(Y1, epsilon, delta, d, seed=0)
         Sigma = release.noise_covariance
         m = np.sqrt(np.max(np.sum((d * C) * linalg.solve(Sigma, d * C, assume_a="pos"), axis=0)))
-        assert m == pytest.approx(epsilon / dp_gp.c_delta(delta), rel=1e-7)
+        assert m == pytest.approx(epsilon / accounting.c_delta(delta), rel=1e-7)
         assert release.check.passed and (release.epsilon, release.delta) == (epsilon, delta)
 
 
 def test_empirical_privacy_loss_check():
-    """dpgp_spec.md A.3 step 6: for every training index perturbed by d, P[loss > epsilon] < delta."""
+    """The authors' empirical test: for every training index perturbed by d, P[loss > epsilon] < delta."""
     rng = np.random.default_rng(0)
     X = 10 * rng.standard_normal(50)
     y = np.sin(X) + 0.5 * rng.standard_normal(50)
     X_star = np.array([0.0, 2, 4, 6, 8])
     d, epsilon, delta, draws = 2.0, 1.0, 0.01, 200_000
-    release = dp_gp.cloaking_release(RBF(1.0), 0.25, X, y, X_star, epsilon, delta, d, seed=1)
+    release = cloaking.cloaking_release(RBF(1.0), 0.25, X, y, X_star, epsilon, delta, d, seed=1)
     assert release.check.passed
-    C, _ = dp_gp.cloaking_matrix(RBF(1.0)(X_star, X), RBF(1.0)(X), 0.25)
+    C, _ = cloaking.cloaking_matrix(RBF(1.0)(X_star, X), RBF(1.0)(X), 0.25)
     Sigma = release.noise_covariance
     z = rng.multivariate_normal(np.zeros(5), Sigma, size=draws)
     base = stats.multivariate_normal(np.zeros(5), Sigma)
@@ -206,7 +222,7 @@ def test_empirical_privacy_loss_check():
         forward = np.mean(log_base - base.logpdf(z + shift) > epsilon)
         backward = np.mean(log_base - base.logpdf(z - shift) > epsilon)
         m = np.sqrt(shift @ linalg.solve(Sigma, shift, assume_a="pos"))
-        expected = dp_gp.privacy_loss_tail(m, epsilon)
+        expected = accounting.privacy_loss_tail(m, epsilon)
         for fraction in (forward, backward):
             assert fraction < delta
             low, high = binomial_interval(int(round(fraction * draws)), draws, level)
@@ -218,16 +234,18 @@ def test_gaussian_mechanism_delta_against_its_definition():
     m, epsilon = 0.8, 0.7
     integrand = lambda x: max(stats.norm.pdf(x, m) - np.exp(epsilon) * stats.norm.pdf(x), 0.0)  # noqa: E731
     value, _ = integrate.quad(integrand, -10, 12, points=[m / 2 + epsilon / m])
-    assert dp_gp.gaussian_mechanism_delta(m, epsilon) == pytest.approx(value, rel=1e-7)
-    assert dp_gp.gaussian_mechanism_delta(m, epsilon) <= dp_gp.privacy_loss_tail(m, epsilon)
+    assert accounting.gaussian_mechanism_delta(m, epsilon) == pytest.approx(value, rel=1e-7)
+    assert accounting.gaussian_mechanism_delta(m, epsilon) <= accounting.privacy_loss_tail(
+        m, epsilon
+    )
 
 
 @pytest.mark.parametrize("epsilon", [0.3, 1.0, 5.0])
 def test_analytic_calibration_is_tight_and_below_hall(epsilon):
-    s = dp_gp.noise_multiplier(epsilon, 0.01, "analytic")
-    assert dp_gp.gaussian_mechanism_delta(1 / s, epsilon) == pytest.approx(0.01, rel=1e-8)
+    s = accounting.noise_multiplier(epsilon, 0.01, "analytic")
+    assert accounting.gaussian_mechanism_delta(1 / s, epsilon) == pytest.approx(0.01, rel=1e-8)
     if epsilon <= 1:
-        assert s < dp_gp.noise_multiplier(epsilon, 0.01, "hall")
+        assert s < accounting.noise_multiplier(epsilon, 0.01, "hall")
 
 
 # --------------------------------------------------------------------------------------
@@ -244,12 +262,12 @@ def test_rkhs_bounds_are_ordered_and_dominate_the_test_set_shift(n, lengthscale,
     kernel = RBF(lengthscale)
     K = kernel(X)
     exact, rigorous, infinity = (
-        dp_gp.rkhs_sensitivity(K, s2, 1.0, m)
+        hall.rkhs_sensitivity(K, s2, 1.0, m)
         for m in ("exact", "rigorous_refinement", "infinity_norm")
     )
     assert exact <= rigorous * (1 + 1e-9) and rigorous <= infinity * (1 + 1e-9)
     X_star = rng.uniform(-2, 12, 3)
-    C, _ = dp_gp.cloaking_matrix(kernel(X_star, X), K, s2)
+    C, _ = cloaking.cloaking_matrix(kernel(X_star, X), K, s2)
     K_star = kernel(X_star) + 1e-9 * np.eye(3)
     shift = np.sqrt(np.max(np.sum(C * linalg.solve(K_star, C, assume_a="pos"), axis=0)))
     assert shift <= exact * (1 + 1e-6) + 1e-6
@@ -258,10 +276,10 @@ def test_rkhs_bounds_are_ordered_and_dominate_the_test_set_shift(n, lengthscale,
 def test_paper_refinement_is_flagged_and_exact_is_much_smaller_on_kung():
     age, _ = load_women()
     K = RBF(25.0)(age)
-    assert dp_gp.rkhs_sensitivity(K, 0.3, 1.0, "exact") < 0.2 * dp_gp.rkhs_sensitivity(
+    assert hall.rkhs_sensitivity(K, 0.3, 1.0, "exact") < 0.2 * hall.rkhs_sensitivity(
         K, 0.3, 1.0, "paper_refinement"
     )
-    assert dp_gp.rkhs_sensitivity(K, 0.3, 1.0, "exact") <= 1 / (2 * np.sqrt(0.3))
+    assert hall.rkhs_sensitivity(K, 0.3, 1.0, "exact") <= 1 / (2 * np.sqrt(0.3))
 
 
 # --------------------------------------------------------------------------------------
@@ -272,11 +290,11 @@ def test_paper_refinement_is_flagged_and_exact_is_much_smaller_on_kung():
 def test_laplace_bins_are_half_open_and_calibrated():
     X = np.array([0.0, 0.5, 1.0, 1.0, 1.9, 2.0])
     y = np.array([0.1, 0.2, 0.3, -0.4, 0.5, 0.6])
-    binned = dp_gp.laplace_bin_means(X, y, [0.0, 1.0, 2.0, 3.0], 0.5, 2.0, seed=0)
+    binned = binning.laplace_bin_means(X, y, [0.0, 1.0, 2.0, 3.0], 0.5, 2.0, seed=0)
     np.testing.assert_array_equal(binned.counts, [2, 3, 1])
     np.testing.assert_allclose(binned.laplace_scales, 2.0 / (binned.counts * 0.5))
     assert binned.check.passed and binned.check.evidence["max_privacy_loss"] == pytest.approx(0.5)
-    prediction = dp_gp.simple_binning_predict(binned, [0.2, 2.5, 7.0], fill=0.0)
+    prediction = binning.simple_binning_predict(binned, [0.2, 2.5, 7.0], fill=0.0)
     np.testing.assert_allclose(prediction, [binned.values[0], binned.values[2], 0.0])
 
 
@@ -286,7 +304,7 @@ def test_laplace_noise_has_the_stated_scale():
     rng = np.random.default_rng(0)
     draws = np.array(
         [
-            dp_gp.laplace_bin_means(X, y, [0.0, 1.0], 1.0, 1.0, seed=rng).values[0]
+            binning.laplace_bin_means(X, y, [0.0, 1.0], 1.0, 1.0, seed=rng).values[0]
             for _ in range(4000)
         ]
     )
@@ -301,7 +319,7 @@ def test_laplace_noise_has_the_stated_scale():
 )
 def test_integral_kernel_against_numerical_integration(boxes):
     s, t, s2, t2 = boxes
-    kernel = dp_gp.IntegralRBF(lengthscale=0.7, variance=1.3)
+    kernel = binning.IntegralRBF(lengthscale=0.7, variance=1.3)
     rbf = lambda u, v: 1.3 * np.exp(-((u - v) ** 2) / (2 * 0.7**2))  # noqa: E731
     box_box, _ = integrate.dblquad(lambda v, u: rbf(u, v), s, t, s2, t2)
     box_point, _ = integrate.quad(lambda u: rbf(u, 0.4), s, t)
@@ -317,8 +335,8 @@ def test_integral_binning_recovers_a_smooth_function():
     rng = np.random.default_rng(1)
     X = rng.uniform(0, 10, 400)
     y = np.sin(X / 2)
-    binned = dp_gp.laplace_bin_means(X, y, np.arange(0, 10.5, 1.0), 5.0, 2.0, seed=rng)
-    prediction = dp_gp.integral_binning_predict(binned, np.array([2.0, 5.0, 8.0]), seed=0)
+    binned = binning.laplace_bin_means(X, y, np.arange(0, 10.5, 1.0), 5.0, 2.0, seed=rng)
+    prediction = binning.integral_binning_predict(binned, np.array([2.0, 5.0, 8.0]), seed=0)
     np.testing.assert_allclose(prediction, np.sin(np.array([2.0, 5.0, 8.0]) / 2), atol=0.15)
 
 
@@ -328,16 +346,105 @@ def test_exponential_mechanism_sensitivity_bound_holds():
     X = np.sort(rng.uniform(0, 10, 30))
     y = np.clip(np.sin(X) + 0.3 * rng.standard_normal(30), -1, 1)
     kwargs = dict(epsilon=1.0, sensitivity=2.0, folds=3, seed=7)
-    base = dp_gp.select_hyperparameters(X, y, [1.0, 3.0], [0.1, 0.5], **kwargs)
+    base = hyperparameters.select_hyperparameters(X, y, [1.0, 3.0], [0.1, 0.5], **kwargs)
     assert base.check.passed and np.isclose(base.probabilities.sum(), 1.0)
     for j in range(0, 30, 3):
         for move in (-2.0, 2.0):
             y_neighbour = y.copy()
             y_neighbour[j] += move
-            other = dp_gp.select_hyperparameters(X, y_neighbour, [1.0, 3.0], [0.1, 0.5], **kwargs)
+            other = hyperparameters.select_hyperparameters(
+                X, y_neighbour, [1.0, 3.0], [0.1, 0.5], **kwargs
+            )
             assert np.max(np.abs(other.utilities - base.utilities)) <= base.utility_sensitivity
             ratio = np.max(np.abs(np.log(other.probabilities / base.probabilities)))
             assert ratio <= 1.0 + 1e-9
+
+
+def test_laplace_check_fails_on_a_wrong_calibration(monkeypatch):
+    """The check recomputes the loss from the scales used: halving them is caught."""
+    X, y = np.array([0.2, 0.4, 1.5]), np.array([0.1, 0.3, -0.2])
+    assert binning.laplace_bin_means(X, y, [0.0, 1.0, 2.0], 1.0, 2.0, seed=0).check.passed
+    calibrate = binning._laplace_scales
+    monkeypatch.setattr(binning, "_laplace_scales", lambda *args: 0.5 * calibrate(*args))
+    check = binning.laplace_bin_means(X, y, [0.0, 1.0, 2.0], 1.0, 2.0, seed=0).check
+    assert not check.passed
+    assert check.evidence["max_privacy_loss"] == pytest.approx(2.0)
+
+
+def test_selection_check_fails_on_a_wrong_sensitivity(monkeypatch):
+    """The check recomputes epsilon from the probabilities sampled from: a calibration with
+    half the utility sensitivity doubles the inverse temperature, so epsilon doubles."""
+    rng = np.random.default_rng(4)
+    X = np.sort(rng.uniform(0, 10, 20))
+    y = np.clip(np.sin(X) + 0.3 * rng.standard_normal(20), -1, 1)
+    kwargs = dict(epsilon=1.0, sensitivity=2.0, folds=2, seed=7)
+    honest = hyperparameters.select_hyperparameters(X, y, [1.0, 3.0], [0.1, 0.5], **kwargs)
+    assert honest.check.passed
+    assert honest.check.evidence["epsilon_achieved"] == pytest.approx(1.0, rel=1e-9)
+    calibrate = hyperparameters._utility_sensitivity
+    monkeypatch.setattr(hyperparameters, "_utility_sensitivity", lambda s: 0.5 * calibrate(s))
+    wrong = hyperparameters.select_hyperparameters(X, y, [1.0, 3.0], [0.1, 0.5], **kwargs)
+    assert not wrong.check.passed
+    assert wrong.check.evidence["epsilon_achieved"] == pytest.approx(2.0, rel=1e-9)
+
+
+def test_selection_check_rejects_probabilities_not_of_the_exponential_form():
+    utilities = np.array([-3.0, -2.0, -1.0])
+    probabilities = np.array([0.2, 0.3, 0.5])  # log p is not linear in u
+    certificate = hyperparameters._selection_certificate(utilities, probabilities, np.ones(3), 10.0)
+    assert not certificate.passed and certificate.evidence["fit_residual"] > 1e-3
+
+
+# --------------------------------------------------------------------------------------
+# The old import path
+# --------------------------------------------------------------------------------------
+
+
+def test_old_module_path_reexports_the_same_objects():
+    """Every name of the former dp_gp module is importable from it and is the new object."""
+    homes = {
+        accounting: [
+            "c_delta",
+            "gaussian_mechanism_delta",
+            "noise_multiplier",
+            "privacy_loss_tail",
+        ],
+        normalisation: ["OutputNormalisation", "clip_and_normalise"],
+        hall: ["RKHS_METHODS", "rkhs_sensitivity", "standard_release"],
+        cloaking: [
+            "CloakingMechanism",
+            "cloaking_matrix",
+            "optimal_cloaking_covariance",
+            "cloaking_lambdas_gradient",
+            "cloaking_noise_covariance",
+            "cloaking_release",
+        ],
+        binning: [
+            "BinnedRelease",
+            "laplace_bin_means",
+            "simple_binning_predict",
+            "IntegralRBF",
+            "integral_binning_predict",
+        ],
+        hyperparameters: ["HyperparameterSelection", "select_hyperparameters"],
+        ellipsoid: ["NULL_SPACE_SHARE", "COARSE_GAP", "ROUND_OFF"],
+    }
+    for module, names in homes.items():
+        for name in names:
+            assert getattr(dp_gp, name) is getattr(module, name), name
+    for name in ["PrivacyCheck", "DPRelease", "gaussian_check", "CHECK_RTOL", "CALIBRATIONS"]:
+        assert hasattr(dp_gp, name)
+    assert dp_gp.CloakingSolution is ellipsoid.MinimumVolumeEllipsoid
+    lambdas, g, gap, _ = dp_gp.cloaking_dual(toy_cloaking_matrix())
+    np.testing.assert_allclose(
+        lambdas, ellipsoid.d_optimal_design(toy_cloaking_matrix())[0], rtol=1e-12
+    )
+    assert gap <= 3e-8 and g.max() <= 1 + 1e-7
+    # An old-style script: the functions through the old path, old argument orders.
+    release = dp_gp.cloaking_release(RBF(1.0), S2, X1, Y1, XS1, 1.0, 0.01, 1.0, seed=0)
+    Sigma = dp_gp.cloaking_noise_covariance(RBF(1.0)(XS1, X1), RBF(1.0)(X1), S2, 1.0, 1.0, 0.01)
+    np.testing.assert_allclose(release.noise_covariance, Sigma, rtol=1e-12)
+    assert release.check.passed and isinstance(release.check, dp_gp.PrivacyCheck)
 
 
 # --------------------------------------------------------------------------------------
@@ -348,31 +455,37 @@ def test_exponential_mechanism_sensitivity_bound_holds():
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: dp_gp.c_delta(1.5), "delta"),
-        (lambda: dp_gp.noise_multiplier(2.0, 0.01), "calibration='analytic'"),
-        (lambda: dp_gp.noise_multiplier(1.0, 0.01, "laplace"), "calibration"),
-        (lambda: dp_gp.rkhs_sensitivity(np.eye(2), 0.1, 1.0, "other"), "method"),
-        (lambda: dp_gp.rkhs_sensitivity(4 * np.eye(2), 0.1, 1.0, "infinity_norm"), "kernel values"),
-        (lambda: dp_gp.clip_and_normalise([1.0, np.nan], 1.0), "y"),
-        (lambda: dp_gp.clip_and_normalise([1.0, 2.0], -1.0), "sensitivity"),
-        (lambda: dp_gp.clip_and_normalise([1.0, 2.0], 1.0, clip="mode"), "clip"),
-        (lambda: dp_gp.cloaking_release(RBF(1.0), 0.5, X1, Y1[:3], XS1, 1.0, 0.01, 1.0), "y has 3"),
+        (lambda: accounting.c_delta(1.5), "delta"),
+        (lambda: accounting.noise_multiplier(2.0, 0.01), "calibration='analytic'"),
+        (lambda: accounting.noise_multiplier(1.0, 0.01, "laplace"), "calibration"),
+        (lambda: hall.rkhs_sensitivity(np.eye(2), 0.1, 1.0, "other"), "method"),
+        (lambda: hall.rkhs_sensitivity(4 * np.eye(2), 0.1, 1.0, "infinity_norm"), "kernel values"),
+        (lambda: normalisation.clip_and_normalise([1.0, np.nan], 1.0), "y"),
+        (lambda: normalisation.clip_and_normalise([1.0, 2.0], -1.0), "sensitivity"),
+        (lambda: normalisation.clip_and_normalise([1.0, 2.0], 1.0, clip="mode"), "clip"),
         (
-            lambda: dp_gp.cloaking_noise_covariance(
+            lambda: cloaking.cloaking_release(RBF(1.0), 0.5, X1, Y1[:3], XS1, 1.0, 0.01, 1.0),
+            "y has 3",
+        ),
+        (
+            lambda: cloaking.cloaking_noise_covariance(
                 np.ones((2, 3)), np.eye(4), 0.1, 1.0, 1.0, 0.01
             ),
             "K_star_X",
         ),
         (
-            lambda: dp_gp.cloaking_noise_covariance(
+            lambda: cloaking.cloaking_noise_covariance(
                 np.ones((2, 2)), np.eye(2), 0.1, 1.0, 0.0, 0.01
             ),
             "epsilon",
         ),
-        (lambda: dp_gp.optimal_cloaking_covariance(np.zeros((2, 3))), "C is zero"),
-        (lambda: dp_gp.laplace_bin_means([0.5, 4.0], [0.0, 1.0], [0.0, 1.0], 1.0, 1.0), "outside"),
-        (lambda: dp_gp.laplace_bin_means([0.5], [0.0], [1.0, 0.0], 1.0, 1.0), "increasing"),
-        (lambda: dp_gp.IntegralRBF()(np.array([[0.0, 1.0, 1.0, 1.0]])), "point"),
+        (lambda: cloaking.optimal_cloaking_covariance(np.zeros((2, 3))), "C is zero"),
+        (
+            lambda: binning.laplace_bin_means([0.5, 4.0], [0.0, 1.0], [0.0, 1.0], 1.0, 1.0),
+            "outside",
+        ),
+        (lambda: binning.laplace_bin_means([0.5], [0.0], [1.0, 0.0], 1.0, 1.0), "increasing"),
+        (lambda: binning.IntegralRBF()(np.array([[0.0, 1.0, 1.0, 1.0]])), "point"),
     ],
 )
 def test_bad_input_raises_clear_errors(call, message):

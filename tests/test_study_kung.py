@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from ssa_privacy.privacy.dp_gp import c_delta, gaussian_mechanism_delta
+from ssa_privacy.privacy.accounting import c_delta, gaussian_mechanism_delta
 from ssa_privacy.studies import kung
 
 

@@ -15,20 +15,28 @@ step builds a :class:`Mechanism`; its ``release(data, *, seed=None)`` returns a
 - :class:`LinearGaussianMechanism`: (epsilon, delta)-PML noise for a linear Gaussian
   release [LKC] (:mod:`ssa_privacy.privacy.pml_design`; :func:`design_noise` for a plant,
   leakage closed forms in :mod:`ssa_privacy.privacy.pml_leakage`).
+- :class:`CloakingMechanism`, :class:`StandardDPGPMechanism`,
+  :class:`LaplaceBinningMechanism`: differentially private GP predictions and binned
+  means [SMI] (:mod:`ssa_privacy.privacy.cloaking`, :mod:`ssa_privacy.privacy.hall`,
+  :mod:`ssa_privacy.privacy.binning`; the former module :mod:`ssa_privacy.privacy.dp_gp`
+  re-exports them with the rest of its names).
 - :mod:`ssa_privacy.privacy.accounting`: the Gaussian mechanism's delta and the
   PML/DP/MI relations, used by every mechanism above.
 """
 
-from ssa_privacy.privacy.mechanism import (  # noqa: F401
+from ssa_privacy.privacy.binning import LaplaceBinningMechanism
+from ssa_privacy.privacy.cloaking import CloakingMechanism
+from ssa_privacy.privacy.hall import StandardDPGPMechanism
+from ssa_privacy.privacy.mechanism import (
     Certificate,
     FactoredCovariance,
     Mechanism,
     Release,
 )
-from ssa_privacy.privacy.pml_design import LinearGaussianMechanism  # noqa: F401
-from ssa_privacy.privacy.pml_plant import design_noise  # noqa: F401
-from ssa_privacy.privacy.posterior_sampling import PosteriorSamplingMechanism  # noqa: F401
-from ssa_privacy.privacy.synthetic_noise import (  # noqa: F401
+from ssa_privacy.privacy.pml_design import LinearGaussianMechanism
+from ssa_privacy.privacy.pml_plant import design_noise
+from ssa_privacy.privacy.posterior_sampling import PosteriorSamplingMechanism
+from ssa_privacy.privacy.synthetic_noise import (
     ObfuscationResult,
     PSDPart,
     SyntheticNoiseDesign,
@@ -47,8 +55,31 @@ from ssa_privacy.privacy.synthetic_noise import (  # noqa: F401
     uniform_noise_covariance,
 )
 
-# --- Mechanisms of the other engineers: the lead adds these imports when they land. ---
-# from ssa_privacy.privacy.cloaking import CloakingMechanism
-# from ssa_privacy.privacy.hall import StandardDPGPMechanism
-# from ssa_privacy.privacy.binning import LaplaceBinningMechanism
-# --- end of the marked spot ---
+__all__ = [
+    "Certificate",
+    "CloakingMechanism",
+    "FactoredCovariance",
+    "LaplaceBinningMechanism",
+    "LinearGaussianMechanism",
+    "Mechanism",
+    "ObfuscationResult",
+    "PSDPart",
+    "PosteriorSamplingMechanism",
+    "Release",
+    "StandardDPGPMechanism",
+    "SyntheticNoiseDesign",
+    "SyntheticNoiseMechanism",
+    "design_noise",
+    "diagonal_noise_covariance",
+    "kernel_gram_G",
+    "obfuscate",
+    "optimal_noise_covariance",
+    "optimal_noise_factor",
+    "privacy_aware_gp",
+    "privacy_certificate",
+    "psd_part",
+    "region_noise_factor",
+    "release",
+    "sample_synthetic_noise",
+    "uniform_noise_covariance",
+]

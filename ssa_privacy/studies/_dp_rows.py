@@ -5,24 +5,28 @@ Both studies compare the privacy-aware GP with the cloaking mechanism of Smith e
 replications. Choices, all documented in the study pages:
 
 - the cloaking matrix is Smith et al.'s ``C = K_{*X} (K_XX + V)^{-1}`` over all training
-  outputs (the authors of [TCB] used ``K_{*S} K_SS^{-1}``, privacygp_spec §7 bug #11);
+  outputs (the code of [TCB] used ``K_{*S} K_SS^{-1}``, the private columns only and no
+  noise term, which is not Smith et al.'s mechanism; see :doc:`/theory/dp-gp`);
 - neighbouring data sets differ in one training output by at most ``d`` = one standard
   deviation (ddof = 0) of the training outputs (``d = 1`` in normalised units, as the
   authors ran it); the mean and standard deviation of the outputs and the GP's constant
   mean are treated as public, as in [SMI];
-- each (replication, epsilon) releases ONE draw with the full noise (the authors averaged
-  100 draws, bug #12), seeded by ``default_rng([seed, replication, SEED_KEY_OFFSET +
-  epsilon index, ...])``;
+- each (replication, epsilon) releases ONE draw with the full noise (the code of [TCB]
+  averaged 100 draws, which divides the noise sd by 10 and voids the (epsilon, delta)
+  claim), seeded by ``default_rng([seed, replication, SEED_KEY_OFFSET + epsilon index,
+  ...])``;
 - the noise shape M depends only on C, so it is solved once per fitted GP
-  (:class:`ssa_privacy.privacy.dp_gp.CloakingMechanism`, timed separately) and scaled per
-  epsilon with Hall et al.'s calibration ``c(delta) / epsilon`` (valid for epsilon <= 1).
+  (:class:`ssa_privacy.privacy.cloaking.CloakingMechanism`, timed separately) and scaled
+  per epsilon with Hall et al.'s calibration ``c(delta) / epsilon`` (valid for
+  epsilon <= 1), through the mechanism's old-form calls, whose results (a
+  :class:`~ssa_privacy.privacy.dp_release.DPRelease` per release) the studies record.
 """
 
 import time
 
 import numpy as np
 
-from ssa_privacy.privacy.dp_gp import CloakingMechanism
+from ssa_privacy.privacy.cloaking import CloakingMechanism
 
 EPSILONS = (0.3, 0.5, 1.0)
 DELTA = 0.01
@@ -74,11 +78,11 @@ class CloakingDesign:
     ------
     ValueError
         If the GP's noise is a matrix, or as
-        :class:`ssa_privacy.privacy.dp_gp.CloakingMechanism`.
+        :class:`ssa_privacy.privacy.cloaking.CloakingMechanism`.
 
     Attributes
     ----------
-    mechanism : ssa_privacy.privacy.dp_gp.CloakingMechanism
+    mechanism : ssa_privacy.privacy.cloaking.CloakingMechanism
         Cloaking matrix and optimal noise shape M, solved once.
     time_s : float
         Wall-clock time of that solve (s).

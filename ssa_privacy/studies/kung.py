@@ -1,7 +1,7 @@
-"""DP GP regression of the heights of the !Kung San women on age [SMI §2-4].
+"""DP GP regression of the heights of the !Kung San women on age ([SMI] §2-4).
 
 Data: Howell's census (287 women, ages 0-85.6 years, heights 54-163 cm), read from
-``howell1_kung_san.csv``. Setting of the paper (``dpgp_spec.md`` A.6): the heights are
+``howell1_kung_san.csv``. Setting of the paper and the authors' notebook: the heights are
 private, the ages public; heights are clipped to a 100 cm window around the midpoint
 of their range and standardised (sensitivity d = 100 cm / sd); RBF kernel with
 length scale 25 years and variance 1, noise variance 0.3 (normalised), delta = 0.01.
@@ -16,6 +16,9 @@ The study reports
   the selection and 1 for the release), by Monte-Carlo cross-validation (90% train,
   10% test; the test ages are the release's test points);
 - the paper's ranges beside each number.
+
+The mechanisms, their theory and the reproduction notes: :doc:`/theory/dp-gp` and
+:doc:`/studies/kung`.
 """
 
 import numpy as np
@@ -24,19 +27,16 @@ from tqdm.auto import tqdm
 from ssa_privacy.data import data_file
 from ssa_privacy.gp import RBF, GaussianProcess
 from ssa_privacy.output import StudyOutput
-from ssa_privacy.privacy.dp_gp import (
-    RKHS_METHODS,
-    c_delta,
-    clip_and_normalise,
-    cloaking_release,
-    gaussian_mechanism_delta,
+from ssa_privacy.privacy.accounting import c_delta, gaussian_mechanism_delta
+from ssa_privacy.privacy.binning import (
     integral_binning_predict,
     laplace_bin_means,
-    rkhs_sensitivity,
-    select_hyperparameters,
     simple_binning_predict,
-    standard_release,
 )
+from ssa_privacy.privacy.cloaking import cloaking_release
+from ssa_privacy.privacy.hall import RKHS_METHODS, rkhs_sensitivity, standard_release
+from ssa_privacy.privacy.hyperparameters import select_hyperparameters
+from ssa_privacy.privacy.normalisation import clip_and_normalise
 
 DESCRIPTION = "[SMI] !Kung women: standard and cloaking DP-GP, binning, DP hyperparameter selection"
 

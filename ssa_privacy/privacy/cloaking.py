@@ -1,0 +1,557 @@
+"""The cloaking mechanism [SMI] §3: DP GP predictions at test inputs fixed in advance.
+
+Predictions at the test inputs are ``C y`` with the cloaking matrix
+``C = K_{*X} (K_XX + V)^{-1}``; changing one private output by at most d moves them by
+``d c_i`` (a column of C). The noise ``Z ~ N(0, s^2 M)`` whose shape M is the
+minimum-volume ellipsoid around the columns of C
+(:func:`~ssa_privacy.ellipsoid.minimum_volume_ellipsoid`) covers every such move at
+the least generalised variance; ``s`` is calibrated so that the worst move has the
+Mahalanobis norm the Gaussian mechanism allows at (epsilon, delta).
+
+:class:`CloakingMechanism` solves the ellipsoid once; releases at other privacy levels
+reuse it (:meth:`CloakingMechanism.at`). The theory, and the bugs of the authors' code
+that are deliberately not reproduced, are on :doc:`/theory/dp-gp`.
+
+Also importable from here: :func:`~ssa_privacy.privacy.dp_release.cloaking_matrix`,
+``optimal_cloaking_covariance`` (the noise shape M,
+:func:`~ssa_privacy.ellipsoid.minimum_volume_ellipsoid`) and ``cloaking_lambdas_gradient``
+(the authors' optimiser, :func:`~ssa_privacy.ellipsoid.projected_gradient_design`).
+"""
+
+import copy
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ssa_privacy._validation import as_finite_array, positive
+from ssa_privacy.ellipsoid import minimum_volume_ellipsoid as optimal_cloaking_covariance
+from ssa_privacy.ellipsoid import projected_gradient_design as cloaking_lambdas_gradient  # noqa: F401
+from ssa_privacy.gp import as_inputs
+from ssa_privacy.privacy.accounting import CALIBRATIONS, noise_multiplier
+from ssa_privacy.privacy.dp_release import (
+    DPRelease,
+    PrivacyCheck,
+    _generator,
+    _mahalanobis_squared,
+    _posterior_mean,
+    cloaking_matrix,
+    gaussian_check,
+    mahalanobis_sensitivity,
+)
+from ssa_privacy.privacy.mechanism import FactoredCovariance, Release, as_factored, generator
+
+_DESCRIPTION = "cloaking (Smith et al. 2018)"
+
+
+@dataclass(frozen=True)
+class _CallableCovariance(FactoredCovariance):
+    """The mechanism's noise covariance, which also answers the old method call."""
+
+    old_form: object = field(default=None, repr=False, compare=False)
+
+    def __call__(self, epsilon, delta, sensitivity, calibration="hall"):
+        return self.old_form(epsilon, delta, sensitivity, calibration)
+
+
+def _level(epsilon, delta, sensitivity, calibration, mean):
+    """Validated (epsilon, delta, sensitivity, calibration, mean); None entries when unset."""
+    if calibration not in CALIBRATIONS:
+        raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}")
+    mean = float(as_finite_array(mean, "mean", ndim=0))
+    given = {"epsilon": epsilon, "delta": delta, "sensitivity": sensitivity}
+    if all(v is None for v in given.values()):
+        return None, None, None, calibration, mean
+    missing = [name for name, v in given.items() if v is None]
+    if missing:
+        raise ValueError(f"epsilon, delta and sensitivity go together; missing {missing}")
+    noise_multiplier(epsilon, delta, calibration)  # validates epsilon, delta, calibration
+    return float(epsilon), float(delta), positive(sensitivity, "sensitivity"), calibration, mean
+
+
+class CloakingMechanism:
+    """The cloaking mechanism: the ellipsoid noise shape M, solved once for many releases.
+
+    M depends only on the cloaking matrix C (kernel, noise and test inputs), not on the
+    privacy level or the outputs: :meth:`at` gives the mechanism at another level
+    without solving again. The noise is ``s^2 M`` with ``s = d * noise_multiplier(epsilon,
+    delta) * sqrt(max_i c_i^T M^{-1} c_i)``; the certificate recomputes the worst shift
+    ``d c_i`` in the metric of the noise covariance actually used.
+
+    Parameters
+    ----------
+    K_star_X : array_like, shape (m, n)
+        Kernel between test and training inputs.
+    K_XX : array_like, shape (n, n)
+        Kernel between training inputs.
+    noise_variance : float or array_like, shape (n, n)
+        Observation-noise variance (units of y squared) or covariance.
+    epsilon, delta : float, optional
+        Privacy level: epsilon > 0 (at most 1 for ``calibration="hall"``), delta in (0, 1).
+    sensitivity : float, optional
+        d, the largest change of one output between neighbours (units of y). epsilon,
+        delta and sensitivity come together or not at all (then only the old-form calls
+        and :meth:`at` work).
+    calibration : {"analytic", "hall"}
+        See :func:`~ssa_privacy.privacy.accounting.noise_multiplier`: tight for every
+        epsilon, or Hall et al.'s ``c(delta)/epsilon``.
+    mean : float
+        Constant prior mean (public).
+    rtol, tol : float
+        Rank cut-off and duality-gap tolerance of the ellipsoid solver
+        (:func:`~ssa_privacy.ellipsoid.minimum_volume_ellipsoid`).
+
+    Attributes
+    ----------
+    C : ndarray, shape (m, n)
+        Cloaking matrix ``K_{*X} (K_XX + V)^{-1}``, with the ``jitter`` added to K + V.
+    solution : MinimumVolumeEllipsoid
+        The ellipsoid around the columns of C; ``M`` is its dense shape matrix (m, m),
+        ``shape`` the same as a FactoredCovariance.
+    leverage : float
+        ``max_i c_i^T M^{-1} c_i``, the larger of the solver's value and the one
+        recomputed from the factors (the old-form calls scale by its square root).
+    epsilon, delta, sensitivity, calibration, mean
+        The privacy level (None when not set) and the options.
+
+    Raises
+    ------
+    ValueError
+        On bad shapes or values (see :func:`cloaking_matrix`), bad privacy parameters,
+        or only some of epsilon, delta and sensitivity.
+
+    Notes
+    -----
+    [SMI] §3, eq. (5) and Algorithm 1; :doc:`/theory/dp-gp`.
+
+    Examples
+    --------
+    >>> from ssa_privacy.gp import RBF
+    >>> from ssa_privacy.privacy.cloaking import CloakingMechanism
+    >>> mech = CloakingMechanism.from_kernel(
+    ...     RBF(1.0), 0.5, [0.0, 1, 2, 3, 4], [0.5, 2.5], epsilon=1.0, delta=0.01, sensitivity=1.0)
+    >>> release = mech.release([0.5, 1.0, -0.3, 0.2, 0.9], seed=0)
+    >>> release.values.shape, release.certificate.passed
+    ((2,), True)
+    >>> mech.with_noise(mech.noise_covariance.scaled(0.5)).certificate().passed
+    False
+    >>> mech.at(2.0, 1e-5).certificate().passed  # another level, same ellipsoid
+    True
+    """
+
+    def __init__(
+        self,
+        K_star_X,
+        K_XX,
+        noise_variance,
+        epsilon=None,
+        delta=None,
+        sensitivity=None,
+        *,
+        calibration="analytic",
+        mean=0.0,
+        rtol=1e-8,
+        tol=1e-8,
+    ):
+        level = _level(epsilon, delta, sensitivity, calibration, mean)
+        self.C, self.jitter = cloaking_matrix(K_star_X, K_XX, noise_variance)
+        self.solution = optimal_cloaking_covariance(self.C, rtol=rtol, tol=tol)
+        self._recomputed = float(np.max(self.solution.mahalanobis_squared(self.C)))
+        self.leverage = max(self.solution.max_leverage, self._recomputed)
+        self.M = self.solution.covariance()
+        self.shape = FactoredCovariance(*self.solution.eigh(), "minimum-volume ellipsoid")
+        # The new-form scale also covers the leverage in the factored metric that the
+        # certificate uses, plus twice its rounding-error bound, so that the certificate
+        # recomputed from the scaled covariance cannot exceed the design.
+        g, error = _mahalanobis_squared(self.shape, self.C)
+        self._design_leverage = max(self.leverage, float(np.max(g + 2 * error)))
+        self._apply(level)
+
+    @classmethod
+    def from_kernel(
+        cls,
+        kernel,
+        noise_variance,
+        X,
+        X_star,
+        epsilon=None,
+        delta=None,
+        sensitivity=None,
+        **options,
+    ):
+        """The mechanism of a GP with kernel ``kernel(A, B)`` at the test inputs X_star.
+
+        Parameters
+        ----------
+        kernel : callable
+            Kernel ``kernel(A, B)`` of the fitted GP.
+        noise_variance : float or array_like, shape (n, n)
+            Observation-noise variance (units of y squared) or covariance.
+        X, X_star : array_like, shapes (n, D) or (n,), and (m, D) or (m,)
+            Training inputs (public) and test inputs (fixed before the release).
+        epsilon, delta, sensitivity : float, optional
+            The privacy level, as in the constructor.
+        **options
+            Keyword options of the constructor.
+
+        Returns
+        -------
+        CloakingMechanism
+            Built from ``kernel(X_star, X)`` and ``kernel(X)``.
+        """
+        X, X_star = as_inputs(X), as_inputs(X_star, "X_star")
+        return cls(
+            kernel(X_star, X), kernel(X), noise_variance, epsilon, delta, sensitivity, **options
+        )
+
+    def _apply(self, level):
+        """Set the privacy level and the designed noise ``s^2 M``."""
+        self.epsilon, self.delta, self.sensitivity, self.calibration, self.mean = level
+        self._designed, self._scale, self._noise = True, None, None
+        if self.epsilon is not None:
+            s = noise_multiplier(self.epsilon, self.delta, self.calibration)
+            self._scale = self.sensitivity * s * np.sqrt(self._design_leverage)
+            self._noise = self.shape.scaled(self._scale**2)
+
+    def _require_level(self, what):
+        if self.epsilon is None:
+            raise ValueError(
+                f"{what} needs a privacy level: build the mechanism with epsilon, delta and "
+                "sensitivity, or use .at(epsilon, delta, sensitivity)"
+            )
+
+    def at(self, epsilon, delta, sensitivity=None, *, calibration=None, mean=None):
+        """The same mechanism (same solved ellipsoid) at another privacy level.
+
+        Parameters
+        ----------
+        epsilon, delta : float
+            The new privacy level.
+        sensitivity, calibration, mean : optional
+            By default this mechanism's.
+
+        Returns
+        -------
+        CloakingMechanism
+            Shares C and the ellipsoid with this one.
+        """
+        other = copy.copy(self)
+        d = self.sensitivity if sensitivity is None else sensitivity
+        calibration = self.calibration if calibration is None else calibration
+        other._apply(_level(epsilon, delta, d, calibration, self.mean if mean is None else mean))
+        return other
+
+    @property
+    def noise_covariance(self):
+        """The noise covariance ``s^2 M`` (a FactoredCovariance, squared units of y).
+
+        The old form ``noise_covariance(epsilon, delta, sensitivity, calibration="hall")``
+        (a call) still works and returns the dense (m, m) covariance at that level.
+        """
+        if self._noise is None:
+            return self._old_noise_covariance
+        noise = self._noise
+        return _CallableCovariance(
+            noise.eigenvalues, noise.eigenvectors, noise.method, self._old_noise_covariance
+        )
+
+    def noise_scale(self, epsilon, delta, sensitivity, calibration="hall"):
+        """Standard-deviation multiplier of M in the old-form calls.
+
+        Parameters
+        ----------
+        epsilon, delta, sensitivity : float
+            Privacy level (sensitivity d in units of y).
+        calibration : {"hall", "analytic"}
+            See :func:`~ssa_privacy.privacy.accounting.noise_multiplier`.
+
+        Returns
+        -------
+        float
+            ``d * noise_multiplier * sqrt(leverage)``.
+        """
+        d = positive(sensitivity, "sensitivity")
+        return d * noise_multiplier(epsilon, delta, calibration) * np.sqrt(self.leverage)
+
+    def _old_noise_covariance(self, epsilon, delta, sensitivity, calibration="hall"):
+        return self.noise_scale(epsilon, delta, sensitivity, calibration) ** 2 * self.M
+
+    def certificate(self):
+        """The (epsilon, delta)-DP guarantee, recomputed from the noise covariance.
+
+        Returns
+        -------
+        Certificate
+            :func:`~ssa_privacy.privacy.dp_release.gaussian_check` of the worst shift
+            ``max_i ||Sigma^{-1/2} d c_i||`` under the noise covariance Sigma used.
+        """
+        self._require_level("certificate()")
+        m = mahalanobis_sensitivity(self._noise, self.sensitivity * self.C)
+        s = self.solution
+        return gaussian_check(
+            _DESCRIPTION,
+            m,
+            self.epsilon,
+            self.delta,
+            self.calibration,
+            kept_rank=s.rank,
+            duality_gap=s.duality_gap,
+        )
+
+    def with_noise(self, noise_covariance):
+        """The same mechanism adding another noise (for audits).
+
+        Parameters
+        ----------
+        noise_covariance : FactoredCovariance or array_like, shape (m, m)
+            The noise covariance to use (squared units of y).
+
+        Returns
+        -------
+        CloakingMechanism
+            Releases draw from ``noise_covariance``; certificates are recomputed from it.
+        """
+        self._require_level("with_noise()")
+        noise = as_factored(noise_covariance, self.C.shape[0], "noise_covariance")
+        other = copy.copy(self)
+        other._noise = FactoredCovariance(noise.eigenvalues, noise.eigenvectors, noise.method)
+        other._designed, other._scale = False, None
+        return other
+
+    def release(
+        self,
+        y,
+        epsilon=None,
+        delta=None,
+        sensitivity=None,
+        seed=None,
+        *,
+        mean=None,
+        calibration=None,
+    ):
+        """One release ``mean + C (y - mean) + Z``, ``Z ~ N(0, noise_covariance)``.
+
+        New form: ``release(y, *, seed=None) -> Release`` at the mechanism's level. Old
+        form, kept for existing scripts: ``release(y, epsilon, delta, sensitivity,
+        seed=None, *, mean=0.0, calibration="hall") -> DPRelease``; it gives the same
+        values as the new form at that level for the same seed.
+
+        Parameters
+        ----------
+        y : array_like, shape (n,)
+            Training outputs (private), clipped so that one can change by at most d.
+        epsilon, delta, sensitivity : float, optional
+            Old form only: the privacy level of this release.
+        seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+            Randomness of the noise; None draws fresh entropy.
+        mean, calibration : optional
+            Old form only: prior mean (default 0) and calibration (default ``"hall"``).
+
+        Returns
+        -------
+        Release or DPRelease
+            New form: ``values`` of shape (m,), the noise covariance and
+            :meth:`certificate`. Old form: as :func:`cloaking_release`.
+
+        Raises
+        ------
+        ValueError
+            On a y that does not match C, bad privacy parameters, or no privacy level.
+        TypeError
+            If ``mean`` or ``calibration`` is passed in the new form.
+        """
+        if epsilon is not None or delta is not None or sensitivity is not None:
+            mean = 0.0 if mean is None else float(mean)
+            calibration = "hall" if calibration is None else calibration
+            return self._old_release(y, epsilon, delta, sensitivity, seed, mean, calibration)
+        if mean is not None or calibration is not None:
+            raise TypeError("release(y, *, seed): set mean and calibration in the constructor")
+        self._require_level("release(y, *, seed)")
+        rng, seed_keys = generator(seed)
+        prediction = _posterior_mean(self.C, y, self.mean)
+        if self._designed:
+            noise = self._scale * self.solution.sample(rng, 1)[0]
+        else:
+            noise = self._noise.sample(rng)
+        details = self._details(self._scale, self.sensitivity)
+        return Release(prediction + noise, self._noise, self.certificate(), seed_keys, details)
+
+    def _details(self, scale, sensitivity):
+        s = self.solution
+        return {
+            "jitter": self.jitter,
+            "rank": s.rank,
+            "iterations": s.iterations,
+            "duality_gap": s.duality_gap,
+            "max_leverage": s.max_leverage,
+            "noise_scale": scale,
+            "sensitivity": sensitivity,
+        }
+
+    def _old_release(self, y, epsilon, delta, sensitivity, seed, mean, calibration):
+        """The old form of :meth:`release` (a DPRelease, Hall's calibration by default)."""
+        scale = self.noise_scale(epsilon, delta, sensitivity, calibration)
+        d, s = float(sensitivity), self.solution
+        certificate = gaussian_check(
+            _DESCRIPTION,
+            d * np.sqrt(self._recomputed) / scale,
+            epsilon,
+            delta,
+            calibration,
+            kept_rank=s.rank,
+            duality_gap=s.duality_gap,
+        )
+        values = _posterior_mean(self.C, y, mean) + scale * s.sample(_generator(seed), 1)[0]
+        check = PrivacyCheck.from_certificate(certificate)
+        return DPRelease(values, scale**2 * self.M, check, self._details(scale, d))
+
+    def record(self):
+        """Size and optimality (KKT) numbers of the design, for results files.
+
+        Returns
+        -------
+        dict
+            Test and training points, kept rank, support size, sum of lambdas, max
+            leverage, duality gap, Frank-Wolfe steps, null variance, jitter.
+        """
+        s = self.solution
+        return {
+            "test_points": self.C.shape[0],
+            "training_points": self.C.shape[1],
+            "kept_rank": s.rank,
+            "support_size": int(np.sum(s.lambdas > 0)),
+            "sum_lambdas": float(s.lambdas.sum()),
+            "max_leverage": self.leverage,
+            "duality_gap": s.duality_gap,
+            "frank_wolfe_steps": s.iterations,
+            "null_variance": s.null_variance,
+            "jitter": self.jitter,
+        }
+
+
+def cloaking_noise_covariance(
+    K_star_X,
+    K_XX,
+    noise_variance,
+    epsilon,
+    delta,
+    *old_order,
+    sensitivity=None,
+    calibration="hall",
+    rtol=1e-8,
+    tol=1e-8,
+):
+    """Covariance ``(d s)^2 max_i(c_i^T M^{-1} c_i) M`` of the cloaking noise [SMI] §3.
+
+    With ``s = noise_multiplier(epsilon, delta, calibration)`` the worst change ``d c_i``
+    has Mahalanobis norm ``1 / s``. Thin wrapper, kept for existing scripts: use
+    ``CloakingMechanism(K_star_X, K_XX, noise_variance, epsilon, delta,
+    sensitivity).noise_covariance``. The old order ``(K_star_X, K_XX, noise_variance,
+    sensitivity, epsilon, delta)`` (six positional arguments) still works.
+
+    Parameters
+    ----------
+    K_star_X, K_XX : array_like, shapes (m, n) and (n, n)
+        Kernel between test and training inputs, and between training inputs.
+    noise_variance : float or array_like, shape (n, n)
+        Observation-noise variance (units of y squared) or covariance.
+    epsilon, delta : float
+        Privacy level (epsilon <= 1 for the default calibration).
+    *old_order : float
+        Only in the old order: the sixth positional argument (delta).
+    sensitivity : float
+        d, largest change of one output (units of y).
+    calibration : {"hall", "analytic"}
+        See :func:`~ssa_privacy.privacy.accounting.noise_multiplier`.
+    rtol, tol : float
+        Rank cut-off and solver tolerance of the ellipsoid.
+
+    Returns
+    -------
+    ndarray, shape (m, m)
+        Sigma (units of y squared), symmetric positive semi-definite.
+
+    Raises
+    ------
+    ValueError
+        On bad shapes or values.
+    TypeError
+        If the sensitivity is missing or given twice.
+    """
+    if old_order:
+        if len(old_order) != 1 or sensitivity is not None:
+            raise TypeError(
+                "cloaking_noise_covariance takes (K_star_X, K_XX, noise_variance, epsilon, "
+                "delta, *, sensitivity) or the old order (..., sensitivity, epsilon, delta)"
+            )
+        sensitivity, epsilon, delta = epsilon, delta, old_order[0]
+    if sensitivity is None:
+        raise TypeError("cloaking_noise_covariance() needs the keyword argument 'sensitivity'")
+    noise_multiplier(epsilon, delta, calibration)  # bad privacy parameters fail before the solve
+    positive(sensitivity, "sensitivity")
+    mechanism = CloakingMechanism(K_star_X, K_XX, noise_variance, rtol=rtol, tol=tol)
+    return mechanism.noise_scale(epsilon, delta, sensitivity, calibration) ** 2 * mechanism.M
+
+
+def cloaking_release(
+    kernel,
+    noise_variance,
+    X,
+    y,
+    X_star,
+    epsilon,
+    delta,
+    sensitivity,
+    seed=None,
+    *,
+    mean=0.0,
+    calibration="hall",
+    rtol=1e-8,
+    tol=1e-8,
+):
+    """Release GP predictions at ``X_star`` with the cloaking mechanism [SMI] §3, Alg. 1.
+
+    Thin wrapper, kept for existing scripts: use ``CloakingMechanism.from_kernel(kernel,
+    noise_variance, X, X_star, epsilon, delta, sensitivity).release(y, seed=seed)``
+    (analytic calibration by default).
+
+    Parameters
+    ----------
+    kernel, noise_variance : callable, and float or array_like, shape (n, n)
+        Kernel ``kernel(A, B)`` and observation-noise variance (or covariance) of the GP.
+    X, X_star : array_like, shapes (n, D) or (n,), and (m, D) or (m,)
+        Training inputs (public) and test inputs (fixed before the release).
+    y : array_like, shape (n,)
+        Training outputs (private), clipped so that one can change by at most d.
+    epsilon, delta, sensitivity : float
+        Privacy level (epsilon <= 1 for the default calibration; d in units of y).
+    seed : int or numpy.random.Generator, optional
+        Randomness of the DP noise; None draws fresh entropy.
+    mean : float
+        Constant prior mean (treated as public).
+    calibration : {"hall", "analytic"}
+        See :func:`~ssa_privacy.privacy.accounting.noise_multiplier`.
+    rtol, tol : float
+        Rank cut-off and solver tolerance of the ellipsoid.
+
+    Returns
+    -------
+    DPRelease
+        One draw of ``mean + C (y - mean) + Z``, ``Z ~ N(0, Sigma)``, Sigma, and the
+        check: the exact delta at the worst-case neighbour, recomputed from Sigma.
+
+    Examples
+    --------
+    >>> from ssa_privacy.gp import RBF
+    >>> from ssa_privacy.privacy.cloaking import cloaking_release
+    >>> release = cloaking_release(RBF(1.0), 0.5, [0, 1, 2, 3, 4], [0.5, 1, -0.3, 0.2, 0.9],
+    ...                            [0.5, 2.5], epsilon=1.0, delta=0.01, sensitivity=1.0, seed=0)
+    >>> release.check.passed
+    True
+    """
+    X, X_star = as_inputs(X), as_inputs(X_star, "X_star")
+    noise_multiplier(epsilon, delta, calibration)  # bad privacy parameters fail before the solve
+    positive(sensitivity, "sensitivity")
+    mechanism = CloakingMechanism(kernel(X_star, X), kernel(X), noise_variance, rtol=rtol, tol=tol)
+    return mechanism.release(
+        y, epsilon, delta, sensitivity, seed, mean=mean, calibration=calibration
+    )

@@ -1,0 +1,279 @@
+"""The DP-GP mechanisms of [SMI] in the mechanism vocabulary: cloaking, Hall's standard
+method and Laplace binning (analytic calibration), their certificates and the old forms."""
+
+import numpy as np
+import pytest
+from scipy import linalg, stats
+
+from ssa_privacy.gp import RBF
+from ssa_privacy.privacy import binning, cloaking, hall
+from ssa_privacy.privacy.accounting import analytic_gaussian_ratio
+from ssa_privacy.privacy.binning import LaplaceBinningMechanism, laplace_bin_means
+from ssa_privacy.privacy.cloaking import (
+    CloakingMechanism,
+    cloaking_matrix,
+    cloaking_noise_covariance,
+    cloaking_release,
+)
+from ssa_privacy.privacy.dp_release import CHECK_RTOL, PrivacyCheck, gaussian_check
+from ssa_privacy.privacy.hall import StandardDPGPMechanism, rkhs_sensitivity, standard_release
+from ssa_privacy.privacy.mechanism import FactoredCovariance, Mechanism, Release
+
+X = np.array([0.0, 1, 2, 3, 4])
+Y = np.array([0.5, 1.0, -0.3, 0.2, 0.9])
+X_STAR = np.array([0.5, 2.5, 3.5])
+S2, EPSILON, DELTA, D = 0.5, 2.0, 1e-3, 1.5
+EDGES = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+def exact_delta(m, epsilon):
+    """Balle and Wang's exact delta, written here with scipy.stats (independent code)."""
+    return stats.norm.cdf(m / 2 - epsilon / m) - np.exp(epsilon) * stats.norm.cdf(
+        -m / 2 - epsilon / m
+    )
+
+
+def worst_shift(Sigma, shifts):
+    """max_i ||Sigma^{-1/2} s_i|| by a dense Cholesky solve."""
+    L = linalg.cholesky(Sigma, lower=True)
+    return float(np.max(np.linalg.norm(linalg.solve_triangular(L, shifts, lower=True), axis=0)))
+
+
+def mechanisms():
+    kernel = RBF(1.0)
+    return {
+        "cloaking": CloakingMechanism.from_kernel(kernel, S2, X, X_STAR, EPSILON, DELTA, D),
+        "standard": StandardDPGPMechanism.from_kernel(kernel, S2, X, X_STAR, EPSILON, DELTA, D),
+        "binning": LaplaceBinningMechanism(X, EDGES, EPSILON, D),
+    }
+
+
+SHAPES = {"cloaking": (3,), "standard": (3,), "binning": (5,)}
+
+
+# --------------------------------------------------------------------------------------
+# Acceptance: release, certificate, seeds, a weakened mechanism
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["cloaking", "standard", "binning"])
+def test_release_is_certified_reproducible_and_weakening_fails(name):
+    mechanism = mechanisms()[name]
+    assert isinstance(mechanism, Mechanism)
+    release = mechanism.release(Y, seed=0)
+    assert isinstance(release, Release) and release.values.shape == SHAPES[name]
+    assert release.certificate.passed and release.certificate.notion == "dp"
+    assert release.seed_keys == {"seed": 0}
+    assert isinstance(release.noise_covariance, FactoredCovariance)
+    np.testing.assert_array_equal(mechanism.release(Y, seed=0).values, release.values)
+    assert not np.array_equal(mechanism.release(Y).values, mechanism.release(Y).values)
+    weakened = mechanism.with_noise(mechanism.noise_covariance.scaled(0.5))
+    assert not weakened.certificate().passed
+    assert not weakened.release(Y, seed=0).certificate.passed
+
+
+@pytest.mark.parametrize("name", ["cloaking", "standard"])
+def test_gaussian_certificate_against_an_independent_computation(name):
+    """Analytic calibration is tight: the worst shift, recomputed densely from the noise
+    covariance, has exact delta = target; the certificate reports those numbers."""
+    mechanism = mechanisms()[name]
+    Sigma = mechanism.noise_covariance.matrix()
+    C = cloaking_matrix(RBF(1.0)(X_STAR, X), RBF(1.0)(X), S2)[0]
+    finite_shift = worst_shift(Sigma, D * C)
+    certificate = mechanism.certificate()
+    m = certificate.evidence["mahalanobis_sensitivity"]
+    if name == "cloaking":
+        assert m == pytest.approx(finite_shift, rel=1e-9)
+    else:  # Hall: the RKHS bound dominates the shift at any finite test set
+        Delta = rkhs_sensitivity(RBF(1.0)(X), S2, D, "exact")
+        assert m == pytest.approx(Delta / np.sqrt(Sigma[0, 0] / RBF(1.0)(X_STAR)[0, 0]), rel=1e-9)
+        assert finite_shift <= m
+    assert m == pytest.approx(analytic_gaussian_ratio(EPSILON, DELTA), rel=1e-9)
+    assert certificate.evidence["exact_delta"] == pytest.approx(exact_delta(m, EPSILON), rel=1e-8)
+    assert certificate.margin == pytest.approx(DELTA - exact_delta(m, EPSILON), abs=1e-9 * DELTA)
+    assert certificate.tolerance == pytest.approx(CHECK_RTOL * DELTA)
+    assert certificate.parameters == {"epsilon": EPSILON, "delta": DELTA, "calibration": "analytic"}
+
+
+def test_standard_noise_is_the_scaled_prior_covariance():
+    mechanism = mechanisms()["standard"]
+    Delta = rkhs_sensitivity(RBF(1.0)(X), S2, D, "exact")
+    scale = Delta / analytic_gaussian_ratio(EPSILON, DELTA)
+    K_star = RBF(1.0)(X_STAR) + mechanism.prior_jitter * np.eye(3)
+    np.testing.assert_allclose(mechanism.noise_covariance.matrix(), scale**2 * K_star, rtol=1e-9)
+
+
+def test_laplace_certificate_recomputes_epsilon_from_the_covariance():
+    mechanism = mechanisms()["binning"]
+    counts = np.histogram(X, EDGES)[0]  # [0, 1), ..., [4, 5]: one point each
+    np.testing.assert_array_equal(mechanism.counts, counts)
+    variance = np.diag(mechanism.noise_covariance.matrix())
+    np.testing.assert_allclose(variance, 2 * (D / (counts * EPSILON)) ** 2, rtol=1e-12)
+    certificate = mechanism.certificate()
+    assert certificate.parameters == {"epsilon": EPSILON, "delta": 0.0}
+    assert certificate.evidence["max_privacy_loss"] == pytest.approx(EPSILON, rel=1e-12)
+    weakened = mechanism.with_noise(mechanism.noise_covariance.scaled(0.5)).certificate()
+    assert weakened.evidence["max_privacy_loss"] == pytest.approx(np.sqrt(2) * EPSILON)
+    assert weakened.margin == pytest.approx((1 - np.sqrt(2)) * EPSILON)
+
+
+def test_laplace_mechanism_certificate_catches_a_wrong_calibration(monkeypatch):
+    """The calibration is one private function; the certificate does not call it."""
+    calibrate = binning._laplace_scales
+    monkeypatch.setattr(binning, "_laplace_scales", lambda *args: 0.5 * calibrate(*args))
+    certificate = LaplaceBinningMechanism(X, EDGES, EPSILON, D).certificate()
+    assert not certificate.passed
+    assert certificate.evidence["max_privacy_loss"] == pytest.approx(2 * EPSILON)
+
+
+def test_noise_outside_the_shifts_gives_no_guarantee():
+    """A covariance missing a direction the outputs can move in (or a bin) fails."""
+    cloak = mechanisms()["cloaking"]
+    Sigma = cloak.noise_covariance.matrix()
+    U = np.linalg.eigh(Sigma)[1][:, 1:]
+    projected = U @ U.T @ Sigma @ U @ U.T
+    assert cloak.with_noise(projected).certificate().evidence["mahalanobis_sensitivity"] == np.inf
+    assert not cloak.with_noise(projected).certificate().passed
+    bins = mechanisms()["binning"]
+    diagonal = np.diag(bins.noise_covariance.matrix()).copy()
+    diagonal[2] = 0.0
+    assert not bins.with_noise(np.diag(diagonal)).certificate().passed
+
+
+@pytest.mark.parametrize("name", ["cloaking", "standard", "binning"])
+def test_released_noise_has_the_certified_covariance(name):
+    """Monte Carlo: the sample covariance of release - release_without_noise agrees with
+    noise_covariance within 6 standard errors (entrywise)."""
+    mechanism = mechanisms()[name]
+    draws = 4000
+    seeds = np.random.SeedSequence(11).spawn(draws)
+    values = np.array([mechanism.release(Y, seed=s).values for s in seeds])
+    Sigma = mechanism.noise_covariance.matrix()
+    centred = values - values.mean(axis=0)
+    estimate = centred.T @ centred / (draws - 1)
+    kurtosis = 6.0 if name == "binning" else 3.0  # Laplace noise: excess kurtosis 3
+    variance = np.outer(np.diag(Sigma), np.diag(Sigma)) + Sigma**2
+    variance[np.diag_indices(len(Sigma))] = (kurtosis - 1) * np.diag(Sigma) ** 2
+    assert np.all(np.abs(estimate - Sigma) <= 6 * np.sqrt(variance / draws) + 1e-12)
+
+
+# --------------------------------------------------------------------------------------
+# One solved ellipsoid, many privacy levels; the old forms
+# --------------------------------------------------------------------------------------
+
+
+def test_at_reuses_the_ellipsoid_and_equals_a_fresh_mechanism():
+    base = CloakingMechanism(RBF(1.0)(X_STAR, X), RBF(1.0)(X), S2)
+    for epsilon, delta, d in [(0.5, 1e-2, 1.0), (4.0, 1e-6, 2.0)]:
+        level = base.at(epsilon, delta, d)
+        assert level.solution is base.solution and level.certificate().passed
+        fresh = CloakingMechanism(RBF(1.0)(X_STAR, X), RBF(1.0)(X), S2, epsilon, delta, d)
+        np.testing.assert_allclose(
+            level.noise_covariance.matrix(), fresh.noise_covariance.matrix(), rtol=1e-12
+        )
+        np.testing.assert_allclose(
+            level.release(Y, seed=3).values, fresh.release(Y, seed=3).values, rtol=1e-12
+        )
+    assert base.at(1.0, 0.01, 1.0).at(2.0, 0.01).sensitivity == 1.0
+    hall_level = base.at(0.5, 0.01, 1.0, calibration="hall")
+    m = hall_level.certificate().evidence["mahalanobis_sensitivity"]
+    assert m == pytest.approx(0.5 / np.sqrt(2 * np.log(2 / 0.01)), rel=1e-9)
+
+
+def test_old_cloaking_forms_give_the_new_values():
+    mechanism = mechanisms()["cloaking"]
+    new = mechanism.release(Y, seed=5)
+    old = mechanism.release(Y, EPSILON, DELTA, D, 5, calibration="analytic")
+    function = cloaking_release(
+        RBF(1.0), S2, X, Y, X_STAR, EPSILON, DELTA, D, seed=5, calibration="analytic"
+    )
+    np.testing.assert_allclose(old.values, new.values, rtol=1e-10)
+    np.testing.assert_allclose(function.values, new.values, rtol=1e-10)
+    assert isinstance(old.check, PrivacyCheck) and old.check.passed
+    Sigma = new.noise_covariance.matrix()
+    np.testing.assert_allclose(old.noise_covariance, Sigma, rtol=1e-10)
+    # Three call forms of the noise covariance (old order, new order, old method).
+    K_star_X, K_XX = RBF(1.0)(X_STAR, X), RBF(1.0)(X)
+    kwargs = dict(calibration="analytic")
+    old_order = cloaking_noise_covariance(K_star_X, K_XX, S2, D, EPSILON, DELTA, **kwargs)
+    new_order = cloaking_noise_covariance(
+        K_star_X, K_XX, S2, EPSILON, DELTA, sensitivity=D, **kwargs
+    )
+    method = mechanism.noise_covariance(EPSILON, DELTA, D, "analytic")
+    for dense in (old_order, new_order, method):
+        np.testing.assert_allclose(dense, Sigma, rtol=1e-10)
+    # Without a privacy level only the old forms work.
+    bare = CloakingMechanism(K_star_X, K_XX, S2)
+    np.testing.assert_allclose(
+        bare.noise_covariance(EPSILON, DELTA, D, "analytic"), Sigma, rtol=1e-10
+    )
+    with pytest.raises(ValueError, match="privacy level"):
+        bare.release(Y, seed=0)
+    with pytest.raises(TypeError, match="sensitivity"):
+        cloaking_noise_covariance(K_star_X, K_XX, S2, EPSILON, DELTA)
+
+
+def test_old_standard_and_binning_forms_give_the_new_values():
+    new = mechanisms()["standard"].release(Y, seed=5)
+    old = standard_release(
+        RBF(1.0), S2, X, Y, X_STAR, EPSILON, DELTA, D, seed=5, calibration="analytic"
+    )
+    np.testing.assert_allclose(old.values, new.values, rtol=1e-12)
+    np.testing.assert_allclose(old.noise_covariance, new.noise_covariance.matrix(), rtol=1e-12)
+    assert old.check.passed
+    binned = mechanisms()["binning"].release(Y, seed=5)
+    legacy = laplace_bin_means(X, Y, EDGES, EPSILON, D, seed=5)
+    np.testing.assert_array_equal(binned.values, legacy.values)
+    np.testing.assert_array_equal(binned.details["binned"].values, legacy.values)
+    assert legacy.check.passed and legacy.check.evidence["occupied_bins"] == 5
+
+
+def test_gaussian_check_builds_a_certificate_and_the_old_check():
+    certificate = gaussian_check("test", 0.5, 1.0, 0.01, "hall", extra=3)
+    assert certificate.notion == "dp" and certificate.passed
+    assert certificate.margin == pytest.approx(0.01 - exact_delta(0.5, 1.0), rel=1e-9)
+    check = PrivacyCheck.from_certificate(certificate)
+    assert check.mechanism == "test" and (check.epsilon, check.delta) == (1.0, 0.01)
+    assert list(check.evidence) == [
+        "calibration",
+        "mahalanobis_sensitivity",
+        "loss_tail",
+        "exact_delta",
+        "hall_condition",
+        "extra",
+    ]
+    assert check.record()["check_passed"] and check.certificate is certificate
+    failing = gaussian_check("test", 3.0, 1.0, 0.01, "analytic")
+    assert not failing.passed and failing.margin < -failing.tolerance
+    assert gaussian_check("test", np.inf, 1.0, 0.01, "analytic").evidence["exact_delta"] == 1.0
+
+
+K_SX, I5 = np.ones((2, 5)), np.eye(5)
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: CloakingMechanism(K_SX, I5, 0.1, 1.0, 0.01), ValueError, "sensitivity"),
+        (lambda: CloakingMechanism(K_SX, I5, 0.1, 2.0, 0.01, 1.0, calibration="hall"), ValueError, "analytic"),
+        (lambda: CloakingMechanism(K_SX, I5, 0.1, calibration="laplace"), ValueError, "calibration"),
+        (lambda: mechanisms()["cloaking"].release(Y, seed=0, mean=1.0), TypeError, "mean"),
+        (lambda: mechanisms()["cloaking"].release(Y[:3], seed=0), ValueError, "y has 3"),
+        (lambda: mechanisms()["cloaking"].with_noise(np.eye(2)), ValueError, "noise_covariance"),
+        (lambda: mechanisms()["standard"].release(Y, seed=1.5), TypeError, "seed"),
+        (lambda: StandardDPGPMechanism(K_SX, I5, 0.1, np.eye(3), 1.0, 0.01, 1.0), ValueError, "K_star_star"),
+        (lambda: LaplaceBinningMechanism(X, EDGES, 0.0, 1.0), ValueError, "epsilon"),
+        (lambda: LaplaceBinningMechanism(X, [0.0, 1.0], 1.0, 1.0), ValueError, "outside"),
+        (lambda: mechanisms()["binning"].release(Y[:2], seed=0), ValueError, "y"),
+    ],
+)  # fmt: skip
+def test_bad_input_raises_clear_errors(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_modules_keep_their_concepts():
+    """The mechanisms live in their own modules (the vocabulary's cross-references)."""
+    assert cloaking.CloakingMechanism.__module__ == "ssa_privacy.privacy.cloaking"
+    assert hall.StandardDPGPMechanism.__module__ == "ssa_privacy.privacy.hall"
+    assert binning.LaplaceBinningMechanism.__module__ == "ssa_privacy.privacy.binning"
