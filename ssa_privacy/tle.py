@@ -123,7 +123,13 @@ class ElementSet:
         return np.hstack([r, v])
 
     def state_at_epoch(self):
-        """TEME state (km, km/s) at the epoch, shape (6,); see :meth:`propagate`."""
+        """TEME state at the epoch; see :meth:`propagate`.
+
+        Returns
+        -------
+        ndarray, shape (6,)
+            SGP4's position (km) and velocity (km/s) in the TEME frame at the epoch.
+        """
         return self.propagate([0.0])[0]
 
 
@@ -195,6 +201,7 @@ def load_element_set(name):
     Returns
     -------
     ElementSet
+        The element set read from the installed ``sgp4`` package.
 
     Raises
     ------

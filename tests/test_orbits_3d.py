@@ -5,15 +5,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssa_privacy.orbits import (
-    J2Propagator,
+from ssa_privacy.orbits.elements import (
     angular_momentum,
     elements_to_state,
-    hill_to_inertial,
     orbit_averaged_rates,
-    rsw_frame,
     state_to_elements,
 )
+from ssa_privacy.orbits.frames import hill_to_inertial, rsw_frame
+from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.tle import iss_element_set, load_element_set, verification_element_sets
 
 DAY = 86400.0

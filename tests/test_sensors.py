@@ -1,4 +1,5 @@
-"""Ground stations, Earth rotation, measurement Jacobians, privatized measurements, the UKF."""
+"""Ground stations, Earth rotation, measurement Jacobians, linearised models, privatized
+measurements, the UKF."""
 
 import numpy as np
 import pytest
@@ -6,24 +7,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from ssa_privacy.orbits import J2Propagator, elements_to_state
+from ssa_privacy.constants import OMEGA_EARTH, WGS84_A, WGS84_F
+from ssa_privacy.orbits.elements import elements_to_state
+from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.privacy.pml import (
     leakage_probability,
     linear_mechanism_covariances,
+    linear_mechanism_noise,
     monte_carlo_leakage_probability,
 )
-from ssa_privacy.sensors import (
-    OMEGA_EARTH,
-    WGS84_A,
-    WGS84_F,
-    EarthRotation,
-    GroundStation,
-    OrbitTracker,
-    ecef_to_geodetic,
-    geodetic_to_ecef,
-    measurement_mean,
-    measurement_residual,
-)
+from ssa_privacy.sensors.geodesy import EarthRotation, ecef_to_geodetic, geodetic_to_ecef
+from ssa_privacy.sensors.stations import GroundStation, LinearisedMeasurement
+from ssa_privacy.sensors.tracking import OrbitTracker, measurement_mean, measurement_residual
 from ssa_privacy.tle import iss_element_set
 
 MADRID = GroundStation("Madrid", 40.4313, -4.2480, 0.865)
@@ -111,6 +106,50 @@ def test_jacobian_matches_central_finite_differences(iss_pass):
     np.testing.assert_allclose(stacked[0], MADRID.jacobian(states[seen[0]], times[seen[0]], earth))
 
 
+def test_linearised_measurement_is_the_first_order_model_with_the_sensor_noise(iss_pass):
+    times, states, earth, seen = iss_pass
+    k = seen[len(seen) // 2]
+    model = MADRID.linearised_measurement(states[k], times[k], earth)
+    assert isinstance(model, LinearisedMeasurement)
+    assert model.H.shape == (4, 6) and model.R.shape == (4, 4) and model.value.shape == (4,)
+    assert model.time == times[k] and model.names == ("azimuth", "elevation", "range", "range_rate")
+    np.testing.assert_array_equal(model.state, states[k])
+    # R is the station's sensor noise, diag(noise_std^2), in (rad, rad, km, km/s)^2.
+    np.testing.assert_array_equal(model.R, np.diag(np.square(MADRID.noise_std)))
+    np.testing.assert_allclose(model.value, MADRID.measure(states[k], times[k], earth), rtol=0)
+    # First order: the remainder of h(x + s d) - h(x) - s H d shrinks as s^2 (a 100 m, 10 cm/s
+    # direction, halved twice); the ratio of successive remainders tends to 4.
+    direction = np.array([0.06, -0.05, 0.08, 6e-5, 8e-5, -5e-5])
+    remainders = []
+    for scale in (1.0, 0.5, 0.25):
+        moved = MADRID.measure(states[k] + scale * direction, times[k], earth)
+        linear = model.value + scale * model.H @ direction
+        remainders.append(np.abs(measurement_residual(moved, linear)))
+    ratios = remainders[0] / remainders[1], remainders[1] / remainders[2]
+    np.testing.assert_allclose(ratios, 4.0, rtol=0.05)
+    # Finite differences per column (as for the Jacobian test) agree with H.
+    steps = np.array([1e-3] * 3 + [1e-6] * 3)
+    for j in range(6):
+        d = np.zeros(6)
+        d[j] = steps[j]
+        plus, minus = (MADRID.measure(states[k] + s * d, times[k], earth) for s in (1, -1))
+        np.testing.assert_allclose(
+            model.H[:, j], measurement_residual(plus, minus) / (2 * steps[j]), rtol=1e-6, atol=1e-10
+        )
+
+
+def test_privacy_noise_wrapper_designs_on_the_linearised_model(iss_pass):
+    times, states, earth, seen = iss_pass
+    k = seen[0]
+    Sigma = np.diag([1.0, 1.0, 1.0, 1e-6, 1e-6, 1e-6])
+    H = MADRID.linearised_measurement(states[k], times[k], earth).H
+    for convention in ("exact", "paper"):
+        np.testing.assert_array_equal(
+            MADRID.privacy_noise(states[k], times[k], earth, Sigma, 9.0, 0.01, convention),
+            linear_mechanism_noise(H, Sigma, 9.0, 0.01, convention=convention),
+        )
+
+
 def test_visibility_follows_the_elevation_mask(iss_pass):
     times, states, earth, seen = iss_pass
     elevation = np.degrees(MADRID.measure(states, times, earth)[:, 1])
@@ -134,8 +173,8 @@ def test_privatized_linearised_measurement_meets_its_pml_level(iss_pass, convent
     k = seen[len(seen) // 3]
     Sigma = np.diag([1.0, 1.0, 1.0, 1e-6, 1e-6, 1e-6])  # 1 km, 1 m/s manoeuvre prior
     delta, samples = 0.01, 200_000
-    Theta = MADRID.privacy_noise(states[k], times[k], earth, Sigma, epsilon, delta, convention)
-    H = MADRID.jacobian(states[k], times[k], earth)
+    H = MADRID.linearised_measurement(states[k], times[k], earth).H
+    Theta = linear_mechanism_noise(H, Sigma, epsilon, delta, convention=convention)
     Sigma_XY, Sigma_YY = linear_mechanism_covariances(H, Sigma, Theta)
     assert leakage_probability(Sigma, Sigma_XY, Sigma_YY, epsilon) >= 1 - delta - 1e-9
     mc = monte_carlo_leakage_probability(H, Sigma, Theta, epsilon, samples, rng=11)
@@ -172,6 +211,8 @@ def test_ukf_on_noise_free_measurements_converges(iss_pass):
         (lambda: EarthRotation(rate=-1.0), "rate"),
         (lambda: MADRID.measure(np.ones(5), 0.0, EarthRotation()), "states"),
         (lambda: ecef_to_geodetic([0.0, 0.0, 7000.0]), "polar axis"),
+        (lambda: MADRID.linearised_measurement(np.ones((2, 6)), 0.0, EarthRotation()), "state"),
+        (lambda: MADRID.linearised_measurement(np.ones(6), np.nan, EarthRotation()), "time"),
     ],
 )
 def test_bad_input_raises_a_clear_error(call, message):

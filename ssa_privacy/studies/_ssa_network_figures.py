@@ -8,8 +8,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ssa_privacy.orbits import rsw_frame
-from ssa_privacy.sensors import ground_track
+from ssa_privacy.orbits.frames import rsw_frame
+from ssa_privacy.sensors.geodesy import ground_track
 
 STATION_COLOURS = ("tab:red", "tab:blue", "tab:green", "tab:purple", "tab:orange")
 RSW = ("radial", "along-track", "cross-track")

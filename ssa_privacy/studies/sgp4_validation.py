@@ -19,15 +19,15 @@ analytic rates (Curtis §4.7; Vallado Ch. 9).
 import numpy as np
 from tqdm.auto import tqdm
 
-from ssa_privacy.orbits import (
-    R_EARTH,
-    J2Propagator,
+from ssa_privacy.constants import R_EARTH
+from ssa_privacy.orbits.elements import (
     elements_to_state,
     orbit_averaged_rates,
     orbit_averages,
-    rsw_frame,
     state_to_elements,
 )
+from ssa_privacy.orbits.frames import rsw_frame
+from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.output import StudyOutput
 from ssa_privacy.tle import ISS_CATALOG_NUMBER, iss_element_set, verification_element_sets
 
@@ -91,7 +91,7 @@ def compare(element_set, times, propagator):
         The satellite.
     times : ndarray, shape (m,)
         Seconds since epoch, starting at 0.
-    propagator : ssa_privacy.orbits.J2Propagator
+    propagator : ssa_privacy.orbits.propagator.J2Propagator
         The model under test (run at rtol = atol = 1e-10).
 
     Returns
@@ -139,7 +139,7 @@ def secular_rate_rows(propagator, days, progress=False):
 
     Parameters
     ----------
-    propagator : ssa_privacy.orbits.J2Propagator
+    propagator : ssa_privacy.orbits.propagator.J2Propagator
         The model under test.
     days : float
         Propagation span (days), at least three orbits.

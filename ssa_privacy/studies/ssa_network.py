@@ -28,7 +28,8 @@ Part 2, the CW plant (linear). Each station reports the relative position ``[I_3
 with sensor noise and its privacy noise (Corollary 3.7 with ``Sigma_CW``); a linear
 Kalman filter per station and one for the fusion of all three. The steady-state error
 covariance (empirical, and the DARE value) is compared with the chain bound and with
-[LKC] (28)-(29) in the design's convention (SPEC §5). For the fusion (three releases) and
+[LKC] (28)-(29) in the design's convention (:doc:`/theory/kalman-bounds`; the code of this
+part is in the private module ``_ssa_network_cw``). For the fusion (three releases) and
 for "no privacy", the bounds are evaluated at the implied level, the smallest epsilon at
 which that release is private.
 
@@ -40,12 +41,11 @@ linearised radar measurement at each station's highest elevation in the window.
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg
 from tqdm.auto import tqdm
 
 from ssa_privacy._validation import positive_int
-from ssa_privacy.estimation import empirical_error_covariance, error_covariance_bounds, steady_state
-from ssa_privacy.orbits import J2Propagator, hill_to_inertial
+from ssa_privacy.orbits.frames import hill_to_inertial
+from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.output import StudyOutput
 from ssa_privacy.plants import cw_plant, station_keeping_gain
 from ssa_privacy.privacy.pml import (
@@ -55,11 +55,13 @@ from ssa_privacy.privacy.pml import (
     linear_mechanism_covariances,
     linear_mechanism_noise,
     monte_carlo_leakage_probability,
-    pml_margin,
 )
-from ssa_privacy.sensors import MEASUREMENTS, EarthRotation, GroundStation, OrbitTracker
+from ssa_privacy.sensors.geodesy import EarthRotation
+from ssa_privacy.sensors.stations import MEASUREMENTS, GroundStation
+from ssa_privacy.sensors.tracking import OrbitTracker
 from ssa_privacy.studies import _ssa_network_figures as figures
 from ssa_privacy.studies._common import replication_rng
+from ssa_privacy.studies._ssa_network_cw import C_POSITION, CW_SENSOR_STD, cw_study  # noqa: F401
 from ssa_privacy.tle import load_element_set
 
 DESCRIPTION = "SSA network: PML-privatized ground radars tracking a real LEO orbit (UKF), CW bounds"
@@ -77,8 +79,6 @@ DEFAULT_OFFSETS = (0.0, 1.0, 2.0)
 #: a stationary excursion of about 1 km and 1 m/s per axis.
 KEEPING_SCALES = (1.0, 1.0e-3, 1.0e-6)
 MANOEUVRE_PSD = 4.0e-9
-#: Sensor noise of a CW relative-position report (km, per axis).
-CW_SENSOR_STD = 0.1
 #: White-acceleration PSD of the UKF's process noise (km^2/s^3): covers the looser
 #: integration tolerance of its process model.
 FILTER_PSD = 1.0e-14
@@ -143,10 +143,6 @@ def add_arguments(parser):
     )
 
 
-#: Output matrix of a CW relative-position report.
-C_POSITION = np.hstack([np.eye(3), np.zeros((3, 3))])
-
-
 class Scenario:
     """Fixed quantities of a run: orbit, Earth, manoeuvre prior, nominal track and levels."""
 
@@ -180,10 +176,18 @@ class Scenario:
         Sigma = T @ self.Sigma_cw @ T.T
         return 0.5 * (Sigma + Sigma.T)
 
-    def station_noise(self, station, state, time, epsilon):
-        """Privacy noise of a radar measurement linearised about ``state`` (see module doc)."""
-        return station.privacy_noise(
-            state, time, self.earth, self.prior_eci(state), epsilon, self.delta, self.convention
+    def station_noise(self, model, epsilon):
+        """Privacy noise of a radar measurement linearised about ``model.state`` (module doc).
+
+        The station provides the linearised measurement ``model`` (H, R); the mechanism of
+        [LKC] Corollary 3.7 designs the noise on ``H`` for the manoeuvre prior there.
+        """
+        return linear_mechanism_noise(
+            model.H,
+            self.prior_eci(model.state),
+            epsilon,
+            self.delta,
+            convention=self.convention,
         )
 
 
@@ -232,7 +236,8 @@ def _measurements(scenario, level, truth, time, seen, x_pred, rngs):
         z_s = z_s + np.asarray(station.noise_std) * rngs[0].standard_normal(4)
         R_s = station.noise_covariance
         if level is not None:
-            Theta = scenario.station_noise(station, x_pred, time, level[s])
+            model = station.linearised_measurement(x_pred, time, scenario.earth)
+            Theta = scenario.station_noise(model, level[s])
             # Cholesky factor times standard normals (not gaussian_mechanism's eigenvectors,
             # whose signs may flip): the same draws at every level, smoothly scaled.
             z_s = z_s + np.linalg.cholesky(Theta) @ rngs[1].standard_normal(4)
@@ -353,93 +358,6 @@ def _monotone(rows):
     return checks
 
 
-def _implied_epsilon(plant, Theta, delta, convention):
-    """Smallest epsilon at which ``Y = C X + V`` is (epsilon, delta)-PML private."""
-    Sigma = plant.prior_covariance()
-    Sigma_XY, Sigma_YY = linear_mechanism_covariances(plant.C, Sigma, Theta)
-    return -pml_margin(Sigma, Sigma_XY, Sigma_YY, 0.0, delta, convention)
-
-
-def _cw_row(plant, Theta, epsilon, scenario, options, rng):
-    """Steady-state error covariance of one filter against its bounds."""
-    implied = _implied_epsilon(plant, Theta, scenario.delta, scenario.convention)
-    bound_epsilon = implied if epsilon is None else epsilon
-    bounds = error_covariance_bounds(
-        plant, Theta, bound_epsilon, scenario.delta, scenario.convention
-    )
-    P = steady_state(plant, Theta).P
-    S, trace_se, logdet_se = empirical_error_covariance(
-        plant, Theta, options["cw_runs"], options["cw_steps"], options["cw_burn_in"], rng
-    )
-    values = {
-        "logdet_P_dare": np.linalg.slogdet(P)[1],
-        "logdet_P_empirical": np.linalg.slogdet(S)[1],
-        "trace_P_dare": np.trace(P),
-        "trace_P_empirical": np.trace(S),
-    }
-    row = {
-        "epsilon_design": epsilon,
-        "epsilon_implied": implied,
-        "epsilon_of_bound": bound_epsilon,
-        "trace_Theta": np.trace(Theta),
-        **values,
-        "logdet_P_empirical_se": logdet_se,
-        "trace_P_empirical_se": trace_se,
-        "bound_chain_logdet": bounds.log_det_chain,
-        "bound_28": bounds.log_det,
-        "bound_chain_trace": bounds.trace_chain,
-        "bound_29": bounds.trace,
-        "bound_28_29_applies": bounds.applies,
-    }
-    for kind in ("dare", "empirical"):
-        row[f"holds_chain_{kind}"] = bool(values[f"logdet_P_{kind}"] >= bounds.log_det_chain)
-        row[f"holds_28_{kind}"] = bool(values[f"logdet_P_{kind}"] >= bounds.log_det)
-        row[f"holds_trace_chain_{kind}"] = bool(values[f"trace_P_{kind}"] >= bounds.trace_chain)
-        row[f"holds_29_{kind}"] = bool(values[f"trace_P_{kind}"] >= bounds.trace)
-    return row
-
-
-def _cw_designs(scenario, station_plant, eps):
-    """Per-station privacy noise (Corollary 3.7 on Sigma_CW), zero without privacy."""
-    if eps is None:
-        return [np.zeros((3, 3)) for _ in STATIONS]
-    return [
-        linear_mechanism_noise(
-            station_plant.C, scenario.Sigma_cw, e, scenario.delta, scenario.convention
-        )
-        for e in eps
-    ]
-
-
-def _cw_study(scenario, options, rng, progress):
-    """Rows of the CW table: per level, one per station filter and one for the fusion."""
-    station_plant = scenario.cw_plant(C_POSITION, options["cw_dt"])
-    fusion_plant = scenario.cw_plant(np.vstack([C_POSITION] * len(STATIONS)), options["cw_dt"])
-    sensor = CW_SENSOR_STD**2 * np.eye(3)
-    rows, designs = [], {}
-    for label, eps in tqdm(scenario.levels, desc="CW levels", disable=not progress):
-        noise = designs[label] = _cw_designs(scenario, station_plant, eps)
-        for s, station in enumerate(STATIONS):
-            row = _cw_row(
-                station_plant,
-                noise[s] + sensor,
-                None if eps is None else eps[s],
-                scenario,
-                options,
-                rng,
-            )
-            rows.append({"level": label, "filter": station.name, **row})
-        fused = linalg.block_diag(*(Theta + sensor for Theta in noise))
-        rows.append(
-            {
-                "level": label,
-                "filter": "fusion",
-                **_cw_row(fusion_plant, fused, None, scenario, options, rng),
-            }
-        )
-    return rows, designs
-
-
 def _privacy_row(kind, station, epsilon, C, Sigma, Theta, scenario, samples, rng):
     mc = monte_carlo_leakage_probability(
         C, Sigma, Theta, epsilon, samples, rng, confidence=CONFIDENCE
@@ -467,8 +385,10 @@ def _privacy_checks(scenario, cw_designs, samples, rng):
     rows = []
     for s, station in enumerate(STATIONS):
         k = int(np.argmax(station.measure(scenario.nominal, scenario.fine, scenario.earth)[:, 1]))
-        state, time = scenario.nominal[k], scenario.fine[k]
-        H, Sigma = station.jacobian(state, time, scenario.earth), scenario.prior_eci(state)
+        model = station.linearised_measurement(
+            scenario.nominal[k], scenario.fine[k], scenario.earth
+        )
+        H, Sigma = model.H, scenario.prior_eci(model.state)
         for label, eps in scenario.levels[:-1]:
             rows.append(
                 _privacy_row(
@@ -483,7 +403,7 @@ def _privacy_checks(scenario, cw_designs, samples, rng):
                     rng,
                 )
             )
-            Theta = scenario.station_noise(station, state, time, eps[s])
+            Theta = scenario.station_noise(model, eps[s])
             rows.append(
                 _privacy_row(
                     "radar (linearised)", station, eps[s], H, Sigma, Theta, scenario, samples, rng
@@ -558,7 +478,7 @@ def run(
     rows = _ukf_rows(scenario, tracking)
     monotone = _monotone(rows)
     rng = np.random.default_rng([seed, 1])
-    cw_rows, cw_designs = _cw_study(scenario, options, rng, progress)
+    cw_rows, cw_designs = cw_study(scenario, STATIONS, options, rng, progress)
     privacy_rows = _privacy_checks(scenario, cw_designs, mc_samples, rng)
     holds = [k for k in cw_rows[0] if k.startswith("holds_")]
     for row in rows:

@@ -1,0 +1,249 @@
+"""Two-body + J2 motion of a satellite in an Earth-centred inertial frame (Cowell's method).
+
+State ``(x, y, z, vx, vy, vz)`` in km and km/s, the z axis being Earth's rotation axis,
+with the dimensionless J2 of EGM-96 by default. The propagator also gives the conserved
+energy and the analytic J2 secular rates of the node and of the argument of perigee;
+conversions to and from orbital elements are in :mod:`ssa_privacy.orbits.elements`,
+element sets (TLEs) enter through :mod:`ssa_privacy.tle`. See
+:doc:`/theory/orbits-and-sensors`.
+
+References
+----------
+D. A. Vallado, "Fundamentals of Astrodynamics and Applications", 4th ed., 2013: Ch. 8
+(special perturbations, the J2 acceleration) and Ch. 9 (secular J2 rates). H. D. Curtis,
+"Orbital Mechanics for Engineering Students", 3rd ed., §4.7 (J2 secular rates), Ch. 10.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from ssa_privacy._validation import as_finite_array, positive
+from ssa_privacy.constants import J2_EARTH, MU_EARTH, R_EARTH
+from ssa_privacy.orbits._checks import vectors
+
+#: Default tolerances of :meth:`J2Propagator.propagate` (the truth of every study).
+TIGHT_TOLERANCE = 1e-10
+#: Loosest tolerance :meth:`J2Propagator.propagate` accepts (for a filter's process model).
+LOOSEST_TOLERANCE = 1e-6
+
+
+def _tolerance(value, name):
+    value = positive(value, name)
+    if value > LOOSEST_TOLERANCE:
+        raise ValueError(f"{name} must be at most {LOOSEST_TOLERANCE}, got {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class J2Propagator:
+    """Two-body + J2 motion of a satellite in an Earth-centred inertial (ECI) frame.
+
+    The state is ``(x, y, z, vx, vy, vz)`` in km and km/s, the z axis being Earth's
+    rotation axis. The acceleration is ``-mu r / |r|^3`` plus the J2 term::
+
+        a_J2 = -(3/2) J2 mu R_e^2 / |r|^5 * (x (1 - 5 z^2/r^2), y (1 - 5 z^2/r^2),
+                                              z (3 - 5 z^2/r^2))
+
+    Parameters
+    ----------
+    mu : float
+        Gravitational parameter (km^3/s^2), default :data:`~ssa_privacy.constants.MU_EARTH`.
+    R_e : float
+        Equatorial radius (km), default :data:`~ssa_privacy.constants.R_EARTH`.
+    J2 : float
+        Dimensionless second zonal harmonic, default :data:`~ssa_privacy.constants.J2_EARTH`; 0 gives two-body
+        motion.
+
+    Raises
+    ------
+    ValueError
+        If ``mu`` or ``R_e`` is not positive or ``J2`` is negative or not finite.
+
+    Notes
+    -----
+    Vallado Ch. 8 (J2 acceleration of the zonal geopotential) and Ch. 9 (secular
+    rates); Curtis §4.7 and Ch. 10.
+    """
+
+    mu: float = MU_EARTH
+    R_e: float = R_EARTH
+    J2: float = J2_EARTH
+
+    def __post_init__(self):
+        positive(self.mu, "mu")
+        positive(self.R_e, "R_e")
+        if not np.isfinite(self.J2) or self.J2 < 0:
+            raise ValueError(f"J2 must be a finite non-negative number, got {self.J2!r}")
+
+    def derivative(self, t, y):
+        """Right-hand side ``d(state)/dt`` for ``solve_ivp``; ``t`` is unused (autonomous).
+
+        Parameters
+        ----------
+        t : float
+            Time (s), unused.
+        y : ndarray, shape (6 k,)
+            k states stacked one after the other (km, km/s).
+
+        Returns
+        -------
+        ndarray, shape (6 k,)
+            Velocities and accelerations (km/s, km/s^2) in the same layout.
+        """
+        states = y.reshape(-1, 6)
+        r = states[:, :3]
+        r2 = np.einsum("ij,ij->i", r, r)
+        j2 = 1.5 * self.J2 * self.R_e**2 / r2
+        kepler = -self.mu / (r2 * np.sqrt(r2))
+        out = np.empty_like(states)
+        out[:, :3] = states[:, 3:]
+        out[:, 3:] = (kepler * (1.0 + j2 * (1.0 - 5.0 * r[:, 2] ** 2 / r2)))[:, None] * r
+        out[:, 5] += 2.0 * j2 * kepler * r[:, 2]
+        return out.ravel()
+
+    def propagate(self, times, state0, rtol=TIGHT_TOLERANCE, atol=TIGHT_TOLERANCE, first_step=None):
+        """Integrate one or several initial states with ``scipy.integrate.solve_ivp`` (DOP853).
+
+        Parameters
+        ----------
+        times : array_like, shape (m,)
+            Non-decreasing output times (s); the initial state is at ``times[0]``.
+        state0 : array_like, shape (6,) or (k, 6)
+            Initial ECI state(s), km and km/s. Several states are integrated together as
+            one system (the step size then follows the most demanding one).
+        rtol, atol : float, optional
+            Tolerances of DOP853, default 1e-10, at most :data:`LOOSEST_TOLERANCE`.
+            Studies use 1e-10 for the truth; a filter's process model may use a looser one.
+        first_step : float, optional
+            Initial step size of DOP853 (s); by default ``solve_ivp`` chooses one (a
+            cautious choice that costs several short steps on a short interval).
+
+        Returns
+        -------
+        ndarray, shape (m, 6) or (k, m, 6)
+            The states at ``times`` (km, km/s).
+
+        Raises
+        ------
+        ValueError
+            If the times are empty, not finite or decreasing, a state is not finite or not
+            6-dimensional, a tolerance is out of range, or the integration fails.
+
+        Notes
+        -----
+        Cowell's method (direct integration of the perturbed motion), Vallado Ch. 8.
+        """
+        times = as_finite_array(times, "times", ndim=1)
+        if len(times) == 0 or np.any(np.diff(times) < 0):
+            raise ValueError("times must be a non-empty, non-decreasing grid")
+        state0 = vectors(state0, "state0")
+        if state0.ndim > 2:
+            raise ValueError(f"state0 must have shape (6,) or (k, 6), got {state0.shape}")
+        rtol, atol = _tolerance(rtol, "rtol"), _tolerance(atol, "atol")
+        flat = np.atleast_2d(state0)
+        if times[-1] == times[0]:
+            path = np.repeat(flat[:, None, :], len(times), axis=1)
+        else:
+            solution = solve_ivp(
+                self.derivative,
+                (times[0], times[-1]),
+                flat.ravel(),
+                method="DOP853",
+                t_eval=times,
+                rtol=rtol,
+                atol=atol,
+                first_step=first_step,
+            )
+            if not solution.success:
+                raise ValueError(f"orbit integration failed: {solution.message}")
+            path = solution.y.reshape(len(flat), 6, len(times)).transpose(0, 2, 1)
+        return path[0] if state0.ndim == 1 else path
+
+    def energy(self, states):
+        """Specific mechanical energy including the J2 potential (km^2/s^2).
+
+        Parameters
+        ----------
+        states : array_like, shape (..., 6)
+            ECI states, km and km/s.
+
+        Returns
+        -------
+        ndarray, shape (...)
+            ``|v|^2 / 2 - mu / r (1 - J2 (R_e / r)^2 (3 sin^2(phi) - 1) / 2)``, with
+            ``sin(phi) = z / r``; conserved by the motion.
+
+        Raises
+        ------
+        ValueError
+            If the states are not finite or not 6-dimensional.
+
+        Notes
+        -----
+        The J2 term of the zonal geopotential, Vallado Ch. 8.
+        """
+        states = vectors(states, "states")
+        r = np.linalg.norm(states[..., :3], axis=-1)
+        sin2 = (states[..., 2] / r) ** 2
+        potential = -self.mu / r * (1 - self.J2 * (self.R_e / r) ** 2 * (3 * sin2 - 1) / 2)
+        return 0.5 * np.sum(states[..., 3:] ** 2, axis=-1) + potential
+
+    def mean_motion(self, a):
+        """Keplerian mean motion ``sqrt(mu / a^3)``.
+
+        Parameters
+        ----------
+        a : float or array_like
+            Semi-major axis (km).
+
+        Returns
+        -------
+        float or ndarray
+            Mean motion (rad/s).
+
+        Raises
+        ------
+        ValueError
+            If ``a`` is not finite and positive.
+        """
+        a = as_finite_array(a, "a")
+        if np.any(a <= 0):
+            raise ValueError("a (semi-major axis) must be positive")
+        return np.sqrt(self.mu / a**3)
+
+    def secular_rates(self, a, e, i):
+        """First-order J2 secular drift of the node and of the argument of perigee.
+
+        Parameters
+        ----------
+        a : float or array_like
+            Mean semi-major axis (km).
+        e : float or array_like
+            Mean eccentricity, in [0, 1).
+        i : float or array_like
+            Mean inclination (rad).
+
+        Returns
+        -------
+        raan_dot, argp_dot : float or ndarray
+            ``-3/2 n J2 (R_e/p)^2 cos i`` and ``3/4 n J2 (R_e/p)^2 (5 cos^2 i - 1)`` (rad/s),
+            with ``p = a (1 - e^2)`` and ``n`` the Keplerian mean motion.
+
+        Raises
+        ------
+        ValueError
+            If ``a`` is not positive or ``e`` is outside [0, 1).
+
+        Notes
+        -----
+        Curtis §4.7; Vallado Ch. 9 (secular J2 effects).
+        """
+        e = as_finite_array(e, "e")
+        if np.any((e < 0) | (e >= 1)):
+            raise ValueError("e (eccentricity) must lie in [0, 1)")
+        a = as_finite_array(a, "a")
+        factor = self.mean_motion(a) * self.J2 * (self.R_e / (a * (1 - e**2))) ** 2
+        cos_i = np.cos(as_finite_array(i, "i"))
+        return -1.5 * factor * cos_i, 0.75 * factor * (5 * cos_i**2 - 1)

@@ -1,0 +1,385 @@
+"""Ground stations: radar measurements, visibility, Jacobians and linearised measurement models.
+
+A :class:`GroundStation` measures ``(azimuth, elevation, range, range rate)`` in
+``(rad, rad, km, km/s)``; azimuth is clockwise from north in [0, 2 pi). The range rate
+is that of the line of sight in the rotating frame (the station is fixed on the Earth).
+A measurement exists when the elevation is at least the station's mask; each station
+adds Gaussian sensor noise of standard deviations ``noise_std`` (same units). Positions
+are taken to the topocentric ENU (east, north, up) axes at the station's WGS-84 geodetic
+position (frames: :mod:`ssa_privacy.sensors.geodesy`).
+
+A station knows its measurement, not privacy: :meth:`GroundStation.linearised_measurement`
+returns the linearised model ``h(X) ~ h(x) + H (X - x)`` with the sensor noise covariance
+``R`` (:class:`LinearisedMeasurement`); a privacy mechanism designed on ``H`` (for
+instance :func:`ssa_privacy.privacy.pml.linear_mechanism_noise`) privatizes it. See
+:doc:`/theory/orbits-and-sensors`.
+
+References
+----------
+D. A. Vallado, "Fundamentals of Astrodynamics and Applications", 4th ed.: §3.2 (site
+position on the WGS-84 ellipsoid), Algorithm 27 (RAZEL: topocentric azimuth, elevation,
+range and range rate).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ssa_privacy._validation import as_finite_array
+from ssa_privacy.orbits._checks import vectors
+from ssa_privacy.sensors.geodesy import geodetic_to_ecef
+
+#: Names of the four measurements, in order (units rad, rad, km, km/s).
+MEASUREMENTS = ("azimuth", "elevation", "range", "range_rate")
+#: Default sensor noise (1 sigma) of a tracking radar: 0.01 deg in both angles, 20 m in
+#: range, 10 cm/s in range rate.
+DEFAULT_NOISE_STD = (np.radians(0.01), np.radians(0.01), 0.020, 1.0e-4)
+
+
+@dataclass(frozen=True)
+class LinearisedMeasurement:
+    """A station's measurement linearised about a state: ``h(X) ~ value + H (X - state)``.
+
+    The measurement of an ECI state ``X`` with sensor noise is
+    ``Z = h(X) + W``, ``W ~ N(0, R)``; to first order about ``state``,
+    ``Z ~ value + H (X - state) + W``. A privacy mechanism designed on ``H`` and a prior
+    covariance of ``X`` privatizes it.
+
+    Parameters
+    ----------
+    H : ndarray, shape (4, 6)
+        Jacobian ``dh/dX`` at ``state``: rows azimuth, elevation (rad), range (km), range
+        rate (km/s); columns the ECI position (per km) and velocity (per km/s). Units: rad/km
+        and rad/(km/s) in the first two rows, km/km and km/(km/s) in the third, (km/s)/km
+        and (km/s)/(km/s) in the fourth.
+    R : ndarray, shape (4, 4)
+        Sensor noise covariance ``diag(noise_std^2)`` (rad^2, rad^2, km^2, km^2/s^2).
+    value : ndarray, shape (4,)
+        Noise-free measurement ``h(state)`` (rad, rad, km, km/s), azimuth in [0, 2 pi).
+    state : ndarray, shape (6,)
+        Linearisation point, ECI (km, km/s).
+    time : float
+        Time of the measurement (s since epoch).
+
+    Notes
+    -----
+    Vallado Algorithm 27 (RAZEL), differentiated (:meth:`GroundStation.jacobian`); see
+    :doc:`/theory/orbits-and-sensors`.
+    """
+
+    H: np.ndarray
+    R: np.ndarray
+    value: np.ndarray
+    state: np.ndarray
+    time: float
+
+    @property
+    def names(self):
+        """Names of the four measurement rows, :data:`MEASUREMENTS`."""
+        return MEASUREMENTS
+
+
+@dataclass(frozen=True)
+class GroundStation:
+    """A tracking radar at a fixed geodetic position.
+
+    Parameters
+    ----------
+    name : str
+        Label.
+    latitude, longitude : float
+        WGS-84 geodetic latitude and longitude (deg).
+    altitude : float
+        Height above the ellipsoid (km).
+    elevation_mask : float, optional
+        Smallest elevation of a measurement (deg), default 10.
+    noise_std : sequence of 4 floats, optional
+        Standard deviations of the sensor noise on (azimuth, elevation, range, range rate)
+        in (rad, rad, km, km/s), default :data:`DEFAULT_NOISE_STD`.
+
+    Raises
+    ------
+    ValueError
+        On a latitude outside [-90, 90], a mask outside [0, 90) or a noise standard
+        deviation that is not positive.
+
+    Notes
+    -----
+    Vallado Algorithm 27 (RAZEL): topocentric ENU vector, azimuth and elevation. A
+    station designs no privacy: :meth:`linearised_measurement` gives the model that a
+    mechanism privatizes (:doc:`/theory/orbits-and-sensors`).
+    """
+
+    name: str
+    latitude: float
+    longitude: float
+    altitude: float = 0.0
+    elevation_mask: float = 10.0
+    noise_std: tuple = DEFAULT_NOISE_STD
+
+    def __post_init__(self):
+        site = geodetic_to_ecef(self.latitude, self.longitude, self.altitude)
+        if not 0 <= float(self.elevation_mask) < 90:
+            raise ValueError(
+                f"elevation_mask must lie in [0, 90) degrees, got {self.elevation_mask!r}"
+            )
+        std = as_finite_array(self.noise_std, "noise_std", ndim=1)
+        if std.shape != (4,) or np.any(std <= 0):
+            raise ValueError(f"noise_std must hold 4 positive values, got {self.noise_std!r}")
+        object.__setattr__(self, "noise_std", tuple(float(s) for s in std))
+        lat, lon = np.radians(self.latitude), np.radians(self.longitude)
+        enu = np.array(
+            [
+                [-np.sin(lon), np.cos(lon), 0.0],
+                [-np.sin(lat) * np.cos(lon), -np.sin(lat) * np.sin(lon), np.cos(lat)],
+                [np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)],
+            ]
+        )
+        object.__setattr__(self, "_geometry", (site, enu))
+
+    @property
+    def ecef(self):
+        """ECEF position of the station (km), shape (3,)."""
+        return self._geometry[0].copy()
+
+    @property
+    def enu_rotation(self):
+        """Rotation from ECEF to the station's east-north-up axes, shape (3, 3) (rows E, N, U)."""
+        return self._geometry[1].copy()
+
+    @property
+    def noise_covariance(self):
+        """Sensor noise covariance ``diag(noise_std^2)``, shape (4, 4), measurement units^2."""
+        return np.diag(np.square(self.noise_std))
+
+    def _topocentric(self, states, times, earth):
+        """Line of sight and its rate in ENU (km, km/s), each ``states.shape[:-1] + (3,)``."""
+        ecef = earth.eci_to_ecef(states, times)
+        site, rotation = self._geometry
+        return (ecef[..., :3] - site) @ rotation.T, ecef[..., 3:] @ rotation.T
+
+    def measure(self, states, times, earth):
+        """Noise-free measurements ``(azimuth, elevation, range, range rate)``.
+
+        Parameters
+        ----------
+        states : array_like, shape (6,) or (m, 6)
+            ECI satellite states (km, km/s).
+        times : float or array_like, shape (m,)
+            Their times (s since epoch).
+        earth : EarthRotation
+            The Earth's orientation.
+
+        Returns
+        -------
+        ndarray, shape (4,) or (m, 4)
+            Azimuth in [0, 2 pi) and elevation (rad), range (km), range rate (km/s).
+
+        Raises
+        ------
+        ValueError
+            On non-finite values or mismatched shapes.
+
+        Notes
+        -----
+        Vallado Algorithm 27 (RAZEL) for a station fixed on the rotating Earth.
+        """
+        rho, rho_dot = self._topocentric(states, times, earth)
+        east, north, up = np.moveaxis(rho, -1, 0)
+        distance = np.linalg.norm(rho, axis=-1)
+        return np.stack(
+            [
+                np.mod(np.arctan2(east, north), 2 * np.pi),
+                np.arctan2(up, np.hypot(east, north)),
+                distance,
+                np.sum(rho * rho_dot, axis=-1) / distance,
+            ],
+            axis=-1,
+        )
+
+    def visible(self, states, times, earth):
+        """Whether the satellite is at or above the station's elevation mask.
+
+        Parameters
+        ----------
+        states, times, earth
+            As :meth:`measure`.
+
+        Returns
+        -------
+        bool or ndarray of bool, shape ``states.shape[:-1]``
+            True where the elevation is at least :attr:`elevation_mask`.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`measure`.
+        """
+        return self.measure(states, times, earth)[..., 1] >= np.radians(self.elevation_mask)
+
+    def linearised_measurement(self, state, time, earth):
+        """The measurement model linearised about one state, with the sensor noise.
+
+        Parameters
+        ----------
+        state : array_like, shape (6,)
+            Linearisation point, e.g. a filter's predicted ECI state (km, km/s); not at
+            the station's zenith (azimuth is singular there).
+        time : float
+            Time (s since epoch).
+        earth : EarthRotation
+            The Earth's orientation.
+
+        Returns
+        -------
+        LinearisedMeasurement
+            ``H`` (4, 6) from :meth:`jacobian`, ``R`` (4, 4) the sensor noise covariance
+            :attr:`noise_covariance`, ``value`` = :meth:`measure` at ``state``, and the
+            point ``state`` and ``time``.
+
+        Raises
+        ------
+        ValueError
+            On a state that is not a finite 6-vector, a non-finite time, or a state at
+            the zenith.
+
+        Notes
+        -----
+        Vallado Algorithm 27 (RAZEL) and its Jacobian; a privacy mechanism is designed on
+        ``H``, see :doc:`/theory/orbits-and-sensors`.
+
+        Examples
+        --------
+        >>> from ssa_privacy.sensors import EarthRotation, GroundStation
+        >>> from ssa_privacy.privacy.pml import linear_mechanism_noise
+        >>> station = GroundStation("Madrid", 40.4313, -4.2480, 0.865)
+        >>> earth = EarthRotation(0.0)
+        >>> overhead = station.ecef * 1.1 + [50.0, 0.0, 0.0]
+        >>> state = np.concatenate([overhead, [0.0, 7.0, 0.0]])
+        >>> model = station.linearised_measurement(state, 0.0, earth)
+        >>> model.H.shape, model.R.shape
+        ((4, 6), (4, 4))
+        >>> Theta = linear_mechanism_noise(model.H, np.eye(6), 9.0, 0.01)
+        >>> Theta.shape
+        (4, 4)
+        """
+        state = as_finite_array(state, "state", ndim=1)
+        if state.shape != (6,):
+            raise ValueError(f"state must have 6 entries, got shape {state.shape}")
+        time = float(as_finite_array(time, "time", ndim=0))
+        return LinearisedMeasurement(
+            H=self.jacobian(state, time, earth),
+            R=self.noise_covariance,
+            value=self.measure(state, time, earth),
+            state=state.copy(),
+            time=time,
+        )
+
+    def privacy_noise(self, state, time, earth, Sigma_XX, epsilon, delta, convention="exact"):
+        """PML noise covariance for one measurement, designed on its linearisation.
+
+        Thin wrapper, kept for existing scripts: use
+        ``model = station.linearised_measurement(state, time, earth)`` then
+        ``ssa_privacy.privacy.pml.linear_mechanism_noise(model.H, Sigma_XX, epsilon, delta,
+        convention=convention)`` (or a :class:`~ssa_privacy.privacy.LinearGaussianMechanism`
+        on ``model.H``). The noise makes the linear mechanism ``Y = H X + V``,
+        ``V ~ N(0, Theta)``, (epsilon, delta)-PML private for a prior
+        ``X ~ N(state, Sigma_XX)``.
+
+        Parameters
+        ----------
+        state : array_like, shape (6,)
+            Linearisation point, e.g. a filter's predicted ECI state (km, km/s).
+        time : float
+            Time (s since epoch).
+        earth : EarthRotation
+            The Earth's orientation.
+        Sigma_XX : array_like, shape (6, 6)
+            Prior covariance of the private state (km^2, km^2/s, km^2/s^2), positive
+            definite.
+        epsilon : float
+            Leakage level (nats), above the necessary condition (9) for rank 4.
+        delta : float
+            Failure probability in (0, 1).
+        convention : {"exact", "paper"}
+            PML convention of the design (:doc:`/theory/pml`).
+
+        Returns
+        -------
+        Theta : ndarray, shape (4, 4)
+            ``kappa / (1 - kappa) H Sigma_XX H^T`` in measurement units squared (rad^2,
+            km^2, km^2/s^2 and products: a Gaussian mechanism needs no common unit).
+
+        Raises
+        ------
+        ValueError
+            On invalid inputs, a zenith geometry, or an epsilon below condition (9).
+
+        Notes
+        -----
+        [LKC] Corollary 3.7, (15). The guarantee is that of the linearised measurement;
+        the nonlinear one matches it to first order in the prior's spread over the range
+        (about 1e-3 for a km-level prior at 1000 km), see :doc:`/theory/orbits-and-sensors`.
+        """
+        from ssa_privacy.privacy.pml import linear_mechanism_noise  # privacy stays optional here
+
+        model = self.linearised_measurement(state, time, earth)
+        return linear_mechanism_noise(model.H, Sigma_XX, epsilon, delta, convention)
+
+    def jacobian(self, states, times, earth):
+        """Jacobian of :meth:`measure` with respect to the ECI state.
+
+        Parameters
+        ----------
+        states : array_like, shape (6,) or (m, 6)
+            ECI satellite states (km, km/s), not at the station's zenith (azimuth is
+            singular there).
+        times : float or array_like, shape (m,)
+            Their times (s since epoch).
+        earth : EarthRotation
+            The Earth's orientation.
+
+        Returns
+        -------
+        ndarray, shape (4, 6) or (m, 4, 6)
+            Rows azimuth, elevation, range, range rate; columns the ECI position (per km)
+            and velocity (per km/s).
+
+        Raises
+        ------
+        ValueError
+            On non-finite values, mismatched shapes, or a state at the zenith.
+
+        Notes
+        -----
+        Differentiates Vallado Algorithm 27 through ``rho_ENU = M R3(theta) r - M r_site``
+        and ``rho_dot_ENU = M R3(theta) (v - omega x r)``.
+        """
+        states = vectors(states, "states", 6)
+        rho, rho_dot = self._topocentric(states, times, earth)
+        east, north, up = np.moveaxis(rho, -1, 0)
+        horizontal2 = east**2 + north**2
+        if np.any(horizontal2 <= 1e-12 * np.sum(rho**2, axis=-1)):
+            raise ValueError("states include a satellite at the zenith: azimuth is singular")
+        distance = np.linalg.norm(rho, axis=-1)
+        horizontal = np.sqrt(horizontal2)
+        zero = np.zeros_like(east)
+        d_az = np.stack([north, -east, zero], -1) / horizontal2[..., None]
+        d_el = (
+            np.stack([-east * up, -north * up, horizontal2], -1)
+            / (distance**2 * horizontal)[..., None]
+        )
+        unit = rho / distance[..., None]
+        range_rate = np.sum(unit * rho_dot, axis=-1)
+        d_rr = (rho_dot - range_rate[..., None] * unit) / distance[..., None]
+        by_rho = np.stack([d_az, d_el, unit, d_rr], axis=-2)  # (..., 4, 3)
+        by_rho_dot = np.zeros(by_rho.shape)
+        by_rho_dot[..., 3, :] = unit
+        rotation = earth.rotation(np.broadcast_to(np.asarray(times, dtype=float), east.shape))
+        to_enu = np.einsum("ij,...jk->...ik", self._geometry[1], rotation)
+        omega_cross = np.array([[0.0, -earth.rate, 0.0], [earth.rate, 0.0, 0.0], [0.0, 0.0, 0.0]])
+        d_position = np.einsum("...mi,...ij->...mj", by_rho, to_enu) - np.einsum(
+            "...mi,...ij,jk->...mk", by_rho_dot, to_enu, omega_cross
+        )
+        d_velocity = np.einsum("...mi,...ij->...mj", by_rho_dot, to_enu)
+        return np.concatenate([d_position, d_velocity], axis=-1)
