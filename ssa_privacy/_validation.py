@@ -189,7 +189,7 @@ def positive_int(value, name):
 
 
 #: A plant is accepted as Schur stable when its spectral radius is below this value.
-MAX_SPECTRAL_RADIUS = 1.0
+SCHUR_STABILITY_RADIUS = 1.0
 
 
 def schur_stable(A, name="A"):
@@ -210,7 +210,7 @@ def schur_stable(A, name="A"):
     if not np.all(np.isfinite(A)):
         raise ValueError(f"{name} contains non-finite values (NaN or inf)")
     radius = np.max(np.abs(np.linalg.eigvals(A)), axis=-1)
-    unstable = np.flatnonzero(radius >= MAX_SPECTRAL_RADIUS)
+    unstable = np.flatnonzero(radius >= SCHUR_STABILITY_RADIUS)
     if unstable.size:
         where = "" if A.ndim == 2 else f" (agent {unstable[0]})"
         value = np.ravel(radius)[unstable[0]]
