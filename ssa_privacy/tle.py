@@ -3,6 +3,8 @@
 The ``sgp4`` package ships real element sets: ``SGP4-VER.TLE``, the 33 verification
 satellites of the SGP4 standard, and an ISS element set in ``sgp4/tests.py``. They are
 read from the installed package (never copied into this repository, never downloaded).
+Whole catalogues in the three-line format (a name line, then lines 1 and 2) are read by
+:func:`read_catalogue` and, from the data folder, :func:`load_catalogue`.
 
 An :class:`ElementSet` wraps ``sgp4.api.Satrec``: SGP4 propagation (WGS-72 constants, as
 the standard prescribes) returning states in the TEME frame (true equator, mean equinox
@@ -10,38 +12,57 @@ of date) in km and km/s, the epoch as a Julian date (UTC) and the Greenwich mean
 time at epoch (IAU-82, the angle that rotates TEME into the pseudo-Earth-fixed frame,
 Vallado et al. 2006). Times are seconds since the element set's epoch.
 
+Every element set is validated before SGP4 sees it
+(:func:`ssa_privacy.tle_format.validate_tle`, re-exported here with :class:`TLEError`
+and :func:`describe_sgp4_error`): line length 69, line numbers, the syntax and range of
+every fixed-column field, the checksums and matching catalogue numbers. SGP4's error
+codes are reported with the fields they concern, and :meth:`ElementSet.propagate` never
+returns a non-finite state. Every error is a one-line :class:`TLEError` naming the
+element set, the line and the field with its columns. See
+:doc:`/theory/orbits-and-sensors`.
+
 References
 ----------
 D. A. Vallado, P. Crawford, R. Hujsak, T. S. Kelso, "Revisiting Spacetrack Report #3",
-AIAA 2006-6753 (SGP4 and the TEME frame); the ``sgp4`` package by B. Rhodes.
+AIAA 2006-6753 (SGP4, the TEME frame, the TLE format and the error codes); the ``sgp4``
+package by B. Rhodes.
 """
 
 import re
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
-from sgp4.api import SGP4_ERRORS, Satrec
+from sgp4.api import Satrec
 
 from ssa_privacy._validation import as_finite_array
+from ssa_privacy.tle_format import (  # noqa: F401 (re-exported)
+    SGP4_ERROR_FIELDS,
+    TLE_LINE_LENGTH,
+    TLEError,
+    describe_sgp4_error,
+    sgp4_error_location,
+    validate_tle,
+)
 
 #: NORAD catalogue number of the International Space Station.
 ISS_CATALOG_NUMBER = "25544"
-#: Columns of a TLE line; ``SGP4-VER.TLE`` appends start/stop/step times after them.
-TLE_LINE_LENGTH = 69
 SECONDS_PER_DAY = 86400.0
+#: The catalogue of active satellites in the data folder (three-line format).
+ACTIVE_CATALOGUE_FILE = "active_satellites_2026-03-19.tle"
 
 
 @dataclass(frozen=True)
 class ElementSet:
-    """One satellite's two-line element set, with SGP4 propagation.
+    """One satellite's two-line element set, validated, with SGP4 propagation.
 
     Parameters
     ----------
     name : str
         Label of the satellite (catalogue number or common name).
     line1, line2 : str
-        The two lines of the element set (columns 1-69 are used).
+        The two lines of the element set, 69 columns each (trailing blanks ignored).
 
     Attributes
     ----------
@@ -50,8 +71,12 @@ class ElementSet:
 
     Raises
     ------
-    ValueError
-        If the lines are not a valid element set (SGP4 initialisation reports an error).
+    TypeError
+        If ``name`` or a line is not a str.
+    TLEError
+        A :class:`ValueError` naming the line and field at fault: see
+        :func:`validate_tle`, or SGP4 initialisation failed (the error code is translated
+        into the fields it concerns, :func:`describe_sgp4_error`).
 
     Notes
     -----
@@ -64,14 +89,24 @@ class ElementSet:
     satrec: Satrec = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        line1, line2 = self.line1[:TLE_LINE_LENGTH], self.line2[:TLE_LINE_LENGTH]
-        if not (line1.startswith("1 ") and line2.startswith("2 ")):
-            raise ValueError(f"line1/line2 of {self.name!r} are not the two lines of a TLE")
+        if not isinstance(self.name, str):
+            raise TypeError(f"name must be a str, got {type(self.name).__name__}")
+        line1, line2 = validate_tle(self.line1, self.line2, name=self.name)
         satrec = Satrec.twoline2rv(line1, line2)
         if satrec.error:
-            raise ValueError(f"element set {self.name!r}: {SGP4_ERRORS[satrec.error]}")
+            raise TLEError(
+                f"SGP4 rejects the element set at its epoch: {describe_sgp4_error(satrec.error)}",
+                name=self.name,
+                catalogue_number=line1[2:7].strip(),
+                **sgp4_error_location(satrec.error),
+            )
         for name, value in (("line1", line1), ("line2", line2), ("satrec", satrec)):
             object.__setattr__(self, name, value)
+
+    @property
+    def catalogue_number(self):
+        """Catalogue number (line 1, columns 3-7, without leading blanks)."""
+        return self.line1[2:7].strip()
 
     @property
     def epoch_jd(self):
@@ -99,12 +134,14 @@ class ElementSet:
         Returns
         -------
         ndarray, shape (m, 6)
-            TEME position (km) and velocity (km/s).
+            TEME position (km) and velocity (km/s), all finite.
 
         Raises
         ------
         ValueError
-            If the times are not finite, or SGP4 reports an error (e.g. decayed orbit).
+            If the times are not finite, or SGP4 reports an error (e.g. decayed orbit:
+            a :class:`TLEError` naming the first failing time and the fields the error
+            code concerns), or SGP4 returns a non-finite state without an error code.
 
         Notes
         -----
@@ -116,11 +153,24 @@ class ElementSet:
         errors, r, v = self.satrec.sgp4_array(whole, self.satrec.jdsatepochF + days)
         if np.any(errors):
             first = np.flatnonzero(errors)[0]
-            raise ValueError(
-                f"SGP4 failed for {self.name!r} at t = {times[first]} s: "
-                f"{SGP4_ERRORS[int(errors[first])]}"
+            code = int(errors[first])
+            raise TLEError(
+                f"SGP4 failed at t = {times[first]:g} s: {describe_sgp4_error(code)}",
+                name=self.name,
+                catalogue_number=self.catalogue_number,
+                **sgp4_error_location(code),
             )
-        return np.hstack([r, v])
+        states = np.hstack([r, v])
+        finite = np.all(np.isfinite(states), axis=1)
+        if not np.all(finite):
+            first = np.flatnonzero(~finite)[0]
+            raise TLEError(
+                f"SGP4 returned a non-finite state at t = {times[first]:g} s without an error "
+                "code: the element set cannot be propagated",
+                name=self.name,
+                catalogue_number=self.catalogue_number,
+            )
+        return states
 
     def state_at_epoch(self):
         """TEME state at the epoch; see :meth:`propagate`.
@@ -169,9 +219,11 @@ def verification_element_sets():
     Returns
     -------
     dict of str to ElementSet
-        Keyed by the five-digit catalogue number (e.g. ``"06251"``), in file order. The
-        file deliberately includes element sets that SGP4 rejects at initialisation (to
-        test its error codes); they are left out.
+        Keyed by the five-digit catalogue number (e.g. ``"06251"``), in file order; the
+        lines are cut to their 69 TLE columns (the file appends start, stop and step
+        times). The file deliberately includes element sets that SGP4 rejects at
+        initialisation (to test its error codes) and three (33333, 33334, 33335) whose
+        checksums were not updated after their elements were edited; they are left out.
 
     Raises
     ------
@@ -184,8 +236,10 @@ def verification_element_sets():
     sets = {}
     for one, two in zip(lines[::2], lines[1::2]):
         key = one[2:7].strip().zfill(5)
-        if not Satrec.twoline2rv(one[:TLE_LINE_LENGTH], two[:TLE_LINE_LENGTH]).error:
-            sets[key] = ElementSet(key, one, two)
+        try:
+            sets[key] = ElementSet(key, one[:TLE_LINE_LENGTH], two[:TLE_LINE_LENGTH])
+        except TLEError:
+            continue
     return sets
 
 
@@ -218,3 +272,103 @@ def load_element_set(name):
             f"({', '.join(sets)}), got {name!r}"
         )
     return sets[key]
+
+
+def _looks_like_tle_line(text):
+    return bool(re.match(r"[12] [ \dA-Z]{5}", text)) and len(text.rstrip()) >= 60
+
+
+def read_catalogue(file):
+    """Read every element set of a three-line catalogue file (name, line 1, line 2).
+
+    Parameters
+    ----------
+    file : str or path-like
+        The catalogue, e.g. CelesTrak's three-line format. Blank lines are skipped; a
+        name line may start with ``"0 "`` (space-track's 3LE), which is dropped.
+
+    Returns
+    -------
+    list of ElementSet
+        In file order, named by their name lines. Nothing is dropped: a bad element set
+        is an error.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``file`` is not a file.
+    TLEError
+        A :class:`ValueError` naming the file, the line number in the file, the element
+        set, the TLE line and the field at fault (see :func:`validate_tle`), or a file
+        that ends inside an element set, puts TLE lines where a name line belongs, or
+        holds no element set.
+
+    Notes
+    -----
+    Vallado et al. (2006); see :doc:`/theory/orbits-and-sensors`.
+    """
+    path = Path(file)
+    if not path.is_file():
+        raise FileNotFoundError(f"file: TLE catalogue {str(path)!r} is not a file")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        raise TLEError("the file is not UTF-8 text", file=str(path), file_line=line) from None
+    lines = [(n, t.rstrip()) for n, t in enumerate(text.splitlines(), 1) if t.strip()]
+    if not lines:
+        raise TLEError("the file holds no element set", file=str(path))
+    sets = []
+    for start in range(0, len(lines), 3):
+        group = lines[start : start + 3]
+        number, name = group[0]
+        if _looks_like_tle_line(name):
+            raise TLEError(
+                "found a TLE line where the name line of an element set belongs (a "
+                "three-line catalogue has a name line before each pair of lines)",
+                file=str(path),
+                file_line=number,
+            )
+        name = name[2:].strip() if name.startswith("0 ") else name.strip()
+        if len(group) < 3:
+            raise TLEError(
+                f"the file ends inside the element set that starts at line {number}: TLE "
+                f"line {len(group)} is missing",
+                name=name,
+                line=len(group),
+                file=str(path),
+                file_line=group[-1][0],
+            )
+        try:
+            sets.append(ElementSet(name, group[1][1], group[2][1]))
+        except TLEError as error:
+            raise error.located(str(path), group[error.line or 1][0]) from None
+    return sets
+
+
+def load_catalogue(name=ACTIVE_CATALOGUE_FILE, path=None):
+    """A three-line catalogue from the data folder (:func:`ssa_privacy.data.data_file`).
+
+    Parameters
+    ----------
+    name : str
+        File name in the data folder (default: the active-satellite catalogue).
+    path : str or path-like, optional
+        Data folder; see :func:`ssa_privacy.data.data_dir` for the search order.
+
+    Returns
+    -------
+    list of ElementSet
+        See :func:`read_catalogue`.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file is not found (the message names every place tried).
+    TLEError
+        If an element set is bad (see :func:`read_catalogue`).
+    """
+    from ssa_privacy.data import data_file
+
+    return read_catalogue(data_file(name, path))

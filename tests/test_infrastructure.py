@@ -12,6 +12,9 @@ from ssa_privacy.output import StudyOutput, atomic_path
 
 
 def test_data_folder_precedence(monkeypatch, tmp_path):
+    # The folders must exist: a given folder that does not is an error (tests/test_data.py).
+    (tmp_path / "env").mkdir()
+    (tmp_path / "given").mkdir()
     monkeypatch.setenv(DATA_ENV, str(tmp_path / "env"))
     assert data_dir() == tmp_path / "env"
     assert data_dir(tmp_path / "given") == tmp_path / "given"

@@ -24,7 +24,7 @@ The mechanisms, their theory and the reproduction notes: :doc:`/theory/dp-gp` an
 import numpy as np
 from tqdm.auto import tqdm
 
-from ssa_privacy.data import data_file
+from ssa_privacy.data import load_kung_women as load_women
 from ssa_privacy.gp import RBF, GaussianProcess
 from ssa_privacy.output import StudyOutput
 from ssa_privacy.privacy.accounting import c_delta, gaussian_mechanism_delta
@@ -83,19 +83,6 @@ def add_arguments(parser):
         default=10,
         help="Monte-Carlo CV folds inside the DP selection (paper: 100)",
     )
-
-
-def load_women(path=None):
-    """Ages (years) and heights (cm) of the 287 women.
-
-    Raises
-    ------
-    FileNotFoundError
-        If the data file is missing (see :func:`ssa_privacy.data.data_file`).
-    """
-    table = np.genfromtxt(data_file(DATA_FILE, path), delimiter=",", names=True)
-    women = table[table["male"] == 0]
-    return women["age_yr"].astype(float), women["height_cm"].astype(float)
 
 
 def _splits(n, count, rng):
