@@ -1,32 +1,260 @@
 """Input checks shared by the package: every public function validates its arguments here.
 
-Each check names the offending argument and says what was wrong, so that a bad input
-gives a clear :class:`ValueError` instead of a silent NaN.
+Each check names the offending argument as the caller wrote it and says in one line what
+was wrong: a :class:`TypeError` for a value of the wrong type (None, a bool, a string or a
+complex number where a real number is expected: ``float()`` would coerce them), a
+:class:`ValueError` for a wrong value (NaN, inf, out of range, a wrong shape, an empty
+array). :func:`scalar` is the scalar validator; :func:`positive`, :func:`non_negative`,
+:func:`open_interval`, :func:`positive_int` and :func:`non_negative_int` are its
+shorthands; :func:`as_finite_array` checks arrays. The matrix checks (symmetry,
+definiteness, numerical rank, Schur stability) live in :mod:`ssa_privacy._matrix_validation`
+and are importable from here.
 """
 
-import numpy as np
-from scipy.linalg import lapack
+import numbers
 
-#: Relative tolerance for symmetry checks: |A - A^T| <= SYMMETRY_RTOL * max|A|.
-SYMMETRY_RTOL = 1e-8
-#: Relative tolerance for positive semi-definiteness: lambda_min >= -PSD_RTOL * max|A|.
-PSD_RTOL = 1e-8
+import numpy as np
+
+
+def _describe(value):
+    """A short description of a value for error messages: its type, and the value if short."""
+    text = repr(value)
+    kind = type(value).__name__
+    return f"a {kind} ({text})" if len(text) <= 40 else f"a {kind}"
+
+
+def _reject_non_real(value, name, what):
+    """Raise TypeError unless ``value`` can be read as real numbers without coercion.
+
+    None, booleans, strings and bytes, and complex numbers are refused by name (numpy's
+    ``float()`` would read ``True`` as 1, ``'0.5'`` as 0.5 and drop an imaginary part).
+    """
+    if value is None:
+        raise TypeError(f"{name} must be {what}, got None")
+    if isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be {what}, got a bool ({value!r})")
+    if isinstance(value, str | bytes):
+        raise TypeError(f"{name} must be {what}, got a string ({value!r})")
+    if isinstance(value, complex | np.complexfloating):
+        raise TypeError(f"{name} must be {what}, got a complex number ({value!r})")
+
+
+def real_array(value, name, ndim=None):
+    """Return ``value`` as a float array of real numbers (NaN and inf allowed).
+
+    The type checks of :func:`as_finite_array` without its finiteness check, for callers
+    that word their own message on a non-finite value.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is None, or holds booleans, strings, complex numbers or other
+        objects that are not real numbers.
+    ValueError
+        If the array is ragged or has the wrong number of dimensions.
+    """
+    _reject_non_real(value, name, "an array of real numbers")
+    try:
+        raw = np.asarray(value)
+    except ValueError:
+        raise ValueError(
+            f"{name} must be a rectangular array of real numbers (it is ragged)"
+        ) from None
+    kind = raw.dtype.kind
+    if kind == "b":
+        raise TypeError(f"{name} must hold real numbers, got booleans (dtype bool)")
+    if kind in "USV":
+        raise TypeError(f"{name} must hold real numbers, got strings (dtype {raw.dtype})")
+    if kind == "c":
+        raise TypeError(f"{name} must hold real numbers, got complex numbers (dtype {raw.dtype})")
+    if kind == "O":
+        for item in raw.flat:
+            _reject_non_real(item, name, "an array of real numbers")
+            if not isinstance(item, numbers.Real):
+                raise TypeError(
+                    f"{name} must hold real numbers, got an entry of type {type(item).__name__}"
+                )
+    elif kind not in "iuf":
+        raise TypeError(f"{name} must hold real numbers, got dtype {raw.dtype}")
+    array = raw.astype(np.float64, copy=False)
+    if ndim is not None and array.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {array.shape}")
+    return array
 
 
 def as_finite_array(value, name, ndim=None):
-    """Return ``value`` as a float array, checking it is finite and of the given rank.
+    """Return ``value`` as a float array, checking it is real, finite and of the given rank.
+
+    Parameters
+    ----------
+    value : array_like
+        Real numbers (nested sequences or an array).
+    name : str
+        The argument's name, as the caller wrote it, for error messages.
+    ndim : int, optional
+        Required number of dimensions.
+
+    Returns
+    -------
+    ndarray
+        The values as float64.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is None, or holds booleans, strings, complex numbers or other
+        objects that are not real numbers.
+    ValueError
+        If the array is ragged, has the wrong number of dimensions or non-finite entries.
+    """
+    array = real_array(value, name, ndim)
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} contains non-finite values (NaN or inf)")
+    return array
+
+
+def whole_numbers(value, name, low=1):
+    """Return ``value`` (a number or an array) as ints, checking each is a whole number >= low.
+
+    Raises
+    ------
+    TypeError
+        As :func:`real_array`.
+    ValueError
+        Naming ``name``, on a non-finite, fractional or too small entry.
+    """
+    array = real_array(value, name)
+    bad = ~(np.isfinite(array) & (array >= low) & (array == np.round(array)))
+    if np.any(bad):
+        first = np.ravel(array)[np.flatnonzero(bad)[0]]
+        raise ValueError(f"{name} must be an integer >= {low}, got {first:g}")
+    return array.astype(int)
+
+
+def vector(value, name, size):
+    """Return ``value`` as a finite float vector of shape ``(size,)``.
+
+    Raises
+    ------
+    TypeError
+        As :func:`as_finite_array`.
+    ValueError
+        Naming ``name``, on non-finite entries or another shape.
+    """
+    array = as_finite_array(value, name)
+    if array.shape != (size,):
+        raise ValueError(f"{name} must have shape ({size},), got {array.shape}")
+    return array
+
+
+def nonempty(array, name):
+    """Return ``array`` after checking it has at least one entry.
 
     Raises
     ------
     ValueError
-        If the array has the wrong number of dimensions or non-finite entries.
+        Naming ``name``, if the array is empty.
     """
-    array = np.asarray(value, dtype=float)
-    if ndim is not None and array.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {array.shape}")
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} contains non-finite values (NaN or inf)")
+    if np.size(array) == 0:
+        raise ValueError(f"{name} is empty (shape {np.shape(array)}): it needs at least one entry")
     return array
+
+
+def _real(value, name, what="a real number"):
+    """``value`` as a float (NaN and inf included) after the type checks of :func:`scalar`."""
+    _reject_non_real(value, name, what)
+    if isinstance(value, np.ndarray):
+        if value.ndim != 0:
+            raise TypeError(f"{name} must be {what}, got an array of shape {value.shape}")
+        value = value[()]
+        _reject_non_real(value, name, what)
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be {what}, got {_describe(value)}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be finite, got an integer too large for a float") from None
+
+
+def _show(value):
+    """``repr`` of a number for messages, numpy scalars shown as plain Python numbers."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def scalar(
+    value,
+    name,
+    *,
+    low=None,
+    high=None,
+    low_open=False,
+    high_open=False,
+    integer=False,
+    allow_inf=False,
+):
+    """The scalar validator: return ``value`` as a float (an int if ``integer``) after checking it.
+
+    Every public function of the package that takes a number passes it through here (or
+    through one of the shorthands :func:`positive`, :func:`non_negative`,
+    :func:`open_interval`, :func:`positive_int`, :func:`non_negative_int`).
+
+    Parameters
+    ----------
+    value : object
+        The candidate: a Python or numpy real number, or a 0-dimensional array of one.
+    name : str
+        The argument's name as the user wrote it (the public parameter name).
+    low, high : float, optional
+        Bounds of the admissible range.
+    low_open, high_open : bool
+        Whether each bound is excluded (``low < value``) or included (``low <= value``).
+    integer : bool
+        Require a whole number (a float such as ``3.0`` is accepted and returned as 3).
+    allow_inf : bool
+        Accept ``+-inf`` (NaN is never accepted).
+
+    Returns
+    -------
+    float or int
+        The checked value.
+
+    Raises
+    ------
+    TypeError
+        For None, a bool, a string, a complex number, an array with more than one
+        dimension or any object that is not a real number, naming ``name``.
+    ValueError
+        For NaN, an infinity (unless ``allow_inf``), a non-integer where an integer is
+        required, or a value outside the range, naming ``name`` and the range.
+    """
+    what = "an integer" if integer else "a real number"
+    number = _real(value, name, what)
+    if np.isnan(number):
+        raise ValueError(f"{name} must be a number, got NaN")
+    if np.isinf(number) and not allow_inf:
+        raise ValueError(f"{name} must be finite, got {number}")
+    if integer:
+        if not number.is_integer():
+            raise ValueError(f"{name} must be an integer, got {_show(value)}")
+        number = int(number)
+    too_low = low is not None and (number <= low if low_open else number < low)
+    too_high = high is not None and (number >= high if high_open else number > high)
+    if too_low or too_high:
+        raise ValueError(
+            f"{name} must be {_range_text(low, high, low_open, high_open)}, got {_show(value)}"
+        )
+    return number
+
+
+def _range_text(low, high, low_open, high_open):
+    """``> 0``, ``>= 1``, ``in (0, 1)``, ``in [0, 1)`` ... for error messages."""
+    if high is None:
+        return f"{'>' if low_open else '>='} {low:g}"
+    if low is None:
+        return f"{'<' if high_open else '<='} {high:g}"
+    return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
 
 
 def as_matrix(value, name, shape=None):
@@ -54,211 +282,193 @@ def _shape_text(shape):
     return "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
 
 
-def symmetric_matrix(value, name, size=None):
-    """Return a finite, square, symmetric matrix, symmetrized to remove round-off.
-
-    Raises
-    ------
-    ValueError
-        If the matrix is not square, has the wrong size, is non-finite, or its
-        asymmetry exceeds ``SYMMETRY_RTOL`` relative to its largest entry.
-    """
-    return _symmetric_with_scale(value, name, size)[0]
-
-
-def _symmetric_with_scale(value, name, size):
-    """:func:`symmetric_matrix` that also returns ``max |A|`` (1 for an empty matrix)."""
-    array = as_matrix(value, name)
-    if array.shape[0] != array.shape[1]:
-        raise ValueError(f"{name} must be square, got shape {array.shape}")
-    if size is not None and array.shape[0] != size:
-        raise ValueError(f"{name} must be {size}x{size}, got shape {array.shape}")
-    if array.size == 0:
-        return array, 1.0
-    scale, asymmetry = _scale_and_asymmetry(array)
-    if asymmetry > SYMMETRY_RTOL * scale:
-        raise ValueError(
-            f"{name} is not symmetric: max |A - A^T| = {asymmetry:.3g} (largest entry {scale:.3g})"
-        )
-    if asymmetry == 0.0:
-        return array.copy(), scale
-    return 0.5 * (array + array.T), scale
-
-
-def _scale_and_asymmetry(array, block=128):
-    """Return ``(max |A|, max |A - A^T|)`` of a square array, a block of rows at a time.
-
-    Each block of rows is compared, up to the diagonal, with the matching block of
-    columns: every entry is read once and the temporaries stay in cache.
-    """
-    scale = asymmetry = 0.0
-    for start in range(0, len(array), block):
-        stop = start + block
-        rows, columns = array[start:stop, :stop], array[:stop, start:stop]
-        scale = max(scale, np.max(np.abs(rows)), np.max(np.abs(columns)))
-        asymmetry = max(asymmetry, np.max(np.abs(rows - columns.T)))
-    return max(scale, np.finfo(float).tiny), asymmetry
-
-
-def psd_matrix(value, name, size=None):
-    """Return a symmetric positive semi-definite matrix.
-
-    The check is a Cholesky factorisation of ``A + PSD_RTOL * max|A| * I``, which
-    succeeds exactly when the smallest eigenvalue is at least ``-PSD_RTOL * max|A|``
-    (an eigendecomposition is computed only to word the error).
-
-    Raises
-    ------
-    ValueError
-        As :func:`symmetric_matrix`, or if the matrix is indefinite beyond that
-        tolerance.
-    """
-    array, scale = _symmetric_with_scale(value, name, size)
-    if array.size == 0:
-        return array
-    # The transpose of the symmetric array is Fortran-ordered: LAPACK factors a copy in place.
-    shifted = array.T.copy(order="F")
-    shifted[np.diag_indices_from(shifted)] += PSD_RTOL * scale
-    _, info = lapack.dpotrf(shifted, lower=1, clean=0, overwrite_a=1)
-    if info != 0:
-        smallest = np.linalg.eigvalsh(array)[0]
-        raise ValueError(
-            f"{name} is not positive semi-definite: smallest eigenvalue "
-            f"{smallest:.3g} (largest entry {scale:.3g})"
-        )
-    return array
-
-
-def pd_cholesky(value, name, size=None):
-    """Return the lower Cholesky factor of a symmetric positive definite matrix.
-
-    Raises
-    ------
-    ValueError
-        As :func:`symmetric_matrix`, or if the matrix is not positive definite.
-    """
-    array = symmetric_matrix(value, name, size)
-    try:
-        return np.linalg.cholesky(array)
-    except np.linalg.LinAlgError:
-        smallest = np.linalg.eigvalsh(array)[0]
-        raise ValueError(
-            f"{name} is not positive definite: smallest eigenvalue {smallest:.3g}"
-        ) from None
-
-
 def open_interval(value, name, low=0.0, high=1.0):
-    """Return ``value`` as a float, checking ``low < value < high``.
+    """Return ``value`` as a float, checking ``low < value < high`` (:func:`scalar`).
 
     Raises
     ------
+    TypeError
+        As :func:`scalar` (None, bool, string, complex).
     ValueError
-        If the value is non-finite or outside the open interval.
+        If the value is NaN, infinite or outside the open interval.
     """
-    number = float(value)
-    if not np.isfinite(number) or not low < number < high:
-        raise ValueError(f"{name} must lie in the open interval ({low}, {high}), got {value!r}")
+    number = _real(value, name)
+    if not (np.isfinite(number) and low < number < high):
+        raise ValueError(
+            f"{name} must lie in the open interval ({low:g}, {high:g}), got {_show(value)}"
+        )
     return number
 
 
 def positive(value, name):
-    """Return ``value`` as a float, checking it is finite and strictly positive.
+    """Return ``value`` as a float, checking it is finite and strictly positive (:func:`scalar`).
 
     Raises
     ------
+    TypeError
+        As :func:`scalar` (None, bool, string, complex).
     ValueError
-        If the value is non-finite or not positive.
+        If the value is NaN, infinite or not positive.
     """
-    number = float(value)
+    number = _real(value, name)
     if not np.isfinite(number) or number <= 0:
-        raise ValueError(f"{name} must be a finite positive number, got {value!r}")
+        raise ValueError(f"{name} must be a finite positive number, got {_show(value)}")
+    return number
+
+
+def non_negative(value, name):
+    """Return ``value`` as a float, checking it is finite and ``>= 0`` (:func:`scalar`).
+
+    Raises
+    ------
+    TypeError
+        As :func:`scalar`.
+    ValueError
+        If the value is NaN, infinite or negative.
+    """
+    number = _real(value, name)
+    if not np.isfinite(number) or number < 0:
+        raise ValueError(f"{name} must be a finite non-negative number, got {_show(value)}")
     return number
 
 
 def positive_int(value, name):
-    """Return ``value`` as an int, checking it is a positive integer.
+    """Return ``value`` as an int, checking it is a whole number ``>= 1`` (:func:`scalar`).
 
     Raises
     ------
+    TypeError
+        As :func:`scalar` (a bool is not an integer here).
     ValueError
         If the value is not a whole number of at least 1.
     """
-    if int(value) != value or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
+    number = _real(value, name, "an integer")
+    if not (np.isfinite(number) and number.is_integer() and number >= 1):
+        raise ValueError(f"{name} must be a positive integer, got {_show(value)}")
+    return int(number)
 
 
-#: A plant is accepted as Schur stable when its spectral radius is below this value.
-SCHUR_STABILITY_RADIUS = 1.0
-
-
-def schur_stable(A, name="A"):
-    """Return ``A`` as a float array (one matrix or a stack ``(..., n, n)``) after
-    checking it is finite, square and Schur stable (spectral radius < 1).
+def non_negative_int(value, name):
+    """Return ``value`` as an int, checking it is a whole number ``>= 0`` (:func:`scalar`).
 
     Raises
     ------
+    TypeError
+        As :func:`scalar`.
     ValueError
-        Naming ``name``, on a non-finite or non-square array or a spectral radius >= 1
-        (the index of the first unstable matrix is given for a stack).
+        If the value is not a whole number of at least 0.
     """
-    A = np.asarray(A, dtype=float)
-    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
-        raise ValueError(
-            f"{name} must be square (or a stack of square matrices), got shape {A.shape}"
-        )
-    if not np.all(np.isfinite(A)):
-        raise ValueError(f"{name} contains non-finite values (NaN or inf)")
-    radius = np.max(np.abs(np.linalg.eigvals(A)), axis=-1)
-    unstable = np.flatnonzero(radius >= SCHUR_STABILITY_RADIUS)
-    if unstable.size:
-        where = "" if A.ndim == 2 else f" (agent {unstable[0]})"
-        value = np.ravel(radius)[unstable[0]]
-        raise ValueError(
-            f"{name} is not Schur stable{where}: spectral radius {value:.6g} >= 1, so the "
-            "state has no stationary distribution"
-        )
-    return A
+    number = _real(value, name, "an integer")
+    if not (np.isfinite(number) and number.is_integer() and number >= 0):
+        raise ValueError(f"{name} must be a non-negative integer, got {_show(value)}")
+    return int(number)
 
 
-def covariance_stack(value, name, size=None, definite=True):
-    """Return a stack ``(..., n, n)`` of symmetric positive (semi-)definite matrices, symmetrized.
+def boolean_mask(value, name, size):
+    """Return ``value`` as a boolean array of shape ``(size,)``.
 
-    The stacked counterpart of :func:`ssa_privacy._validation.pd_cholesky` and
-    :func:`~ssa_privacy._validation.psd_matrix`, vectorised so that 10^5 small matrices
-    are checked at once.
+    An integer array is refused: reading ``[0, 1, 2]`` as booleans would silently turn
+    indices into a mask.
 
     Raises
     ------
+    TypeError
+        If the values are not booleans (``numpy.bool_`` or Python ``bool``).
     ValueError
-        Naming ``name``, on a non-finite, non-square, asymmetric or not positive definite
-        (``definite=True``) / semi-definite matrix, with the index of the first offending
-        matrix for a stack.
+        If the shape is not ``(size,)``.
     """
-    array = np.asarray(value, dtype=float)
-    if array.ndim == 2:
-        (pd_cholesky if definite else psd_matrix)(array, name, size)
-        return 0.5 * (array + array.T)
-    if array.ndim < 2 or array.shape[-1] != array.shape[-2]:
-        raise ValueError(f"{name} must be a stack of square matrices, got shape {array.shape}")
-    if size is not None and array.shape[-1] != size:
-        raise ValueError(f"{name} must hold {size}x{size} matrices, got shape {array.shape}")
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} contains non-finite values (NaN or inf)")
-    transpose = np.swapaxes(array, -1, -2)
-    scale = np.maximum(np.max(np.abs(array), axis=(-2, -1)), np.finfo(float).tiny)
-    asymmetric = np.flatnonzero(
-        np.max(np.abs(array - transpose), axis=(-2, -1)) > SYMMETRY_RTOL * scale
-    )
-    if asymmetric.size:
-        raise ValueError(f"{name} is not symmetric (matrix {asymmetric[0]} of the stack)")
-    array = 0.5 * (array + transpose)
-    smallest = np.linalg.eigvalsh(array)[..., 0]
-    bad = np.flatnonzero(smallest <= 0 if definite else smallest < -PSD_RTOL * scale)
-    if bad.size:
-        kind = "positive definite" if definite else "positive semi-definite"
-        raise ValueError(
-            f"{name} is not {kind} (matrix {bad[0]} of the stack has smallest eigenvalue "
-            f"{np.ravel(smallest)[bad[0]]:.3g})"
+    if value is None:
+        raise TypeError(f"{name} must be a boolean mask of length {size}, got None")
+    mask = np.asarray(value)
+    if mask.dtype.kind != "b" and not (
+        mask.dtype.kind == "O" and all(isinstance(v, bool | np.bool_) for v in mask.flat)
+    ):
+        raise TypeError(
+            f"{name} must be a boolean mask (dtype bool) of length {size}, got dtype "
+            f"{mask.dtype}: pass a comparison such as indices == k, not indices"
         )
-    return array
+    if mask.shape != (size,):
+        raise ValueError(f"{name} must be a boolean mask of length {size}, got shape {mask.shape}")
+    return mask.astype(bool)
+
+
+def random_generator(seed, name="seed"):
+    """A ``numpy.random.Generator`` from a seed, checked by name.
+
+    Parameters
+    ----------
+    seed : None, int, sequence of int, numpy.random.SeedSequence or numpy.random.Generator
+        None draws fresh operating-system entropy; ints must be >= 0; a Generator is
+        used as it is.
+    name : str
+        The argument's name in error messages.
+
+    Returns
+    -------
+    numpy.random.Generator
+        The generator.
+
+    Raises
+    ------
+    TypeError
+        For a bool, a float, a string or any other type.
+    ValueError
+        For a negative integer.
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or isinstance(seed, np.random.SeedSequence | np.random.BitGenerator):
+        return np.random.default_rng(seed)
+    if (
+        isinstance(seed, list | tuple)
+        and seed
+        and all(
+            isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 0 for s in seed
+        )
+    ):
+        return np.random.default_rng(list(seed))
+    if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer):
+        raise TypeError(
+            f"{name} must be None, a non-negative int, a SeedSequence or a Generator, "
+            f"got {_describe(seed)}"
+        )
+    if seed < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {int(seed)}")
+    return np.random.default_rng(int(seed))
+
+
+def flag(value, name):
+    """Return ``value`` after checking it is a bool (``numpy.bool_`` included).
+
+    Raises
+    ------
+    TypeError
+        Naming ``name``, for any other type (a string ``"False"`` is truthy).
+    """
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {_describe(value)}")
+    return bool(value)
+
+
+#: Names served from :mod:`ssa_privacy._matrix_validation` (imported on first use, so that
+#: either module can be imported first).
+_MATRIX_CHECKS = (
+    "SYMMETRY_RTOL",
+    "PSD_RTOL",
+    "SCHUR_STABILITY_RADIUS",
+    "symmetric_matrix",
+    "psd_matrix",
+    "pd_cholesky",
+    "schur_stable",
+    "covariance_stack",
+    "full_rank",
+)
+
+
+def __getattr__(name):
+    """Serve the matrix checks from :mod:`ssa_privacy._matrix_validation`."""
+    if name in _MATRIX_CHECKS:
+        from ssa_privacy import _matrix_validation
+
+        return getattr(_matrix_validation, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -32,12 +32,21 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+import control
 import cvxpy as cp
 import numpy as np
 from tqdm.auto import tqdm
 
 from ssa_privacy._solvers import solve_clarabel
-from ssa_privacy._validation import as_finite_array, covariance_stack, positive, schur_stable
+from ssa_privacy._validation import (
+    as_finite_array,
+    covariance_stack,
+    flag,
+    positive,
+    positive_int,
+    real_array,
+    schur_stable,
+)
 from ssa_privacy.plants import LTIPlant, as_plant, prior_covariance
 from ssa_privacy.privacy.pml_design import LinearGaussianMechanism, linear_mechanism_noise
 from ssa_privacy.privacy.pml_leakage import kappa
@@ -114,11 +123,17 @@ class AggregationDesign:
         ------
         ValueError
             If the design does not hold ``C``, ``epsilon`` and ``delta``.
+        TypeError
+            If ``i`` is not an integer.
         IndexError
             If ``i`` is out of range.
         """
         if self.C is None or self.epsilon is None or self.delta is None:
             raise ValueError("this design does not hold C, epsilon and delta")
+        if isinstance(i, bool | np.bool_) or not isinstance(i, int | np.integer):
+            raise TypeError(f"i must be an integer index, got {type(i).__name__}")
+        if not 0 <= i < len(self.Theta):
+            raise IndexError(f"i must lie in [0, {len(self.Theta)}), got {i}")
         return LinearGaussianMechanism(
             self.C[i],
             self.Sigma_XX[i],
@@ -141,7 +156,7 @@ def _agents(A, C, L, epsilon, delta, **matrices):
             )
     scalars = {
         "epsilon": as_finite_array(epsilon, "epsilon"),
-        "delta": np.asarray(delta, dtype=float),
+        "delta": real_array(delta, "delta"),
     }
     for name, value in scalars.items():
         if value.ndim > 1:
@@ -277,6 +292,8 @@ def design_aggregation(plants, L, epsilon, delta, *, convention="exact", process
     -----
     [LKC] Remark 5.1, closed form (36) with (32)-(33); :doc:`/theory/aggregation`.
     """
+    if isinstance(plants, LTIPlant | control.LTI) or not hasattr(plants, "__iter__"):
+        raise TypeError(f"plants must be a sequence of plants, got {type(plants).__name__}")
     plants = [
         as_plant(p, None if isinstance(p, LTIPlant) else process_noise, f"plants[{i}]")
         for i, p in enumerate(plants)
@@ -457,7 +474,11 @@ def design_Q(
     ------
     ValueError
         On shape mismatches, an unstable ``A_i``, a non-positive ``c``, an invalid
-        ``Sigma_lower``, ``delta_i`` outside (0, 1) or ``epsilon_i`` below (9).
+        ``Sigma_lower``, ``delta_i`` outside (0, 1), ``epsilon_i`` below (9), a zero
+        ``C_i`` or a non-positive number of processes.
+    TypeError
+        On an argument of the wrong type (a bool or a string where a number is expected,
+        a non-bool ``progress``).
     RuntimeError
         If an agent's SDP does not solve to optimality or its answer violates a constraint
         by more than ``SDP_RTOL`` (relative).
@@ -475,6 +496,8 @@ def design_Q(
     least-trace optimal Theta_i. ``cost`` and ``J`` are reported without it.
     """
     c = positive(c, "c")
+    progress = flag(progress, "progress")
+    processes = None if processes is None else positive_int(processes, "processes")
     agents = _agents(
         A, C, L, epsilon, delta, **({} if Sigma_lower is None else {"Sigma_lower": Sigma_lower})
     )
@@ -482,15 +505,19 @@ def design_Q(
     schur_stable(agents["A"])
     lower = np.zeros((N, n, n)) if Sigma_lower is None else agents["Sigma_lower"]
     lower = covariance_stack(lower, "Sigma_lower", n, definite=False)
-    k = np.atleast_1d(
-        kappa(agents["epsilon"], agents["delta"], n, np.linalg.matrix_rank(agents["C"]), convention)
-    )
+    ranks = np.linalg.matrix_rank(agents["C"])
+    if np.any(ranks == 0):
+        raise ValueError(
+            f"C is zero (agent {np.flatnonzero(ranks == 0)[0]}): l (the rank of Sigma_XY) must be "
+            "a positive integer; a release independent of X needs no noise"
+        )
+    k = np.atleast_1d(kappa(agents["epsilon"], agents["delta"], n, ranks, convention))
     W = np.sqrt(k / (1.0 - k))[:, None, None] * agents["C"]
     M = np.einsum("nqi,nqj->nij", agents["L"], agents["L"])
     m = M.shape[-1]
     M = M + TIE_BREAK * (np.trace(M, axis1=1, axis2=2) / m)[:, None, None] * np.eye(m)
     processes = (
-        (1 if N < PARALLEL_MIN_AGENTS else os.cpu_count()) if processes is None else int(processes)
+        (1 if N < PARALLEL_MIN_AGENTS else os.cpu_count()) if processes is None else processes
     )
     arrays = [np.ascontiguousarray(a) for a in (agents["A"], W, M, lower)]
     Sigma, Theta, worst = _run_chunks(arrays, c, max(1, processes), progress)

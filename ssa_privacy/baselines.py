@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ssa_privacy._validation import as_finite_array, boolean_mask
 from ssa_privacy.gp import GaussianProcess, as_inputs
 
 
@@ -27,21 +28,25 @@ def dropout_gp(gp, X, y, private):
 
     Raises
     ------
+    TypeError
+        If ``gp`` is not a GaussianProcess, or ``private`` is not a boolean mask (an
+        integer array would be read as booleans).
     ValueError
-        If ``private`` does not match the data, withholds every point, or the model's
-        noise is a full matrix (Dropout needs a per-point noise variance).
+        If X and y do not match, ``private`` does not match the data or withholds every
+        point, or the model's noise is a full matrix (Dropout needs a per-point noise
+        variance).
 
     Notes
     -----
     [TCB] §5, baseline (1) ("same hyperparameters"); :doc:`/theory/privacy-aware-gp`.
     """
+    if not isinstance(gp, GaussianProcess):
+        raise TypeError(f"gp must be a GaussianProcess, got {type(gp).__name__}")
     X = as_inputs(X)
-    y = np.asarray(y, dtype=float)
-    private = np.asarray(private, dtype=bool)
-    if private.shape != (len(X),) or len(y) != len(X):
-        raise ValueError(
-            f"private must be a boolean mask of length {len(X)}, got shape {private.shape}"
-        )
+    y = as_finite_array(y, "y", ndim=1)
+    if len(y) != len(X):
+        raise ValueError(f"y has {len(y)} entries but X has {len(X)} rows")
+    private = boolean_mask(private, "private", len(X))
     if private.all():
         raise ValueError("private marks every training point: Dropout has no data left")
     if np.ndim(gp.noise) != 0:

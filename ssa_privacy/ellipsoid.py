@@ -37,7 +37,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy._validation import as_matrix, open_interval
+from ssa_privacy._validation import (
+    as_matrix,
+    nonempty,
+    open_interval,
+    positive,
+    positive_int,
+    random_generator,
+)
 
 #: Share of the unit Mahalanobis budget given to the directions dropped by the rank
 #: reduction (see :func:`minimum_volume_ellipsoid`).
@@ -162,7 +169,17 @@ class MinimumVolumeEllipsoid:
         -------
         ndarray, shape (size, m)
             Independent draws.
+
+        Raises
+        ------
+        TypeError
+            If ``rng`` is not a Generator or ``size`` not an integer.
+        ValueError
+            If ``size`` is not a positive integer.
         """
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        size = positive_int(size, "size")
         U = self.basis
         L = np.linalg.cholesky(self.design)
         kept = (rng.standard_normal((size, self.rank)) @ L.T) * self.singular_values @ U.T
@@ -182,7 +199,13 @@ class MinimumVolumeEllipsoid:
         -------
         ndarray, shape (n,)
             The squared Mahalanobis norms (dimensionless; at most 1 inside the ellipsoid).
+
+        Raises
+        ------
+        ValueError
+            If C is not a finite matrix with m rows.
         """
+        C = as_matrix(C, "C", (self.dim, None))
         U = self.basis
         whitened = (U.T @ C) / self.singular_values[:, None]
         kept = np.sum(whitened * linalg.cho_solve(linalg.cho_factor(self.design), whitened), axis=0)
@@ -326,7 +349,8 @@ def d_optimal_design(points, tol=1e-8, max_iter=100_000):
     Raises
     ------
     ValueError
-        If the points do not span R^r.
+        If the points are not a finite non-empty matrix spanning R^r, ``tol`` is not
+        positive or ``max_iter`` is not a positive integer.
     RuntimeError
         If the gap is not met and no set-aside point violates the constraints (a
         numerical failure; it does not happen in the tests).
@@ -336,6 +360,8 @@ def d_optimal_design(points, tol=1e-8, max_iter=100_000):
     [SMI] supplement, eq. (6) is the gradient ``1 - p_i^T M^{-1} p_i`` of this
     objective; the theory page :doc:`/theory/dp-gp` derives the duality gap.
     """
+    points = nonempty(as_matrix(points, "points"), "points")
+    tol, max_iter = positive(tol, "tol"), positive_int(max_iter, "max_iter")
     r, n = points.shape
     coarse = max(tol, COARSE_GAP)
     u, g_u, iterations = _frank_wolfe(points, coarse, max_iter)
@@ -392,7 +418,8 @@ def minimum_volume_ellipsoid(C, *, rtol=1e-8, tol=1e-8, max_iter=100_000):
     Raises
     ------
     ValueError
-        If C is not a finite matrix, is zero, or rtol is not in (0, 1).
+        If C is not a finite non-empty matrix, is zero, rtol is not in (0, 1), tol is not
+        positive or max_iter is not a positive integer.
     RuntimeError
         If the solver does not converge.
 
@@ -409,8 +436,10 @@ def minimum_volume_ellipsoid(C, *, rtol=1e-8, tol=1e-8, max_iter=100_000):
     >>> round(float(E.lambdas.sum()), 6), round(E.max_leverage, 6)
     (2.0, 1.0)
     """
-    C = as_matrix(C, "C")
+    C = nonempty(as_matrix(C, "C"), "C")
     open_interval(rtol, "rtol")
+    positive(tol, "tol")
+    positive_int(max_iter, "max_iter")
     U, s, Vt = np.linalg.svd(C, full_matrices=False)
     if s.size == 0 or s[0] <= 0:
         raise ValueError("C is zero: the points are all at the origin")
@@ -460,15 +489,20 @@ def projected_gradient_design(C, *, learning_rate=0.05, tol=1e-5, max_iter=1000,
     Raises
     ------
     ValueError
-        If M(lambda) becomes singular (C rank deficient).
+        If C is not a finite non-empty matrix, a setting is not positive, or M(lambda)
+        becomes singular (C rank deficient).
+    TypeError
+        On a setting of the wrong type or a bad seed.
 
     Notes
     -----
     [SMI] supplement eq. (6), as the authors' code runs it (see :doc:`/theory/dp-gp`),
     with a Cholesky solve in place of the pseudo-inverse.
     """
-    C = as_matrix(C, "C")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    C = nonempty(as_matrix(C, "C"), "C")
+    learning_rate, tol = positive(learning_rate, "learning_rate"), positive(tol, "tol")
+    max_iter = positive_int(max_iter, "max_iter")
+    rng = random_generator(seed)
     lambdas = rng.uniform(0.0, 0.08, C.shape[1])
 
     def leverages(weights):

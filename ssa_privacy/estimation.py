@@ -7,7 +7,8 @@ mechanism ``Y = C X + V`` with the stationary prior ``Sigma_XX`` bounds ``P`` fr
 
     log det P >= log det Q + log det Gamma - log det Sigma_XX     (chain, from [LKC] (55))
               >= log_det_ratio_bound(epsilon, delta, l) + log det Q     ([LKC] (28))
-    trace P   >= n + log det P                                    ([LKC] Corollary 4.2, (29))
+    trace P   >= n det(P)^(1/n) = n exp(log det P / n)            (AM-GM, never below (29))
+              >= n + log det P                                    ([LKC] Corollary 4.2, (29))
 
 The middle step holds only when the mechanism is private in the convention used for the
 bound: in the paper convention ``log_det_ratio_bound = F^{-1}(1 - delta)/2 - epsilon``,
@@ -30,7 +31,18 @@ import numpy as np
 from filterpy.kalman import KalmanFilter
 from scipy import linalg
 
-from ssa_privacy._validation import as_finite_array, as_matrix, pd_cholesky
+from ssa_privacy._validation import (
+    as_finite_array,
+    as_matrix,
+    non_negative_int,
+    nonempty,
+    open_interval,
+    pd_cholesky,
+    positive_int,
+    random_generator,
+    scalar,
+    vector,
+)
 from ssa_privacy.plants import as_plant
 from ssa_privacy.privacy.mechanism import FactoredCovariance
 from ssa_privacy.privacy.pml_design import DESIGN_ATOL, LinearGaussianMechanism
@@ -155,7 +167,7 @@ def kalman_filter(plant, Theta, x0=None, P0=None, *, process_noise=None):
     kf = KalmanFilter(dim_x=plant.n, dim_z=plant.m)
     kf.F, kf.H, kf.Q, kf.R = plant.A.copy(), plant.C.copy(), plant.Q.copy(), Theta
     if x0 is not None:
-        kf.x = as_matrix(np.reshape(x0, (-1, 1)), "x0", (plant.n, 1)).copy()
+        kf.x = vector(x0, "x0", plant.n)[:, None].copy()
     P0 = plant.prior_covariance() if P0 is None else P0
     pd_cholesky(P0, "P0", plant.n)
     kf.P = np.array(P0, dtype=float)
@@ -199,6 +211,7 @@ def filter_outputs(plant, Theta, Y, x0=None, P0=None, *, process_noise=None):
     Y = as_finite_array(Y, "Y")
     if Y.ndim not in (2, 3) or Y.shape[-1] != plant.m:
         raise ValueError(f"Y must have shape (T, {plant.m}) or (R, T, {plant.m}), got {Y.shape}")
+    nonempty(Y, "Y")
     runs = Y.reshape(-1, *Y.shape[-2:])
     estimates = np.empty((*runs.shape[:2], plant.n))
     for r, outputs in enumerate(runs):
@@ -224,9 +237,23 @@ class ErrorBounds:
         [LKC] (29): ``n + log_det``.
     applies : bool
         Whether the mechanism ``Y = C X + V`` is (epsilon, delta)-PML private in the chosen
-        convention (to ``DESIGN_ATOL`` nats); (28) and (29) are guaranteed only when it is.
+        convention (to ``DESIGN_ATOL`` nats); (28), (29) and ``trace_am_gm`` are
+        guaranteed only when it is.
     convention : str
-        The convention of ``log_det``, ``trace`` and ``applies``.
+        The convention of ``log_det``, ``trace``, ``trace_am_gm`` and ``applies``.
+    trace_chain_am_gm : float
+        ``n exp(log_det_chain / n)``: the chain bound on ``log det P`` turned into a trace
+        bound by the AM-GM inequality (always valid, at least ``trace_chain``, positive).
+    trace_am_gm : float
+        ``n exp(log_det / n)``: (28) turned into a trace bound by the AM-GM inequality; at
+        least ``trace`` (29) and positive, where (29) is often negative (vacuous).
+
+    Notes
+    -----
+    For the eigenvalues ``p_i > 0`` of P, ``tr P / n >= (prod p_i)^(1/n)`` (arithmetic
+    and geometric means), so ``tr P >= n exp(log det P / n)``; and ``exp(x) >= 1 + x``
+    gives ``n exp(b / n) >= n + b``: the AM-GM form is never looser than (29). See
+    :doc:`/theory/kalman-bounds`.
     """
 
     log_det_chain: float
@@ -235,6 +262,8 @@ class ErrorBounds:
     trace: float
     applies: bool
     convention: str
+    trace_chain_am_gm: float = None
+    trace_am_gm: float = None
 
 
 def error_covariance_bounds(
@@ -263,20 +292,24 @@ def error_covariance_bounds(
     Returns
     -------
     ErrorBounds
-        The chain bound (for this Theta), (28), their trace versions and whether (28)-(29)
-        apply (the mechanism is private in the convention).
+        The chain bound (for this Theta), (28), their trace versions ((29) and the AM-GM
+        form ``n exp(log det bound / n)``, never looser) and whether (28)-(29) apply (the
+        mechanism is private in the convention).
 
     Raises
     ------
     ValueError
         On invalid covariances, ``delta`` outside (0, 1), ``epsilon`` below (9), or a
         missing ``epsilon`` or ``delta``.
+    TypeError
+        If epsilon or delta is not a real number (a bool, a string).
 
     Notes
     -----
-    [LKC] Theorem 4.1, (28) and its proof (55); Corollary 4.2, (29); both conventions in
-    :doc:`/theory/kalman-bounds`. Since ``log det Gamma - log det Sigma_XX = -2 I(X; Y)``,
-    the chain bound is ``log det Q - 2 I(X; Y)``.
+    [LKC] Theorem 4.1, (28) and its proof (55); Corollary 4.2, (29); the AM-GM trace
+    bound and both conventions in :doc:`/theory/kalman-bounds`. Since
+    ``log det Gamma - log det Sigma_XX = -2 I(X; Y)``, the chain bound is
+    ``log det Q - 2 I(X; Y)``.
     """
     if isinstance(Theta, LinearGaussianMechanism):
         epsilon = Theta.epsilon if epsilon is None else epsilon
@@ -284,6 +317,7 @@ def error_covariance_bounds(
         convention = Theta.convention if convention is None else convention
     if epsilon is None or delta is None:
         raise ValueError("epsilon and delta are required unless Theta is a mechanism")
+    epsilon, delta = scalar(epsilon, "epsilon"), open_interval(delta, "delta")
     convention = "exact" if convention is None else convention
     plant, Theta = _plant_and_theta(plant, Theta, process_noise)
     Sigma_XX = plant.prior_covariance()
@@ -293,18 +327,55 @@ def error_covariance_bounds(
     bound_28 = float(
         log_det_ratio_bound(epsilon, delta, np.linalg.matrix_rank(plant.C), convention) + log_det_Q
     )
+    n = plant.n
     return ErrorBounds(
         log_det_chain=float(chain),
         log_det=bound_28,
-        trace_chain=float(plant.n + chain),
-        trace=plant.n + bound_28,
+        trace_chain=float(n + chain),
+        trace=n + bound_28,
         applies=bool(
             is_pml_private(
                 Sigma_XX, Sigma_XY, Sigma_YY, epsilon, delta, convention, atol=DESIGN_ATOL
             )
         ),
         convention=convention,
+        trace_chain_am_gm=am_gm_trace_bound(chain, n),
+        trace_am_gm=am_gm_trace_bound(bound_28, n),
     )
+
+
+def am_gm_trace_bound(log_det_bound, n):
+    """The trace bound implied by a log-det bound: ``tr P >= n exp(log_det_bound / n)``.
+
+    Parameters
+    ----------
+    log_det_bound : float
+        A lower bound ``b`` on ``log det P`` (log of state units squared), finite.
+    n : int
+        The dimension of P, >= 1.
+
+    Returns
+    -------
+    float
+        ``n exp(b / n)`` (state units squared): positive, and at least ``n + b``, the
+        form of [LKC] (29).
+
+    Raises
+    ------
+    TypeError
+        If an argument is of the wrong type (a bool, a string).
+    ValueError
+        If ``log_det_bound`` is not finite or ``n`` is not a positive integer.
+
+    Notes
+    -----
+    AM-GM on the eigenvalues of P: ``tr P / n >= det(P)^(1/n)``; with
+    ``exp(x) >= 1 + x`` it is never looser than [LKC] (29). See
+    :doc:`/theory/kalman-bounds`.
+    """
+    b = scalar(log_det_bound, "log_det_bound")
+    n = positive_int(n, "n")
+    return float(n * np.exp(b / n))
 
 
 def empirical_error_covariance(plant, Theta, runs, steps, burn_in, rng, *, process_noise=None):
@@ -321,8 +392,9 @@ def empirical_error_covariance(plant, Theta, runs, steps, burn_in, rng, *, proce
     Theta : array_like, shape (m, m), FactoredCovariance or LinearGaussianMechanism
         Covariance of the privacy noise (output units squared).
     runs, steps, burn_in : int
-        Independent runs, steps per run, and initial steps discarded.
-    rng : numpy.random.Generator
+        Independent runs (>= 2), steps per run (>= 1), and initial steps discarded
+        (``0 <= burn_in < steps``).
+    rng : numpy.random.Generator or int
         Randomness of the plant and of the mechanism.
     process_noise : array_like, shape (p, p), optional
         Covariance of the input of a StateSpace plant (default identity).
@@ -339,7 +411,10 @@ def empirical_error_covariance(plant, Theta, runs, steps, burn_in, rng, *, proce
     Raises
     ------
     ValueError
-        As :func:`filter_outputs`.
+        As :func:`filter_outputs`, or if ``runs < 2``, ``steps < 1`` or ``burn_in`` is
+        outside ``[0, steps)`` (a negative burn-in would silently keep the last steps).
+    TypeError
+        On counts of the wrong type (a bool, a float, a string) or a bad ``rng``.
 
     Notes
     -----
@@ -347,6 +422,13 @@ def empirical_error_covariance(plant, Theta, runs, steps, burn_in, rng, *, proce
     (:doc:`/theory/kalman-bounds`).
     """
     plant, Theta = _plant_and_theta(plant, Theta, process_noise)
+    runs, steps = positive_int(runs, "runs"), positive_int(steps, "steps")
+    if runs < 2:
+        raise ValueError(f"runs must be at least 2 (the standard errors need two runs), got {runs}")
+    burn_in = non_negative_int(burn_in, "burn_in")
+    if burn_in >= steps:
+        raise ValueError(f"burn_in must lie in [0, steps), got {burn_in} with steps = {steps}")
+    rng = random_generator(rng, "rng")
     X = plant.simulate(steps, runs, rng)
     Y = gaussian_mechanism(X @ plant.C.T, Theta, rng)
     X_hat, _ = filter_outputs(plant, Theta, Y)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.spatial import distance
 
-from ssa_privacy._validation import as_finite_array, positive
+from ssa_privacy._validation import as_finite_array, nonempty, positive
 
 
 def as_inputs(X, name="X"):
@@ -26,7 +26,7 @@ def as_inputs(X, name="X"):
     Parameters
     ----------
     X : array_like, shape (n,) or (n, d)
-        Inputs.
+        Inputs, at least one point and one column.
     name : str
         The argument's name in error messages.
 
@@ -37,18 +37,29 @@ def as_inputs(X, name="X"):
 
     Raises
     ------
+    TypeError
+        If ``X`` is None or holds booleans, strings or complex numbers.
     ValueError
-        If ``X`` has more than two dimensions or non-finite entries.
+        If ``X`` is empty, has more than two dimensions or non-finite entries.
     """
     array = as_finite_array(X, name)
     if array.ndim == 1:
         array = array[:, None]
     if array.ndim != 2:
         raise ValueError(f"{name} must have shape (n,) or (n, d), got {array.shape}")
-    return array
+    return nonempty(array, name)
 
 
-def kernel_matrix(kernel, A, B=None):
+def _same_columns(A, B, names):
+    """Refuse inputs of different widths (numpy would broadcast a single column)."""
+    if B is not None and A.shape[1] != B.shape[1]:
+        raise ValueError(
+            f"{names[1]} has {B.shape[1]} columns but {names[0]} has {A.shape[1]}: both sets of "
+            "inputs must have the same dimension d"
+        )
+
+
+def kernel_matrix(kernel, A, B=None, *, names=("A", "B")):
     """The kernel matrix ``K_{A,B}`` of any kernel callable, inputs reshaped to (n, d).
 
     Parameters
@@ -60,6 +71,8 @@ def kernel_matrix(kernel, A, B=None):
     B : array_like, shape (nB, d) or (nB,), optional
         Second inputs; None for ``K_{A,A}``, computed as ``kernel(A)`` when the kernel
         accepts one argument (scikit-learn's convention for a training covariance).
+    names : tuple of str, optional
+        The names of A and B in error messages (the caller's argument names).
 
     Returns
     -------
@@ -68,18 +81,26 @@ def kernel_matrix(kernel, A, B=None):
 
     Raises
     ------
+    TypeError
+        If ``kernel`` is not callable, or an input is not an array of real numbers.
     ValueError
-        If an input has more than two dimensions or non-finite entries, or the kernel
-        returns an array of the wrong shape.
+        If an input is empty, has more than two dimensions or non-finite entries, A and B
+        have different numbers of columns, or the kernel returns an array of the wrong
+        shape or with non-finite values.
     """
-    A = as_inputs(A, "A")
-    B = None if B is None else as_inputs(B, "B")
+    if not callable(kernel):
+        raise TypeError(f"kernel must be callable, got {type(kernel).__name__}")
+    A = as_inputs(A, names[0])
+    B = None if B is None else as_inputs(B, names[1])
+    _same_columns(A, B, names)
     if B is None and not _accepts_one_input(kernel):
         B = A
     K = np.asarray(kernel(A) if B is None else kernel(A, B), dtype=float)
     expected = (len(A), len(A) if B is None else len(B))
     if K.shape != expected:
         raise ValueError(f"kernel returned shape {K.shape}, expected {expected}")
+    if not np.all(np.isfinite(K)):
+        raise ValueError("kernel returned non-finite values (NaN or inf)")
     return K
 
 
@@ -92,7 +113,7 @@ def _accepts_one_input(kernel):
     return True
 
 
-def kernel_diagonal(kernel, X):
+def kernel_diagonal(kernel, X, *, name="X"):
     """Prior variances ``k(x_i, x_i)`` of any kernel callable.
 
     Parameters
@@ -102,6 +123,8 @@ def kernel_diagonal(kernel, X):
         :class:`RBF`, :class:`Exponential`), else the diagonal of ``kernel(X, X)``.
     X : array_like, shape (n, d) or (n,)
         Inputs.
+    name : str, optional
+        The name of X in error messages.
 
     Returns
     -------
@@ -110,22 +133,41 @@ def kernel_diagonal(kernel, X):
 
     Raises
     ------
+    TypeError
+        If ``kernel`` is not callable.
     ValueError
-        If X is invalid or the kernel's diagonal has the wrong shape.
+        If X is invalid or the kernel's diagonal has the wrong shape or non-finite values.
     """
-    X = as_inputs(X)
+    if not callable(kernel):
+        raise TypeError(f"kernel must be callable, got {type(kernel).__name__}")
+    X = as_inputs(X, name)
     diag = getattr(kernel, "diag", None)
     values = np.asarray(diag(X), dtype=float) if callable(diag) else None
     if values is None:
-        values = np.diag(kernel_matrix(kernel, X)).copy()
+        values = np.diag(kernel_matrix(kernel, X, names=(name, name))).copy()
     if values.shape != (len(X),):
         raise ValueError(f"kernel diagonal has shape {values.shape}, expected ({len(X)},)")
+    if not np.all(np.isfinite(values)):
+        raise ValueError("kernel diagonal has non-finite values (NaN or inf)")
     return values
 
 
 def _squared_differences(A, B):
     """Per-dimension squared differences, shape (nA, nB, d)."""
     return (A[:, None, :] - B[None, :, :]) ** 2
+
+
+def _scaled_inputs(lengthscale, A, B):
+    """Validated inputs (A, B) of equal width and the length scales broadcast to it."""
+    A = as_inputs(A, "A")
+    B = A if B is None else as_inputs(B, "B")
+    _same_columns(A, B, ("A", "B"))
+    scales = np.atleast_1d(np.asarray(lengthscale, dtype=float))
+    if scales.size not in (1, A.shape[1]):
+        raise ValueError(
+            f"lengthscale has {scales.size} entries but the inputs have {A.shape[1]} columns"
+        )
+    return A, B, np.broadcast_to(scales, (A.shape[1],))
 
 
 @dataclass(frozen=True)
@@ -151,8 +193,11 @@ class RBF:
 
     def __post_init__(self):
         scales = np.atleast_1d(as_finite_array(self.lengthscale, "lengthscale"))
-        if scales.ndim != 1 or np.any(scales <= 0):
-            raise ValueError(f"lengthscale must be positive, got {self.lengthscale!r}")
+        if scales.ndim != 1 or scales.size == 0 or np.any(scales <= 0):
+            raise ValueError(
+                f"lengthscale must be positive (a number or one per input dimension), got "
+                f"{self.lengthscale!r}"
+            )
         positive(self.variance, "variance")
 
     @classmethod
@@ -203,9 +248,7 @@ class RBF:
         ndarray, shape (nA, nB)
             The correlations (dimensionless, 1 on coincident inputs).
         """
-        A = as_inputs(A, "A")
-        B = A if B is None else as_inputs(B, "B")
-        scales = np.broadcast_to(np.atleast_1d(self.lengthscale), (A.shape[1],))
+        A, B, scales = _scaled_inputs(self.lengthscale, A, B)
         return np.exp(-0.5 * distance.cdist(A / scales, B / scales, "sqeuclidean"))
 
     def __call__(self, A, B=None):
@@ -261,9 +304,7 @@ class Exponential:
         ndarray, shape (nA, nB)
             ``exp(-||(a - b) / lengthscale||)``.
         """
-        A = as_inputs(A, "A")
-        B = A if B is None else as_inputs(B, "B")
-        scales = np.broadcast_to(np.atleast_1d(self.lengthscale), (A.shape[1],))
+        A, B, scales = _scaled_inputs(self.lengthscale, A, B)
         return np.exp(-distance.cdist(A / scales, B / scales, "euclidean"))
 
     __call__ = RBF.__call__
@@ -274,7 +315,7 @@ class Exponential:
 class ScaledKernel:
     """A kernel times a positive constant, ``scale * kernel(A, B)``.
 
-    :func:`ssa_privacy.gp.fit_mean_and_variance` returns it for kernels without
+    :func:`ssa_privacy.gp_fit.fit_mean_and_variance` returns it for kernels without
     ``with_variance`` (a scikit-learn kernel, a plain function).
 
     Parameters

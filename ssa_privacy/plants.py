@@ -37,12 +37,18 @@ import numpy as np
 from scipy import linalg
 
 from ssa_privacy._validation import (
+    as_finite_array,
     as_matrix,
     covariance_stack,
+    full_rank,
+    nonempty,
     positive,
     positive_int,
     psd_matrix,
+    random_generator,
+    scalar,
     schur_stable,
+    vector,
 )
 
 
@@ -68,10 +74,12 @@ def prior_covariance(A, Q=None, *, process_noise=None):
     Raises
     ------
     ValueError
-        If ``A`` is not Schur stable, ``Q`` is not symmetric positive definite, or ``Q``
-        is missing (or given with a plant).
+        If ``A`` is not Schur stable, ``Q`` is not symmetric positive definite (or is
+        singular to working precision), the stacks disagree on the number of agents, or
+        ``Q`` is missing (or given with a plant).
     TypeError
-        As :func:`as_plant`, for a system that is not a plant.
+        As :func:`as_plant`, for a system that is not a plant, or for entries that are not
+        real numbers.
 
     Notes
     -----
@@ -87,11 +95,16 @@ def prior_covariance(A, Q=None, *, process_noise=None):
     if Q is None:
         raise ValueError("Q (the process-noise covariance) is required with a matrix A")
     A = schur_stable(A)
-    Q = covariance_stack(Q, "Q", A.shape[-1])
+    Q = full_rank(covariance_stack(Q, "Q", A.shape[-1]), "Q")
     if A.ndim == 2 and Q.ndim == 2:
         Sigma = control.dlyap(A, Q)
         return 0.5 * (Sigma + Sigma.T)
-    A, Q = np.broadcast_arrays(A, Q)
+    try:
+        A, Q = np.broadcast_arrays(A, Q)
+    except ValueError:
+        raise ValueError(
+            f"A (shape {A.shape}) and Q (shape {Q.shape}) disagree on the number of agents"
+        ) from None
     n = A.shape[-1]
     kron = np.einsum("...ij,...kl->...ikjl", A, A).reshape(*A.shape[:-2], n * n, n * n)
     vec = np.linalg.solve(np.eye(n * n) - kron, Q.reshape(*Q.shape[:-2], n * n, 1))
@@ -106,10 +119,12 @@ def _is_system(value):
 
 def _sampling_period(dt):
     """``True`` (discrete time, period unspecified) or a finite positive period."""
-    if dt is True:
+    if dt is True or (isinstance(dt, np.bool_) and dt):
         return True
+    if isinstance(dt, str | bytes | complex):
+        raise TypeError(f"dt must be True or a positive sampling period in seconds, got {dt!r}")
     try:
-        period = float(dt) if dt is not None and dt is not False else 0.0
+        period = float(dt) if dt is not None and not isinstance(dt, bool | np.bool_) else 0.0
     except (TypeError, ValueError):
         period = np.nan
     if not (np.isfinite(period) and period > 0):
@@ -147,11 +162,13 @@ class LTIPlant:
     Raises
     ------
     ValueError
-        If ``A`` is not Schur stable, ``C`` has the wrong shape, ``Q`` is not symmetric
-        positive definite, or ``dt`` is not True or a positive period (``dt = 0`` is
-        continuous time).
+        If ``A`` is not Schur stable, ``C`` has the wrong shape or no row, ``Q`` is not
+        symmetric positive definite or is singular to working precision (a rank-deficient
+        ``B Q_w B^T`` can pass a Cholesky factorisation by round-off), or ``dt`` is not
+        True or a positive period (``dt = 0`` is continuous time).
     TypeError
-        If ``C`` or ``Q`` is missing, or given with a StateSpace.
+        If ``C`` or ``Q`` is missing, or given with a StateSpace, or an entry or ``dt``
+        is of the wrong type (a bool, a string).
 
     Notes
     -----
@@ -180,8 +197,8 @@ class LTIPlant:
             raise TypeError("LTIPlant(A, C, Q, dt) needs the output matrix C and the covariance Q")
         A = schur_stable(as_matrix(self.A, "A"))
         n = A.shape[0]
-        C = as_matrix(self.C, "C", (None, n))
-        Q = covariance_stack(self.Q, "Q", n)
+        C = nonempty(as_matrix(self.C, "C", (None, n)), "C")
+        Q = full_rank(covariance_stack(self.Q, "Q", n), "Q")
         dt = _sampling_period(self.dt)
         system = control.ss(A, np.eye(n), C, np.zeros((C.shape[0], n)), dt)
         for name, value in (("A", A), ("C", C), ("Q", Q), ("dt", dt), ("system", system)):
@@ -300,15 +317,18 @@ class LTIPlant:
         Raises
         ------
         ValueError
-            If ``steps`` or ``runs`` is not a positive integer, or ``x0`` has the wrong shape.
+            If ``steps`` or ``runs`` is not a positive integer, or ``x0`` has the wrong
+            shape or non-finite entries.
+        TypeError
+            On an argument of the wrong type (a bool, a string, a bad ``rng``).
         """
         steps, runs = positive_int(steps, "steps"), positive_int(runs, "runs")
-        rng = np.random.default_rng(rng)
+        rng = random_generator(rng, "rng")
         if x0 is None:
             L0 = np.linalg.cholesky(self.prior_covariance())
             state = rng.standard_normal((runs, self.n)) @ L0.T
         else:
-            state = np.tile(as_matrix(np.reshape(x0, (1, -1)), "x0", (1, self.n)), (runs, 1))
+            state = np.tile(vector(x0, "x0", self.n), (runs, 1))
         noise = rng.standard_normal((steps, runs, self.n)) @ np.linalg.cholesky(self.Q).T
         X = np.empty((runs, steps, self.n))
         for k in range(steps):
@@ -382,12 +402,18 @@ def zone_temperature_plant(a, q, b=1.0, dt=True):
     Raises
     ------
     ValueError
-        If ``|a| >= 1`` or ``b^2 q <= 0``.
+        If ``|a| >= 1``, ``q <= 0``, ``b = 0`` or a value is not finite.
+    TypeError
+        If a parameter is not a real number (a bool, a string, None).
 
     Notes
     -----
     [LKC] §2.1; the stationary variance is ``b^2 q / (1 - a^2)``.
     """
+    a = scalar(a, "a", low=-1.0, high=1.0, low_open=True, high_open=True)
+    q, b = positive(q, "q"), scalar(b, "b")
+    if b == 0:
+        raise ValueError("b must be non-zero: with b = 0 no disturbance drives the zone")
     return LTIPlant([[a]], [[1.0]], [[b * b * q]], dt)
 
 
@@ -411,7 +437,15 @@ def zone_temperature_plants(a, q, b=1.0, dt=True):
     ValueError
         As :func:`zone_temperature_plant`, for any zone.
     """
-    a, q, b = np.broadcast_arrays(np.atleast_1d(a), np.atleast_1d(q), np.atleast_1d(b))
+    arrays = [np.atleast_1d(as_finite_array(v, name)) for v, name in ((a, "a"), (q, "q"), (b, "b"))]
+    try:
+        a, q, b = np.broadcast_arrays(*arrays)
+    except ValueError:
+        raise ValueError(
+            f"a, q and b must broadcast together, got shapes {[v.shape for v in arrays]}"
+        ) from None
+    if a.ndim != 1:
+        raise ValueError(f"a, q and b must be numbers or vectors (N,), got shape {a.shape}")
     return [zone_temperature_plant(ai, qi, bi, dt) for ai, qi, bi in zip(a, q, b)]
 
 
@@ -437,6 +471,8 @@ def network(plants):
     TypeError
         If an element is not a plant.
     """
+    if isinstance(plants, LTIPlant | control.LTI) or not hasattr(plants, "__iter__"):
+        raise TypeError(f"plants must be a sequence of plants, got {type(plants).__name__}")
     plants = [as_plant(p, name=f"plants[{i}]") for i, p in enumerate(plants)]
     if not plants:
         raise ValueError("plants must hold at least one LTIPlant")
@@ -480,8 +516,10 @@ def white_noise_covariance(A, B, psd, dt):
     23(3), 1978: with ``M = [[-A, B W B^T], [0, A^T]] dt`` and ``F = expm(M)``,
     ``Q_d = F_22^T F_12`` (:func:`scipy.linalg.expm`).
     """
-    A = as_matrix(A, "A")
+    A = nonempty(as_matrix(A, "A"), "A")
     n = A.shape[0]
+    if A.shape != (n, n):
+        raise ValueError(f"A must be square, got shape {A.shape}")
     B = as_matrix(B, "B", (n, None))
     W = psd_matrix(psd, "psd", B.shape[1])
     dt = positive(dt, "dt")

@@ -14,7 +14,7 @@ The functions were first in :mod:`ssa_privacy.plants`, from which they stay impo
 import control
 import numpy as np
 
-from ssa_privacy._validation import as_matrix, positive
+from ssa_privacy._validation import as_matrix, positive, schur_stable
 from ssa_privacy.plants import LTIPlant, white_noise_covariance
 
 
@@ -142,5 +142,9 @@ def cw_plant(mean_motion, dt, acceleration_psd, C, gain):
     psd = positive(acceleration_psd, "acceleration_psd")
     closed = control.ss(system.A - system.B @ K, system.B, system.C, system.D)
     discrete = control.c2d(closed, positive(dt, "dt"), method="zoh")
+    try:
+        schur_stable(discrete.A, "the discretised closed loop A - B gain")
+    except ValueError as error:
+        raise ValueError(f"gain does not stabilise the relative motion: {error}") from None
     Q = white_noise_covariance(closed.A, system.B, psd * np.eye(3), dt)
     return LTIPlant(discrete.A, C, Q, float(dt))

@@ -13,12 +13,13 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from ssa_privacy.estimation import (
+    am_gm_trace_bound,
     error_covariance_bounds,
     filter_outputs,
     kalman_filter,
     steady_state,
 )
-from ssa_privacy.plants import LTIPlant
+from ssa_privacy.plants import LTIPlant, prior_covariance
 from ssa_privacy.privacy import pml_design, pml_leakage
 
 
@@ -154,3 +155,56 @@ def test_invalid_inputs_raise_clear_errors():
         filter_outputs(PLANT, np.eye(2), np.full((10, 2), np.nan))
     with pytest.raises(ValueError, match="smallest feasible"):
         error_covariance_bounds(PLANT, np.eye(2), 4.0, 0.01)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 4),
+    convention=st.sampled_from(["exact", "paper"]),
+    data=st.data(),
+)
+def test_am_gm_trace_bound_holds_and_is_never_looser_than_29(seed, n, convention, data):
+    rng = np.random.default_rng(seed)
+    plant = random_plant(rng, n, data.draw(st.integers(1, n)))
+    delta = rng.uniform(0.001, 0.2)
+    epsilon = pml_leakage.minimum_epsilon(delta, plant.m) + rng.uniform(0.1, 8.0)
+    Theta = pml_design.linear_mechanism_noise(
+        plant.C, plant.prior_covariance(), epsilon, delta, convention
+    )
+    P = steady_state(plant, Theta).P
+    bounds = error_covariance_bounds(plant, Theta, epsilon, delta, convention)
+    # AM-GM of the eigenvalues of P, computed directly: tr P / n >= det(P)^(1/n).
+    eigenvalues = np.linalg.eigvalsh(P)
+    assert np.mean(eigenvalues) >= np.exp(np.mean(np.log(eigenvalues))) * (1 - 1e-12)
+    assert bounds.trace_am_gm == pytest.approx(n * np.exp(bounds.log_det / n), rel=1e-12)
+    assert bounds.trace_chain_am_gm == pytest.approx(
+        n * np.exp(bounds.log_det_chain / n), rel=1e-12
+    )
+    slack = 1e-7
+    assert np.trace(P) >= bounds.trace_chain_am_gm * (1 - slack)  # always valid
+    assert bounds.trace_chain_am_gm >= bounds.trace_am_gm * (1 - slack)  # private: chain >= (28)
+    # Never looser than (29) (exp(x) >= 1 + x), never negative.
+    assert bounds.trace_am_gm >= bounds.trace and bounds.trace_am_gm > 0
+    assert bounds.trace_chain_am_gm >= bounds.trace_chain and bounds.trace_chain_am_gm > 0
+
+
+def test_am_gm_bound_is_informative_where_29_is_vacuous():
+    # Strong privacy: (28) is far below -n, so (29) is negative while the AM-GM form is not,
+    # and it is tight for a P with equal eigenvalues.
+    assert am_gm_trace_bound(-10.0, 2) == pytest.approx(2 * np.exp(-5.0), rel=1e-15)
+    assert am_gm_trace_bound(0.0, 3) == 3.0  # equality with (29) at b = 0
+    assert am_gm_trace_bound(np.log(0.25**2), 2) == pytest.approx(np.trace(0.25 * np.eye(2)))
+
+
+def test_singular_process_noise_is_refused_even_when_cholesky_passes():
+    # B Q_w B^T of rank 1 (3 states, 1 input): Cholesky succeeds on it by round-off.
+    b = np.array([[0.95], [1.73], [-0.39]])
+    Q = b @ b.T
+    np.linalg.cholesky(Q)  # passes: the pivots are round-off
+    with pytest.raises(ValueError, match="Q is singular to working precision"):
+        LTIPlant(0.5 * np.eye(3), np.eye(3), Q)
+    with pytest.raises(ValueError, match=r"Q = B Q_w B\^T is singular"):
+        LTIPlant.from_statespace(control.ss(0.5 * np.eye(3), b, np.eye(3), 0, True))
+    with pytest.raises(ValueError, match="Q is singular to working precision"):
+        prior_covariance(0.5 * np.eye(3), Q)

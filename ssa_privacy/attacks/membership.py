@@ -27,7 +27,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special, stats
 
-from ssa_privacy._validation import as_finite_array, positive
+from ssa_privacy._validation import (
+    as_finite_array,
+    nonempty,
+    positive,
+    positive_int,
+    random_generator,
+)
 from ssa_privacy.attacks.roc import (  # noqa: F401
     DEFAULT_FPRS,
     AttackResult,
@@ -78,15 +84,23 @@ def release_statistics(values, sigma):
     v_hat : ndarray, shape (k,) or None
         ``sum_l (f_l - f_hat)^2 / (L sigma^2)``; None when L = 1.
 
+    Raises
+    ------
+    TypeError
+        If the values or sigma are not real numbers.
+    ValueError
+        If ``values`` is empty, not 2-D or not finite, or sigma is not positive.
+
     Notes
     -----
     [MAC] App. C; :doc:`/theory/posterior-sampling`.
     """
-    values = as_finite_array(values, "values", ndim=2)
+    values = nonempty(as_finite_array(values, "values", ndim=2), "values")
+    sigma = positive(sigma, "sigma")
     f_hat = values.mean(axis=1)
     if values.shape[1] == 1:
         return f_hat, None
-    return f_hat, np.mean((values - f_hat[:, None]) ** 2, axis=1) / positive(sigma, "sigma") ** 2
+    return f_hat, np.mean((values - f_hat[:, None]) ** 2, axis=1) / sigma**2
 
 
 def _em_mixture(x, iterations=200, rtol=1e-6):
@@ -162,8 +176,13 @@ class LogMixtureDensity:
         -------
         ndarray
             The log density, shape of v.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If v is not made of finite real numbers.
         """
-        log_v = np.log(np.maximum(np.asarray(v, dtype=float), 1e-8))
+        log_v = np.log(np.maximum(as_finite_array(v, "v"), 1e-8))
         mixture = special.logsumexp(
             np.log(self.weights) + stats.norm.logpdf(log_v[..., None], self.means, self.sds),
             axis=-1,
@@ -245,9 +264,14 @@ class LatentMixtureDensity:
         -------
         ndarray
             The log density, shape of f.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If f is not made of finite real numbers.
         """
         mu, mass = self._latent_density()
-        f = np.asarray(f, dtype=float)
+        f = as_finite_array(f, "f")
         density = _normal_pdf(f[..., None], mu, self.observation_sd) @ mass
         return np.log(np.maximum(density, 1e-300))
 
@@ -282,8 +306,16 @@ class LatentMixtureDensity:
         -------
         LatentMixtureDensity
             The best fit over the starts.
+
+        Raises
+        ------
+        TypeError, ValueError
+            On empty or non-finite samples, fewer than 2 starts or a bad seed.
         """
         samples = _scores(samples, "samples")
+        starts = positive_int(starts, "starts")
+        if starts < 2:
+            raise ValueError(f"starts must be at least 2 (two fixed starts), got {starts}")
         counts, edges = np.histogram(samples, bins=FIT_BINS)
         centres, used = 0.5 * (edges[1:] + edges[:-1]), counts > 0
         centres, counts = centres[used], counts[used]
@@ -307,7 +339,7 @@ class LatentMixtureDensity:
                 [np.log(np.expm1(0.05))],
             ]
         )
-        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        rng = random_generator(seed)
         jitter = np.array([0.5, 0.5, 0.5, 0.25, 0.25, 0.5])
         initial = [first, quartiles] + [
             first + jitter * rng.standard_normal(6) for _ in range(starts - 2)
@@ -374,8 +406,13 @@ class MeanThresholdAttack:
         -------
         ndarray
             The scores, shape of f_hat.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If f_hat is not made of finite real numbers.
         """
-        return self.sign * np.asarray(f_hat, dtype=float)
+        return self.sign * as_finite_array(f_hat, "f_hat")
 
 
 @dataclass(frozen=True)
@@ -435,11 +472,18 @@ class LiRA:
         Raises
         ------
         ValueError
-            If only one of v_in and v_out is given.
+            If only one of v_in and v_out is given, or a sample set is empty or not
+            finite.
+        TypeError
+            On samples that are not real numbers, or a bad seed.
         """
-        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        rng = random_generator(seed)
+        f_samples = {"in": _scores(f_in, "f_in"), "out": _scores(f_out, "f_out")}
+        if (v_in is None) != (v_out is None):
+            raise ValueError("give both v_in and v_out or neither")
+        v_samples = None if v_in is None else (_scores(v_in, "v_in"), _scores(v_out, "v_out"))
         models, checks = {}, {}
-        for name, samples in (("in", _scores(f_in, "f_in")), ("out", _scores(f_out, "f_out"))):
+        for name, samples in f_samples.items():
             model = LatentMixtureDensity.fit(samples, starts, rng)
             error = 0.02 + 4 * samples.std() / np.sqrt(len(samples))
             checks[name] = {
@@ -448,12 +492,10 @@ class LiRA:
                 "agrees": bool(abs(model.mean() - samples.mean()) <= error),
             }
             models[name] = model
-        if (v_in is None) != (v_out is None):
-            raise ValueError("give both v_in and v_out or neither")
         v_models = (
             (None, None)
-            if v_in is None
-            else (LogMixtureDensity.fit(v_in), LogMixtureDensity.fit(v_out))
+            if v_samples is None
+            else tuple(LogMixtureDensity.fit(samples) for samples in v_samples)
         )
         return cls(models["in"], models["out"], *v_models, checks)
 
@@ -475,11 +517,16 @@ class LiRA:
         Raises
         ------
         ValueError
-            If the attack uses v_hat and none is given.
+            If the attack uses v_hat and none is given, or the values are not finite or
+            of different shapes.
         """
+        f_hat = as_finite_array(f_hat, "f_hat")
         score = self.f_in.logpdf(f_hat) - self.f_out.logpdf(f_hat)
         if self.v_in is not None:
             if v_hat is None:
                 raise ValueError("this LiRA was fitted with v_hat; pass v_hat")
+            v_hat = as_finite_array(v_hat, "v_hat")
+            if v_hat.shape != f_hat.shape:
+                raise ValueError(f"v_hat has shape {v_hat.shape} but f_hat has {f_hat.shape}")
             score = score + self.v_in.logpdf(v_hat) - self.v_out.logpdf(v_hat)
         return score

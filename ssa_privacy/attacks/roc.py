@@ -14,17 +14,20 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import integrate, stats
 
-from ssa_privacy._validation import as_finite_array, open_interval
+from ssa_privacy._validation import as_finite_array, nonempty, open_interval, scalar
 
 #: False-positive rates at which the true-positive rate is reported.
 DEFAULT_FPRS = (0.01, 0.05, 0.10)
 
 
 def _scores(values, name):
-    array = as_finite_array(values, name, ndim=1)
-    if array.size == 0:
-        raise ValueError(f"{name} is empty")
-    return array
+    return nonempty(as_finite_array(values, name, ndim=1), name)
+
+
+def _privacy_level(epsilon, delta):
+    """Validated (epsilon, delta) of a DP release: epsilon >= 0 (inf allowed), delta in [0, 1]."""
+    epsilon = scalar(epsilon, "epsilon", low=0.0, allow_inf=True)
+    return epsilon, scalar(delta, "delta", low=0.0, high=1.0)
 
 
 def auc_score(scores_in, scores_out):
@@ -41,6 +44,13 @@ def auc_score(scores_in, scores_out):
     -------
     float
         AUC in [0, 1]; 0.5 is random guessing.
+
+    Raises
+    ------
+    TypeError
+        If the scores are not real numbers.
+    ValueError
+        If the scores are empty, not one-dimensional or not finite.
     """
     scores_in, scores_out = _scores(scores_in, "scores_in"), _scores(scores_out, "scores_out")
     ranks = stats.rankdata(np.concatenate([scores_in, scores_out]))
@@ -64,6 +74,13 @@ def roc_curve(scores_in, scores_out):
         Increasing false-positive rates, from 0 to 1.
     tpr : ndarray
         The matching true-positive rates, from 0 to 1.
+
+    Raises
+    ------
+    TypeError
+        If the scores are not real numbers.
+    ValueError
+        If the scores are empty, not one-dimensional or not finite.
     """
     scores_in, scores_out = _scores(scores_in, "scores_in"), _scores(scores_out, "scores_out")
     thresholds = np.unique(np.concatenate([scores_in, scores_out]))[::-1]
@@ -93,6 +110,11 @@ def tpr_at_fpr(scores_in, scores_out, fpr):
     -------
     float
         The empirical true-positive rate at that threshold.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On empty or non-finite scores, or an ``fpr`` outside (0, 1).
     """
     scores_in, scores_out = _scores(scores_in, "scores_in"), _scores(scores_out, "scores_out")
     k = int(np.floor(open_interval(fpr, "fpr") * len(scores_out)))
@@ -152,11 +174,21 @@ def evaluate_attack(name, scores_in, scores_out, fprs=DEFAULT_FPRS):
     -------
     AttackResult
         AUC, TPR at ``fprs`` and the ROC curve.
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a string, or scores or rates are not real numbers.
+    ValueError
+        On empty or non-finite scores, or a rate outside (0, 1).
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a string, got {type(name).__name__}")
+    rates = [open_interval(f, "fprs") for f in nonempty(as_finite_array(fprs, "fprs", 1), "fprs")]
     return AttackResult(
         name,
         auc_score(scores_in, scores_out),
-        {float(f): tpr_at_fpr(scores_in, scores_out, f) for f in fprs},
+        {f: tpr_at_fpr(scores_in, scores_out, f) for f in rates},
         roc_curve(scores_in, scores_out),
     )
 
@@ -180,11 +212,22 @@ def max_tpr_under_dp(fpr, epsilon, delta):
     float or ndarray
         The largest true-positive rate(s), in [0, 1].
 
+    Raises
+    ------
+    TypeError
+        If an argument is not made of real numbers (a bool, a string, None).
+    ValueError
+        If a rate is outside [0, 1] or not finite, epsilon is negative or NaN, or delta
+        is outside [0, 1].
+
     Notes
     -----
     Kairouz, Oh and Viswanath (2015), Theorem 2.1 (the privacy region of a DP test).
     """
-    fpr = np.clip(np.asarray(fpr, dtype=float), 0.0, 1.0)
+    epsilon, delta = _privacy_level(epsilon, delta)
+    fpr = as_finite_array(fpr, "fpr")
+    if np.any((fpr < 0) | (fpr > 1)):
+        raise ValueError(f"fpr must lie in [0, 1], got values in [{fpr.min():g}, {fpr.max():g}]")
     if np.isinf(epsilon):
         return np.ones_like(fpr)
     growth = np.exp(min(float(epsilon), 700.0))
@@ -209,7 +252,13 @@ def max_auc_under_dp(epsilon, delta):
     -------
     float
         In [0.5, 1].
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`max_tpr_under_dp`.
     """
+    epsilon, delta = _privacy_level(epsilon, delta)
     if epsilon > 700:
         return 1.0
     kink = (1.0 - delta) / (np.exp(float(epsilon)) + 1.0)

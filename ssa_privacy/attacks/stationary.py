@@ -1,6 +1,6 @@
 """The Stationary attack of [TCB] §5: fit a fresh stationary GP to the released data."""
 
-from ssa_privacy.gp import fit_hyperparameters
+from ssa_privacy.gp_fit import fit_hyperparameters
 
 
 def stationary_attack(X, W, restarts=3, seed=None, initial=None):
@@ -26,16 +26,18 @@ def stationary_attack(X, W, restarts=3, seed=None, initial=None):
 
     Returns
     -------
-    ssa_privacy.gp.MLFit
+    ssa_privacy.gp_fit.MLFit
         The adversary's fitted GP (``.gp.predict`` gives its reconstruction).
 
     Raises
     ------
-    ValueError
-        As :func:`ssa_privacy.gp.fit_hyperparameters`.
+    TypeError, ValueError
+        As :func:`ssa_privacy.gp_fit.fit_hyperparameters` (naming X and W).
 
     Notes
     -----
     [TCB] §5, baseline (2) ("Stationary"); :doc:`/theory/privacy-aware-gp`.
     """
-    return fit_hyperparameters(X, W, restarts=restarts, seed=seed, initial=initial)
+    return fit_hyperparameters(
+        X, W, restarts=restarts, seed=seed, initial=initial, names=("X", "W")
+    )

@@ -19,7 +19,7 @@ import numpy as np
 
 from ssa_privacy._validation import as_finite_array, positive
 from ssa_privacy.constants import MU_EARTH
-from ssa_privacy.orbits._checks import vectors
+from ssa_privacy.orbits._checks import orbital_states, vectors
 
 
 class OrbitalElements(namedtuple("OrbitalElements", "a e i raan argp nu")):
@@ -106,25 +106,22 @@ def elements_to_state(a, e, i, raan, argp, nu, mu=MU_EARTH):
     Raises
     ------
     ValueError
-        If an element is not finite, ``a`` is not positive or ``e`` is outside [0, 1).
+        If an element is not finite, ``a`` is not positive, ``e`` is outside [0, 1),
+        ``mu`` is not positive or the elements do not broadcast together.
+    TypeError
+        If an element is not a real number (a bool, a string, None).
 
     Notes
     -----
     Vallado Algorithm 10 (COE2RV); Curtis Algorithm 4.5.
     """
-    a, e, i, raan, argp, nu = np.broadcast_arrays(
-        *(
-            as_finite_array(v, name)
-            for v, name in (
-                (a, "a"),
-                (e, "e"),
-                (i, "i"),
-                (raan, "raan"),
-                (argp, "argp"),
-                (nu, "nu"),
-            )
-        )
-    )
+    named = {"a": a, "e": e, "i": i, "raan": raan, "argp": argp, "nu": nu}
+    arrays = [as_finite_array(v, name) for name, v in named.items()]
+    try:
+        a, e, i, raan, argp, nu = np.broadcast_arrays(*arrays)
+    except ValueError:
+        shapes = {name: v.shape for name, v in zip(named, arrays)}
+        raise ValueError(f"the elements must broadcast together, got shapes {shapes}") from None
     if np.any(a <= 0):
         raise ValueError("a (semi-major axis) must be positive")
     if np.any((e < 0) | (e >= 1)):
@@ -175,15 +172,15 @@ def state_to_elements(states, mu=MU_EARTH):
     Raises
     ------
     ValueError
-        If the states are not finite or not 6-dimensional, or an orbit is not elliptic,
-        equatorial (node undefined) or circular (perigee undefined) to
-        :data:`SINGULAR_TOL`.
+        If the states are not finite or not 6-dimensional, a state has a zero position
+        or zero angular momentum (h = 0), or an orbit is not elliptic, equatorial (node
+        undefined) or circular (perigee undefined) to :data:`SINGULAR_TOL`.
 
     Notes
     -----
     Vallado Algorithm 9 (RV2COE); Curtis Algorithm 4.2. The angles use ``arctan2``.
     """
-    states = vectors(states, "states")
+    states = orbital_states(states, "states")
     mu = positive(mu, "mu")
     r, v = states[..., :3], states[..., 3:]
     radius = np.linalg.norm(r, axis=-1)
@@ -239,14 +236,16 @@ def orbit_averages(times, states, period, mu=MU_EARTH):
     Raises
     ------
     ValueError
-        On shape mismatches, fewer than two whole periods, or singular orbits (see
-        :func:`state_to_elements`).
+        On shape mismatches, times that do not increase, fewer than two whole periods,
+        or singular orbits (see :func:`state_to_elements`).
 
     Notes
     -----
     Orbit averaging of osculating elements (mean elements, Vallado Ch. 9).
     """
     times = as_finite_array(times, "times", ndim=1)
+    if len(times) < 2 or np.any(np.diff(times) <= 0):
+        raise ValueError("times must be an increasing grid of at least 2 samples")
     states = vectors(states, "states")
     if states.shape != (len(times), 6):
         raise ValueError(f"states must have shape ({len(times)}, 6), got {states.shape}")

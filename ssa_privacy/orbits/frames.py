@@ -12,7 +12,7 @@ D. A. Vallado, "Fundamentals of Astrodynamics and Applications", 4th ed., 2013: 
 
 import numpy as np
 
-from ssa_privacy.orbits._checks import vectors
+from ssa_privacy.orbits._checks import orbital_states
 from ssa_privacy.orbits.elements import angular_momentum
 
 
@@ -33,13 +33,16 @@ def rsw_frame(states):
     Raises
     ------
     ValueError
-        If the states are not finite or not 6-dimensional.
+        If the states are not finite or not 6-dimensional, or a state has a zero
+        position or zero angular momentum (the frame is undefined).
+    TypeError
+        If the states are not real numbers.
 
     Notes
     -----
     Vallado §3.3, the RSW (satellite coordinate) system.
     """
-    states = vectors(states, "states")
+    states = orbital_states(states, "states")
     radial = states[..., :3] / np.linalg.norm(states[..., :3], axis=-1, keepdims=True)
     h = angular_momentum(states)
     cross = h / np.linalg.norm(h, axis=-1, keepdims=True)
@@ -65,13 +68,16 @@ def hill_to_inertial(states):
     Raises
     ------
     ValueError
-        If the states are not finite or not 6-dimensional.
+        If the states are not finite or not 6-dimensional, or a state has a zero
+        position or zero angular momentum (the frame is undefined).
+    TypeError
+        If the states are not real numbers.
 
     Notes
     -----
     Transport theorem for the rotating Hill frame; Vallado Ch. 6 (relative motion).
     """
-    states = vectors(states, "states")
+    states = orbital_states(states, "states")
     to_eci = np.swapaxes(rsw_frame(states), -1, -2)
     rate = np.linalg.norm(angular_momentum(states), axis=-1) / np.sum(states[..., :3] ** 2, axis=-1)
     spin = np.zeros(states.shape[:-1] + (3, 3))

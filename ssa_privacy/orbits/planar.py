@@ -20,13 +20,21 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ssa_privacy._validation import as_finite_array, positive
+from ssa_privacy._validation import as_finite_array, non_negative, positive
 from ssa_privacy.constants import TCB_ALTITUDE, TCB_J2, TCB_MU, TCB_R_E
 
 #: Largest relative/absolute tolerance accepted by :meth:`PlanarJ2Model.propagate`.
 MAX_TOLERANCE = 1e-10
 #: The two forms of the J2 term of theta'' (see :class:`PlanarJ2Model`).
 J2_FORMS = ("paper", "physical")
+
+
+def _planar(state, name):
+    """Finite planar states of shape (4,) or (..., 4)."""
+    state = as_finite_array(state, name)
+    if state.ndim < 1 or state.shape[-1] != 4:
+        raise ValueError(f"{name} must have shape (4,) or (..., 4), got {state.shape}")
+    return state
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,8 @@ class PlanarJ2Model:
     ValueError
         If ``R_e`` or ``mu`` is not positive, ``J2`` or ``h`` is negative or not finite,
         or ``j2_form`` is not one of :data:`J2_FORMS`.
+    TypeError
+        If a constant is not a real number (a bool, a string, None).
 
     Notes
     -----
@@ -85,11 +95,9 @@ class PlanarJ2Model:
     def __post_init__(self):
         positive(self.R_e, "R_e")
         positive(self.mu, "mu")
-        for name in ("J2", "h"):
-            value = float(getattr(self, name))
-            if not np.isfinite(value) or value < 0:
-                raise ValueError(f"{name} must be a finite non-negative number, got {value!r}")
-        if self.j2_form not in J2_FORMS:
+        non_negative(self.J2, "J2")
+        non_negative(self.h, "h")
+        if not isinstance(self.j2_form, str) or self.j2_form not in J2_FORMS:
             raise ValueError(f"j2_form must be one of {J2_FORMS}, got {self.j2_form!r}")
 
     @property
@@ -144,8 +152,13 @@ class PlanarJ2Model:
         -------
         ndarray, shape (..., 4)
             ``(r, r_dot, theta, theta_dot)`` in km, km/s, rad, rad/s.
+
+        Raises
+        ------
+        ValueError
+            If the states are not finite or their last axis is not 4.
         """
-        return np.asarray(state, dtype=float) * self._scale()
+        return _planar(state, "state") * self._scale()
 
     def to_normalized(self, state):
         """Convert physical states to normalised units.
@@ -159,8 +172,13 @@ class PlanarJ2Model:
         -------
         ndarray, shape (..., 4)
             Normalised states (inverse of :meth:`to_physical`).
+
+        Raises
+        ------
+        ValueError
+            If the states are not finite or their last axis is not 4.
         """
-        return np.asarray(state, dtype=float) / self._scale()
+        return _planar(state, "state") / self._scale()
 
     def acceleration(self, t, state):
         """Right-hand side of [TCB] (12) in normalised units.
@@ -178,10 +196,24 @@ class PlanarJ2Model:
             ``(r_dot, r'', theta_dot, theta'')``; the J2 term of ``theta''`` is divided by
             ``r^4`` or ``r^5`` according to :attr:`j2_form`.
 
+        Raises
+        ------
+        ValueError
+            If the state is not a finite 4-vector with ``r > 0``.
+
         Notes
         -----
         [TCB] (12); the physical form is derived in :doc:`/theory/planar-j2`.
         """
+        state = _planar(state, "state")
+        if state.shape != (4,) or state[0] <= 0:
+            raise ValueError(
+                f"state must be one state (r, r_dot, theta, theta_dot) with r > 0, got {state}"
+            )
+        return self._rhs(t, state)
+
+    def _rhs(self, t, state):
+        """:meth:`acceleration` without validation (the integrator's inner loop)."""
         r, r_dot, theta, theta_dot = state
         sin, cos = np.sin(theta), np.cos(theta)
         power = 4 if self.j2_form == "paper" else 5
@@ -204,11 +236,19 @@ class PlanarJ2Model:
             in (R_e / T_orb)^2. Conserved by the ``"physical"`` form only: the
             ``"paper"`` form is not the gradient of a potential.
 
+        Raises
+        ------
+        ValueError
+            If the states are not finite, their last axis is not 4 or a radius is not
+            positive.
+
         Notes
         -----
         The J2 term of the zonal geopotential on a polar orbit, :doc:`/theory/planar-j2`.
         """
-        r, r_dot, theta, theta_dot = np.moveaxis(np.asarray(state, dtype=float), -1, 0)
+        r, r_dot, theta, theta_dot = np.moveaxis(_planar(state, "state"), -1, 0)
+        if np.any(r <= 0):
+            raise ValueError("state must have a positive radius r")
         potential = -self.mu_n / r + self.J2_n * (3 * np.sin(theta) ** 2 - 1) / (2 * r**3)
         return 0.5 * (r_dot**2 + (r * theta_dot) ** 2) + potential
 
@@ -234,7 +274,10 @@ class PlanarJ2Model:
         ------
         ValueError
             If the times are not finite and non-decreasing, the initial state is not a
-            finite 4-vector, a tolerance exceeds 1e-10, or the integration fails.
+            finite 4-vector with a positive radius, a tolerance is not in (0, 1e-10], or
+            the integration fails or leaves the finite numbers.
+        TypeError
+            If a tolerance is not a real number.
 
         Notes
         -----
@@ -243,13 +286,16 @@ class PlanarJ2Model:
         times = as_finite_array(times, "times", ndim=1)
         if len(times) == 0 or np.any(np.diff(times) < 0):
             raise ValueError("times must be a non-empty, non-decreasing grid")
-        if rtol > MAX_TOLERANCE or atol > MAX_TOLERANCE:
-            raise ValueError(f"rtol and atol must be at most {MAX_TOLERANCE}, got {rtol}, {atol}")
+        for name, value in (("rtol", rtol), ("atol", atol)):
+            if positive(value, name) > MAX_TOLERANCE:
+                raise ValueError(f"{name} must be at most {MAX_TOLERANCE}, got {value}")
         state0 = self.initial_state() if state0 is None else as_finite_array(state0, "state0", 1)
         if state0.shape != (4,):
             raise ValueError(f"state0 must have 4 entries, got shape {state0.shape}")
+        if state0[0] <= 0:
+            raise ValueError(f"state0 must have a positive radius r, got {state0[0]}")
         solution = solve_ivp(
-            self.acceleration,
+            self._rhs,
             (times[0], times[-1]),
             state0,
             method="DOP853",
@@ -259,4 +305,6 @@ class PlanarJ2Model:
         )
         if not solution.success:
             raise ValueError(f"orbit integration failed: {solution.message}")
+        if not np.all(np.isfinite(solution.y)):
+            raise ValueError("orbit integration produced non-finite states (a collision, r -> 0?)")
         return solution.y.T

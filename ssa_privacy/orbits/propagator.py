@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ssa_privacy._validation import as_finite_array, positive
+from ssa_privacy._validation import as_finite_array, non_negative, positive
 from ssa_privacy.constants import J2_EARTH, MU_EARTH, R_EARTH
 from ssa_privacy.orbits._checks import vectors
 
@@ -74,8 +74,7 @@ class J2Propagator:
     def __post_init__(self):
         positive(self.mu, "mu")
         positive(self.R_e, "R_e")
-        if not np.isfinite(self.J2) or self.J2 < 0:
-            raise ValueError(f"J2 must be a finite non-negative number, got {self.J2!r}")
+        non_negative(self.J2, "J2")
 
     def derivative(self, t, y):
         """Right-hand side ``d(state)/dt`` for ``solve_ivp``; ``t`` is unused (autonomous).
@@ -91,7 +90,21 @@ class J2Propagator:
         -------
         ndarray, shape (6 k,)
             Velocities and accelerations (km/s, km/s^2) in the same layout.
+
+        Raises
+        ------
+        ValueError
+            If y is not a finite vector of 6 k entries with non-zero positions.
         """
+        y = as_finite_array(y, "y", ndim=1)
+        if y.size == 0 or y.size % 6:
+            raise ValueError(f"y must hold k stacked 6-vectors, got {y.size} entries")
+        if np.any(np.linalg.norm(y.reshape(-1, 6)[:, :3], axis=1) == 0):
+            raise ValueError("y has a zero position vector: the acceleration is undefined")
+        return self._derivative(t, y)
+
+    def _derivative(self, t, y):
+        """:meth:`derivative` without validation (the integrator's inner loop)."""
         states = y.reshape(-1, 6)
         r = states[:, :3]
         r2 = np.einsum("ij,ij->i", r, r)
@@ -128,8 +141,11 @@ class J2Propagator:
         Raises
         ------
         ValueError
-            If the times are empty, not finite or decreasing, a state is not finite or not
-            6-dimensional, a tolerance is out of range, or the integration fails.
+            If the times are empty, not finite or decreasing, a state is not finite, not
+            6-dimensional or at the origin, a tolerance or ``first_step`` is out of range,
+            or the integration fails or leaves the finite numbers.
+        TypeError
+            If an argument is not made of real numbers.
 
         Notes
         -----
@@ -141,13 +157,17 @@ class J2Propagator:
         state0 = vectors(state0, "state0")
         if state0.ndim > 2:
             raise ValueError(f"state0 must have shape (6,) or (k, 6), got {state0.shape}")
+        if np.any(np.linalg.norm(state0[..., :3], axis=-1) == 0):
+            raise ValueError("state0 has a zero position vector (the centre of the Earth)")
         rtol, atol = _tolerance(rtol, "rtol"), _tolerance(atol, "atol")
+        if first_step is not None:
+            first_step = positive(first_step, "first_step")
         flat = np.atleast_2d(state0)
         if times[-1] == times[0]:
             path = np.repeat(flat[:, None, :], len(times), axis=1)
         else:
             solution = solve_ivp(
-                self.derivative,
+                self._derivative,
                 (times[0], times[-1]),
                 flat.ravel(),
                 method="DOP853",
@@ -158,6 +178,8 @@ class J2Propagator:
             )
             if not solution.success:
                 raise ValueError(f"orbit integration failed: {solution.message}")
+            if not np.all(np.isfinite(solution.y)):
+                raise ValueError("orbit integration produced non-finite states")
             path = solution.y.reshape(len(flat), 6, len(times)).transpose(0, 2, 1)
         return path[0] if state0.ndim == 1 else path
 
@@ -178,7 +200,7 @@ class J2Propagator:
         Raises
         ------
         ValueError
-            If the states are not finite or not 6-dimensional.
+            If the states are not finite, not 6-dimensional or at the origin.
 
         Notes
         -----
@@ -186,6 +208,8 @@ class J2Propagator:
         """
         states = vectors(states, "states")
         r = np.linalg.norm(states[..., :3], axis=-1)
+        if np.any(r == 0):
+            raise ValueError("states has a zero position vector: the potential is infinite")
         sin2 = (states[..., 2] / r) ** 2
         potential = -self.mu / r * (1 - self.J2 * (self.R_e / r) ** 2 * (3 * sin2 - 1) / 2)
         return 0.5 * np.sum(states[..., 3:] ** 2, axis=-1) + potential
@@ -243,7 +267,13 @@ class J2Propagator:
         e = as_finite_array(e, "e")
         if np.any((e < 0) | (e >= 1)):
             raise ValueError("e (eccentricity) must lie in [0, 1)")
-        a = as_finite_array(a, "a")
+        a, i = as_finite_array(a, "a"), as_finite_array(i, "i")
+        try:
+            np.broadcast_shapes(a.shape, e.shape, i.shape)
+        except ValueError:
+            raise ValueError(
+                f"a, e and i must broadcast together, got shapes {a.shape}, {e.shape}, {i.shape}"
+            ) from None
         factor = self.mean_motion(a) * self.J2 * (self.R_e / (a * (1 - e**2))) ** 2
-        cos_i = np.cos(as_finite_array(i, "i"))
+        cos_i = np.cos(i)
         return -1.5 * factor * cos_i, 0.75 * factor * (5 * cos_i**2 - 1)

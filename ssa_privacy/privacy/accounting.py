@@ -32,15 +32,18 @@ from scipy import linalg, optimize, special
 from ssa_privacy._validation import (
     as_finite_array,
     as_matrix,
+    nonempty,
     open_interval,
     pd_cholesky,
     positive,
     psd_matrix,
+    scalar,
 )
 from ssa_privacy.privacy.pml_leakage import (
+    _degrees,
     _epsilon_for_bound,
     _scalar,
-    _unit_interval,
+    _weight,
     log_det_ratio_bound,
 )
 
@@ -113,12 +116,15 @@ def gaussian_mechanism_delta(mahalanobis_sensitivity, epsilon):
     >>> round(gaussian_mechanism_delta(1.0, 1.0), 6)
     0.126937
     """
-    m = as_finite_array(mahalanobis_sensitivity, "mahalanobis_sensitivity")
-    epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
+    return _gaussian_delta(mahalanobis_sensitivity, epsilon, ("mahalanobis_sensitivity", "epsilon"))
+
+
+def _gaussian_delta(mahalanobis_sensitivity, epsilon, names):
+    """:func:`gaussian_mechanism_delta` with the caller's argument names in its errors."""
+    m = as_finite_array(mahalanobis_sensitivity, names[0])
+    epsilon = scalar(epsilon, names[1], low=0.0)
     if np.any(m < 0):
-        raise ValueError(f"mahalanobis_sensitivity must be >= 0, got {mahalanobis_sensitivity!r}")
-    if epsilon < 0:
-        raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
+        raise ValueError(f"{names[0]} must be >= 0, got {mahalanobis_sensitivity!r}")
     safe = np.where(m > 0, m, 1.0)
     first = special.ndtr(safe / 2 - epsilon / safe)
     second = np.exp(epsilon + special.log_ndtr(-safe / 2 - epsilon / safe))
@@ -148,11 +154,12 @@ def privacy_loss_tail(mahalanobis_sensitivity, epsilon):
     Raises
     ------
     ValueError
-        If m is not positive or epsilon is negative.
+        If m is not positive or epsilon is negative or not finite.
+    TypeError
+        If an argument is not a real number (a bool, a string, None).
     """
     m = positive(mahalanobis_sensitivity, "mahalanobis_sensitivity")
-    if not (np.isfinite(epsilon) and epsilon >= 0):
-        raise ValueError(f"epsilon must be finite and >= 0, got {epsilon!r}")
+    epsilon = scalar(epsilon, "epsilon", low=0.0)
     return float(special.ndtr(m / 2 - epsilon / m))
 
 
@@ -186,6 +193,8 @@ def noise_multiplier(epsilon, delta, calibration="hall"):
     """
     epsilon = positive(epsilon, "epsilon")
     open_interval(delta, "delta")
+    if not isinstance(calibration, str) or calibration not in CALIBRATIONS:
+        raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}")
     if calibration == "hall":
         if epsilon > 1:
             raise ValueError(
@@ -226,7 +235,7 @@ def analytic_gaussian_delta(epsilon_DP, ratio):
     -----
     [BW18] Theorem 8; [LKC] Theorem 3.9, function phi.
     """
-    return gaussian_mechanism_delta(ratio, epsilon_DP)
+    return _gaussian_delta(ratio, epsilon_DP, ("ratio", "epsilon_DP"))
 
 
 def analytic_gaussian_ratio(epsilon_DP, delta_DP):
@@ -256,10 +265,8 @@ def analytic_gaussian_ratio(epsilon_DP, delta_DP):
     -----
     [BW18] Theorem 8 (the analytic Gaussian mechanism); [LKC] Lemma 10.1.
     """
-    delta_DP = float(_unit_interval(delta_DP, "delta_DP"))
-    epsilon_DP = float(as_finite_array(epsilon_DP, "epsilon_DP", ndim=0))
-    if epsilon_DP < 0:
-        raise ValueError(f"epsilon_DP must be >= 0, got {epsilon_DP!r}")
+    delta_DP = open_interval(delta_DP, "delta_DP")
+    epsilon_DP = scalar(epsilon_DP, "epsilon_DP", low=0.0)
 
     def excess(log_m):
         return np.log(gaussian_mechanism_delta(np.exp(log_m), epsilon_DP) + 1e-300) - np.log(
@@ -301,10 +308,12 @@ def gaussian_mechanism_dp_delta(C, Theta, epsilon_DP, zeta):
     [LKC] Lemma 10.1: the sensitivity ratio is ``zeta sqrt(lambda_max(C^T Theta^{-1} C))``;
     [BW18] Theorem 8.
     """
-    L_Theta = pd_cholesky(Theta, "Theta")
-    C = as_matrix(C, "C", (L_Theta.shape[0], None))
+    zeta = positive(zeta, "zeta")
+    scalar(epsilon_DP, "epsilon_DP", low=0.0)
+    L_Theta = nonempty(pd_cholesky(Theta, "Theta"), "Theta")
+    C = nonempty(as_matrix(C, "C", (L_Theta.shape[0], None)), "C")
     whitened = linalg.solve_triangular(L_Theta, C, lower=True)
-    ratio = positive(zeta, "zeta") * linalg.norm(whitened, 2)
+    ratio = zeta * linalg.norm(whitened, 2)
     return analytic_gaussian_delta(epsilon_DP, ratio)
 
 
@@ -341,9 +350,12 @@ def pml_to_dp_delta(Sigma_XX, epsilon, delta, l, epsilon_DP, zeta, convention="e
     [LKC] Theorem 3.9 (i), condition (18), with phi from [BW18]; kappa^n = exp of
     :func:`log_det_ratio_bound`.
     """
-    bound = log_det_ratio_bound(epsilon, delta, l, convention)
+    zeta = positive(zeta, "zeta")
+    scalar(epsilon_DP, "epsilon_DP", low=0.0)
+    bound = float(log_det_ratio_bound(scalar(epsilon, "epsilon"), delta, l, convention))
+    nonempty(pd_cholesky(Sigma_XX, "Sigma_XX"), "Sigma_XX")
     smallest = np.linalg.eigvalsh(psd_matrix(Sigma_XX, "Sigma_XX"))[0]
-    ratio = positive(zeta, "zeta") / np.sqrt(np.exp(bound) * smallest)
+    ratio = zeta / np.sqrt(np.exp(bound) * smallest)
     return analytic_gaussian_delta(epsilon_DP, ratio)
 
 
@@ -380,10 +392,14 @@ def dp_to_pml_epsilon(Sigma_XX, epsilon_DP, delta_DP, zeta, delta, l, convention
     -----
     [LKC] Theorem 3.9 (ii), condition (19), with phi^{-1} from [BW18].
     """
-    Sigma_XX = psd_matrix(Sigma_XX, "Sigma_XX")
-    ratio = analytic_gaussian_ratio(epsilon_DP, delta_DP) / positive(zeta, "zeta")
+    pd_cholesky(Sigma_XX, "Sigma_XX")
+    Sigma_XX = nonempty(psd_matrix(Sigma_XX, "Sigma_XX"), "Sigma_XX")
+    zeta = positive(zeta, "zeta")
+    delta = open_interval(delta, "delta")
+    _degrees(l)
+    _weight(convention)
+    ratio = analytic_gaussian_ratio(epsilon_DP, delta_DP) / zeta
     bound = -np.linalg.slogdet(np.eye(Sigma_XX.shape[0]) + ratio**2 * Sigma_XX)[1]
-    _unit_interval(delta, "delta")
     return _epsilon_for_bound(bound, delta, l, convention)
 
 
@@ -413,7 +429,7 @@ def pml_to_mi_epsilon(epsilon, delta, l, convention="exact"):
     -----
     [LKC] Theorem 3.11 (i), (21); both conventions: :doc:`/theory/pml`.
     """
-    return -0.5 * log_det_ratio_bound(epsilon, delta, l, convention)
+    return -0.5 * log_det_ratio_bound(scalar(epsilon, "epsilon"), delta, l, convention)
 
 
 def mi_to_pml_epsilon(epsilon_MI, delta, l, convention="exact"):
@@ -444,4 +460,7 @@ def mi_to_pml_epsilon(epsilon_MI, delta, l, convention="exact"):
     -----
     [LKC] Theorem 3.11 (ii), (22); both conventions: :doc:`/theory/pml`.
     """
-    return _epsilon_for_bound(-2.0 * positive(epsilon_MI, "epsilon_MI"), delta, l, convention)
+    epsilon_MI = positive(epsilon_MI, "epsilon_MI")
+    open_interval(delta, "delta")
+    _degrees(l)
+    return _epsilon_for_bound(-2.0 * epsilon_MI, delta, l, convention)

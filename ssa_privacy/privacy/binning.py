@@ -15,7 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
-from ssa_privacy._validation import as_finite_array, as_matrix, positive
+from ssa_privacy._validation import (
+    as_finite_array,
+    as_matrix,
+    nonempty,
+    positive,
+    positive_int,
+    scalar,
+)
 from ssa_privacy.gp import GaussianProcess, as_inputs
 from ssa_privacy.privacy.dp_release import CHECK_RTOL, PrivacyCheck, _generator
 from ssa_privacy.privacy.mechanism import (
@@ -78,7 +85,11 @@ class BinnedRelease:
 
 def _edges(edges, dimension):
     """Validate bin edges: one increasing 1-D array per input dimension."""
-    if dimension == 1 and np.ndim(edges[0]) == 0:
+    if isinstance(edges, str | bytes) or not hasattr(edges, "__len__"):
+        raise TypeError(
+            f"edges must be an array of bin edges (or one per input dimension), got {edges!r}"
+        )
+    if dimension == 1 and len(edges) and np.ndim(edges[0]) == 0:
         edges = [edges]
     if len(edges) != dimension:
         raise ValueError(
@@ -340,8 +351,9 @@ def laplace_bin_means(X, y, edges, epsilon, sensitivity, seed=None):
     y = as_finite_array(y, "y", ndim=1)
     if len(y) != len(X):
         raise ValueError(f"y has {len(y)} entries but X has {len(X)} rows")
+    rng = _generator(seed)
     mechanism = LaplaceBinningMechanism(X, edges, epsilon, sensitivity)
-    values, scales = mechanism._draw(y, _generator(seed))
+    values, scales = mechanism._draw(y, rng)
     occupied = mechanism.counts > 0
     certificate = _laplace_certificate(
         scales[occupied],
@@ -352,6 +364,16 @@ def laplace_bin_means(X, y, edges, epsilon, sensitivity, seed=None):
     )
     check = PrivacyCheck.from_certificate(certificate)
     return BinnedRelease(mechanism.edges, mechanism.counts, values, scales, check)
+
+
+def _test_inputs(binned, X_star):
+    """Validated ``binned`` (a BinnedRelease) and X_star, (m, D) with D the bins' dimension."""
+    if not isinstance(binned, BinnedRelease):
+        raise TypeError(f"binned must be a BinnedRelease, got {type(binned).__name__}")
+    X_star = as_inputs(X_star, "X_star")
+    if X_star.shape[1] != len(binned.edges):
+        raise ValueError(f"X_star has {X_star.shape[1]} columns, the bins {len(binned.edges)}")
+    return binned, X_star
 
 
 def simple_binning_predict(binned, X_star, fill=0.0):
@@ -371,8 +393,16 @@ def simple_binning_predict(binned, X_star, fill=0.0):
     -------
     ndarray, shape (m,)
         Post-processed DP predictions (same guarantee as ``binned``).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``binned`` is not a BinnedRelease, X_star is invalid or has another number of
+        columns than the bins, or ``fill`` is not a finite number.
     """
-    index = _bin_index(as_inputs(X_star, "X_star"), binned.edges)
+    binned, X_star = _test_inputs(binned, X_star)
+    fill = scalar(fill, "fill")
+    index = _bin_index(X_star, binned.edges)
     values = np.where(np.isnan(binned.values), fill, binned.values)
     return np.where(index >= 0, values[np.maximum(index, 0)], fill)
 
@@ -413,7 +443,7 @@ class IntegralRBF:
 
     @staticmethod
     def _split(A, name):
-        A = as_matrix(A, name)
+        A = nonempty(as_matrix(A, name), name)
         if A.shape[1] % 2:
             raise ValueError(f"{name} must have 2 D columns [lower..., upper...], got {A.shape[1]}")
         lower, upper = np.split(A, 2, axis=1)
@@ -439,9 +469,17 @@ class IntegralRBF:
         -------
         ndarray, shape (nA, nB)
             Covariances between the latent values and box integrals.
+
+        Raises
+        ------
+        ValueError
+            If A or B is empty, not finite, has an odd number of columns, rows that are
+            neither points nor boxes, or A and B have different widths.
         """
         lA, uA, boxA = self._split(A, "A")
         lB, uB, boxB = (lA, uA, boxA) if B is None else self._split(B, "B")
+        if lB.shape[1] != lA.shape[1]:
+            raise ValueError(f"B has {2 * lB.shape[1]} columns but A has {2 * lA.shape[1]}")
         a = np.sqrt(2.0) * self.lengthscale
         result = np.ones((len(lA), len(lB)))
         for k in range(lA.shape[1]):
@@ -502,14 +540,21 @@ def integral_binning_predict(binned, X_star, restarts=3, seed=None):
 
     Raises
     ------
+    TypeError
+        If ``binned`` is not a BinnedRelease, or ``restarts`` or ``seed`` is of the wrong
+        type.
     ValueError
-        If fewer than two bins are occupied or every start fails.
+        If X_star is invalid or has another number of columns than the bins, restarts
+        is not a positive integer, fewer than two bins are occupied or every start fails.
 
     Notes
     -----
     [SMI] §4; as the authors' code, but with the usual RBF length-scale convention
     (:doc:`/theory/dp-gp`).
     """
+    binned, X_star = _test_inputs(binned, X_star)
+    restarts = positive_int(restarts, "restarts")
+    rng = _generator(seed)
     occupied = binned.occupied
     if occupied.sum() < 2:
         raise ValueError("integral binning needs at least two occupied bins")
@@ -532,7 +577,6 @@ def integral_binning_predict(binned, X_star, restarts=3, seed=None):
 
     width = float(np.median(upper - lower))
     span = float(np.max(upper - lower.min(axis=0)))
-    rng = _generator(seed)
     starts = [np.log([width, 1.0, 0.1])] + [
         np.log([rng.uniform(width, span), rng.uniform(0.1, 10.0), rng.uniform(0.01, 1.0)])
         for _ in range(restarts - 1)
@@ -546,8 +590,5 @@ def integral_binning_predict(binned, X_star, restarts=3, seed=None):
     best = min(fits, key=lambda fit: fit.fun)
     if not np.isfinite(best.fun):
         raise ValueError("the integral-binning likelihood fit failed from every start")
-    X_star = as_inputs(X_star, "X_star")
-    if X_star.shape[1] != lower.shape[1]:
-        raise ValueError(f"X_star has {X_star.shape[1]} columns, the bins {lower.shape[1]}")
     mean, _ = model(best.x).fit(boxes, targets).predict(np.hstack([X_star, X_star]))
     return mean + offset

@@ -23,15 +23,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ssa_privacy._validation import as_finite_array, positive
+from ssa_privacy._validation import positive, scalar
 from ssa_privacy.ellipsoid import minimum_volume_ellipsoid as optimal_cloaking_covariance
 from ssa_privacy.ellipsoid import projected_gradient_design as cloaking_lambdas_gradient  # noqa: F401
-from ssa_privacy.gp import as_inputs
+from ssa_privacy.gp import as_inputs  # noqa: F401
 from ssa_privacy.privacy.accounting import CALIBRATIONS, noise_multiplier
 from ssa_privacy.privacy.dp_release import (
     DPRelease,
     PrivacyCheck,
     _generator,
+    _kernel_inputs,
     _mahalanobis_squared,
     _posterior_mean,
     cloaking_matrix,
@@ -55,9 +56,9 @@ class _CallableCovariance(FactoredCovariance):
 
 def _level(epsilon, delta, sensitivity, calibration, mean):
     """Validated (epsilon, delta, sensitivity, calibration, mean); None entries when unset."""
-    if calibration not in CALIBRATIONS:
+    if not isinstance(calibration, str) or calibration not in CALIBRATIONS:
         raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}")
-    mean = float(as_finite_array(mean, "mean", ndim=0))
+    mean = scalar(mean, "mean")
     given = {"epsilon": epsilon, "delta": delta, "sensitivity": sensitivity}
     if all(v is None for v in given.values()):
         return None, None, None, calibration, mean
@@ -197,8 +198,16 @@ class CloakingMechanism:
         -------
         CloakingMechanism
             Built from ``kernel(X_star, X)`` and ``kernel(X)``.
+
+        Raises
+        ------
+        TypeError
+            If ``kernel`` is not callable, and as the constructor.
+        ValueError
+            If X or X_star is empty or not finite, they have different numbers of
+            columns, and as the constructor.
         """
-        X, X_star = as_inputs(X), as_inputs(X_star, "X_star")
+        X, X_star = _kernel_inputs(kernel, X, X_star)
         return cls(
             kernel(X_star, X), kernel(X), noise_variance, epsilon, delta, sensitivity, **options
         )
@@ -360,7 +369,7 @@ class CloakingMechanism:
             If ``mean`` or ``calibration`` is passed in the new form.
         """
         if epsilon is not None or delta is not None or sensitivity is not None:
-            mean = 0.0 if mean is None else float(mean)
+            mean = 0.0 if mean is None else scalar(mean, "mean")
             calibration = "hall" if calibration is None else calibration
             return self._old_release(y, epsilon, delta, sensitivity, seed, mean, calibration)
         if mean is not None or calibration is not None:
@@ -539,6 +548,14 @@ def cloaking_release(
         One draw of ``mean + C (y - mean) + Z``, ``Z ~ N(0, Sigma)``, Sigma, and the
         check: the exact delta at the worst-case neighbour, recomputed from Sigma.
 
+    Raises
+    ------
+    TypeError
+        If ``kernel`` is not callable, or a number is of the wrong type.
+    ValueError
+        On bad inputs (empty or non-finite, X and X_star of different widths), bad
+        privacy parameters, a non-finite ``mean``, or y that does not match X.
+
     Examples
     --------
     >>> from ssa_privacy.gp import RBF
@@ -548,9 +565,10 @@ def cloaking_release(
     >>> release.check.passed
     True
     """
-    X, X_star = as_inputs(X), as_inputs(X_star, "X_star")
+    X, X_star = _kernel_inputs(kernel, X, X_star)
     noise_multiplier(epsilon, delta, calibration)  # bad privacy parameters fail before the solve
     positive(sensitivity, "sensitivity")
+    mean = scalar(mean, "mean")
     mechanism = CloakingMechanism(kernel(X_star, X), kernel(X), noise_variance, rtol=rtol, tol=tol)
     return mechanism.release(
         y, epsilon, delta, sensitivity, seed, mean=mean, calibration=calibration

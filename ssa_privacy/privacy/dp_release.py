@@ -15,10 +15,19 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy._validation import as_finite_array, as_matrix, psd_matrix
-from ssa_privacy.gp import cholesky_with_jitter, noise_matrix
+from ssa_privacy._validation import (
+    as_finite_array,
+    as_matrix,
+    nonempty,
+    open_interval,
+    positive,
+    psd_matrix,
+    random_generator,
+    scalar,
+)
+from ssa_privacy.gp import as_inputs, cholesky_with_jitter, noise_matrix
 from ssa_privacy.privacy.accounting import c_delta, gaussian_mechanism_delta, privacy_loss_tail
-from ssa_privacy.privacy.mechanism import Certificate
+from ssa_privacy.privacy.mechanism import Certificate, FactoredCovariance
 
 #: Relative slack allowed when comparing a computed delta with the target.
 CHECK_RTOL = 1e-9
@@ -31,13 +40,24 @@ _CERTIFICATE_ONLY = ("mechanism", "rule")
 
 def _generator(seed):
     """A numpy Generator from ``seed`` (None draws fresh OS entropy); the legacy functions' seeding."""
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return random_generator(seed, "seed")
+
+
+def _kernel_inputs(kernel, X, X_star):
+    """Validated training and test inputs of a kernel-based release (equal widths)."""
+    if not callable(kernel):
+        raise TypeError(f"kernel must be callable, got {type(kernel).__name__}")
+    X, X_star = as_inputs(X), as_inputs(X_star, "X_star")
+    if X_star.shape[1] != X.shape[1]:
+        raise ValueError(f"X_star has {X_star.shape[1]} columns but X has {X.shape[1]}")
+    return X, X_star
 
 
 def _training_factor(K_XX, noise_variance):
     """Cholesky factor of ``K + V`` (with reported jitter), validating both."""
-    K = psd_matrix(K_XX, "K_XX")
-    return cholesky_with_jitter(K + noise_matrix(noise_variance, len(K)), "K_XX + noise")
+    K = nonempty(psd_matrix(K_XX, "K_XX"), "K_XX")
+    V = noise_matrix(noise_variance, len(K), "noise_variance")
+    return cholesky_with_jitter(K + V, "K_XX + noise")
 
 
 def _posterior_mean(C, y, mean):
@@ -76,7 +96,7 @@ def cloaking_matrix(K_star_X, K_XX, noise_variance):
         On mismatched shapes, non-finite entries, or ``K + V`` not positive definite.
     """
     L, jitter = _training_factor(K_XX, noise_variance)
-    K_star_X = as_matrix(K_star_X, "K_star_X", shape=(None, len(L)))
+    K_star_X = nonempty(as_matrix(K_star_X, "K_star_X", shape=(None, len(L))), "K_star_X")
     return linalg.cho_solve((L, True), K_star_X.T).T, jitter
 
 
@@ -126,7 +146,18 @@ class PrivacyCheck:
         PrivacyCheck
             Same verdict; the evidence without the certificate's ``mechanism`` and
             ``rule`` entries.
+
+        Raises
+        ------
+        TypeError
+            If ``certificate`` is not a Certificate.
+        ValueError
+            If its parameters lack ``epsilon`` or ``delta``.
         """
+        if not isinstance(certificate, Certificate):
+            raise TypeError(f"certificate must be a Certificate, got {type(certificate).__name__}")
+        if not {"epsilon", "delta"} <= set(certificate.parameters):
+            raise ValueError("certificate must have epsilon and delta among its parameters")
         evidence = {k: v for k, v in certificate.evidence.items() if k not in _CERTIFICATE_ONLY}
         return cls(
             mechanism if mechanism is not None else certificate.evidence.get("mechanism", ""),
@@ -185,13 +216,24 @@ def gaussian_check(mechanism, mahalanobis_sensitivity, epsilon, delta, calibrati
         privacy-loss tail, the exact delta, Hall's condition, the extra numbers, and
         the rule behind ``passed``.
 
+    Raises
+    ------
+    TypeError
+        If ``mechanism`` is not a string or a number is not a real number.
+    ValueError
+        If the Mahalanobis sensitivity is negative or NaN, epsilon is not positive or
+        delta is outside (0, 1).
+
     Notes
     -----
     The exact delta is [BW18] Theorem 8 (see
     :func:`~ssa_privacy.privacy.accounting.gaussian_mechanism_delta`); Hall's
     condition is Hall, Rinaldo and Wasserman (2013), Proposition 3 ([SMI] eq. (5)).
     """
-    m = float(mahalanobis_sensitivity)
+    if not isinstance(mechanism, str):
+        raise TypeError(f"mechanism must be a string, got {type(mechanism).__name__}")
+    m = scalar(mahalanobis_sensitivity, "mahalanobis_sensitivity", low=0.0, allow_inf=True)
+    epsilon, delta = positive(epsilon, "epsilon"), open_interval(delta, "delta")
     finite = bool(np.isfinite(m))
     exact = gaussian_mechanism_delta(m, epsilon) if finite else 1.0
     tail = (privacy_loss_tail(m, epsilon) if m > 0 else 0.0) if finite else 1.0
@@ -246,7 +288,20 @@ def mahalanobis_sensitivity(noise_covariance, shifts):
         ``max_i sqrt(s_i^T Sigma^+ s_i)``, or ``inf`` when some shift has a component
         outside the range of Sigma above ``RANGE_RTOL`` of its norm (then the two
         releases have different supports and no delta < 1 holds).
+
+    Raises
+    ------
+    TypeError
+        If ``noise_covariance`` is not a FactoredCovariance.
+    ValueError
+        If ``shifts`` is not a finite, non-empty (m, n) matrix.
     """
+    if not isinstance(noise_covariance, FactoredCovariance):
+        raise TypeError(
+            f"noise_covariance must be a FactoredCovariance, got {type(noise_covariance).__name__}"
+        )
+    shifts = as_matrix(shifts, "shifts", (noise_covariance.dim, None))
+    nonempty(shifts, "shifts")
     return float(np.sqrt(np.max(_mahalanobis_squared(noise_covariance, shifts)[0])))
 
 

@@ -15,13 +15,14 @@ import copy
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy._validation import positive, psd_matrix
-from ssa_privacy.gp import as_inputs, cholesky_with_jitter
+from ssa_privacy._validation import positive, psd_matrix, scalar
+from ssa_privacy.gp import as_inputs, cholesky_with_jitter  # noqa: F401
 from ssa_privacy.privacy.accounting import noise_multiplier
 from ssa_privacy.privacy.dp_release import (
     DPRelease,
     PrivacyCheck,
     _generator,
+    _kernel_inputs,
     _posterior_mean,
     _training_factor,
     cloaking_matrix,
@@ -73,7 +74,7 @@ def rkhs_sensitivity(K_XX, noise_variance, sensitivity, method="exact"):
     [SMI] §2, eqs. (1)-(4); the derivations of the four bounds are on
     :doc:`/theory/dp-gp`.
     """
-    if method not in RKHS_METHODS:
+    if not isinstance(method, str) or method not in RKHS_METHODS:
         raise ValueError(f"method must be one of {RKHS_METHODS}, got {method!r}")
     d = positive(sensitivity, "sensitivity")
     K = psd_matrix(K_XX, "K_XX")
@@ -197,7 +198,9 @@ class StandardDPGPMechanism:
         multiplier = noise_multiplier(epsilon, delta, calibration)
         self.epsilon, self.delta, self.calibration = float(epsilon), float(delta), calibration
         self.sensitivity = positive(sensitivity, "sensitivity")
-        self.method, self.mean = method, float(mean)
+        if not isinstance(method, str) or method not in RKHS_METHODS:
+            raise ValueError(f"method must be one of {RKHS_METHODS}, got {method!r}")
+        self.method, self.mean = method, scalar(mean, "mean")
         self.C, self.jitter = cloaking_matrix(K_star_X, K_XX, noise_variance)
         self.rkhs_sensitivity = rkhs_sensitivity(K_XX, noise_variance, sensitivity, method)
         K_star_star = psd_matrix(K_star_star, "K_star_star", size=self.C.shape[0])
@@ -236,8 +239,16 @@ class StandardDPGPMechanism:
         -------
         StandardDPGPMechanism
             Built from ``kernel(X_star, X)``, ``kernel(X)`` and ``kernel(X_star)``.
+
+        Raises
+        ------
+        TypeError
+            If ``kernel`` is not callable, and as the constructor.
+        ValueError
+            If X or X_star is empty or not finite, they have different numbers of
+            columns, and as the constructor.
         """
-        X, X_star = as_inputs(X), as_inputs(X_star, "X_star")
+        X, X_star = _kernel_inputs(kernel, X, X_star)
         return cls(
             kernel(X_star, X),
             kernel(X),
@@ -398,12 +409,17 @@ def standard_release(
     Raises
     ------
     ValueError
-        As :func:`rkhs_sensitivity` and ``noise_multiplier``, or on bad data.
+        As :func:`rkhs_sensitivity` and ``noise_multiplier``, or on bad data (X and
+        X_star of different widths, a non-finite mean, y not matching X).
+    TypeError
+        If ``kernel`` is not callable, a number is of the wrong type or the seed is bad.
 
     Notes
     -----
     [SMI] §2, eqs. (1)-(4); :doc:`/theory/dp-gp`.
     """
+    mean = scalar(mean, "mean")
+    rng = _generator(seed)
     mechanism = StandardDPGPMechanism.from_kernel(
         kernel,
         noise_variance,
@@ -414,11 +430,11 @@ def standard_release(
         sensitivity,
         method=method,
         calibration=calibration,
-        mean=float(mean),
+        mean=mean,
     )
-    prediction = _posterior_mean(mechanism.C, y, float(mean))
+    prediction = _posterior_mean(mechanism.C, y, mean)
     scale, L_star, Delta = mechanism.scale, mechanism.prior_factor, mechanism.rkhs_sensitivity
-    values = prediction + scale * (L_star @ _generator(seed).standard_normal(len(L_star)))
+    values = prediction + scale * (L_star @ rng.standard_normal(len(L_star)))
     covariance = scale**2 * (L_star @ L_star.T)
     m = Delta / scale if scale > 0 else 0.0
     certificate = gaussian_check(

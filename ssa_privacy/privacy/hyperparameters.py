@@ -15,8 +15,16 @@ import numpy as np
 from scipy import special
 from tqdm.auto import tqdm
 
-from ssa_privacy._validation import as_finite_array, open_interval, positive
+from ssa_privacy._validation import (
+    as_finite_array,
+    flag,
+    nonempty,
+    open_interval,
+    positive,
+    positive_int,
+)
 from ssa_privacy.gp import RBF, as_inputs
+from ssa_privacy.privacy.accounting import noise_multiplier
 from ssa_privacy.privacy.cloaking import cloaking_noise_covariance
 from ssa_privacy.privacy.dp_release import PrivacyCheck, _generator, cloaking_matrix
 from ssa_privacy.privacy.mechanism import Certificate
@@ -156,7 +164,12 @@ def select_hyperparameters(
     Raises
     ------
     ValueError
-        On empty grids, non-positive values, or a bad split fraction.
+        On empty or mismatched data, empty grids, non-positive values, a bad split
+        fraction, fewer than one fold, or a ``release`` that is not a valid (epsilon,
+        delta) pair (epsilon <= 1 for the cloaking release's Hall calibration).
+    TypeError
+        On a number of the wrong type (bool, string), a non-bool ``progress`` or a bad
+        seed.
 
     Notes
     -----
@@ -170,16 +183,24 @@ def select_hyperparameters(
         raise ValueError(f"y has {len(y)} entries but X has {len(X)} rows")
     epsilon, d = positive(epsilon, "epsilon"), positive(sensitivity, "sensitivity")
     bound = d if residual_bound is None else positive(residual_bound, "residual_bound")
-    open_interval(test_fraction, "test_fraction")
+    test_fraction = open_interval(test_fraction, "test_fraction")
+    folds, progress = positive_int(folds, "folds"), flag(progress, "progress")
+    candidates = {}
+    for name, values in (("lengthscales", lengthscales), ("noise_variances", noise_variances)):
+        values = nonempty(np.atleast_1d(as_finite_array(values, name)), name)
+        if values.ndim != 1 or np.any(values <= 0):
+            raise ValueError(f"{name} must be a vector of positive numbers, got {values}")
+        candidates[name] = values
+    if release is not None:
+        if isinstance(release, str) or np.shape(release) != (2,):
+            raise ValueError(f"release must be a pair (epsilon, delta), got {release!r}")
+        try:  # the release's level, with the calibration of the cloaking noise of the utility
+            noise_multiplier(*release)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"release (epsilon, delta) is invalid: {error}") from None
     grid = np.array(
-        [
-            (positive(l, "lengthscales"), positive(s, "noise_variances"))
-            for l in np.atleast_1d(lengthscales)
-            for s in np.atleast_1d(noise_variances)
-        ]
+        [(l, s) for l in candidates["lengthscales"] for s in candidates["noise_variances"]]
     )
-    if len(grid) == 0 or folds < 1:
-        raise ValueError("need at least one candidate and one fold")
     rng = _generator(seed)
     n_test = max(1, int(round(test_fraction * len(X))))
     splits = [np.split(rng.permutation(len(X)), [n_test]) for _ in range(folds)]

@@ -30,7 +30,13 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy._validation import as_finite_array, symmetric_matrix
+from ssa_privacy._validation import (
+    as_finite_array,
+    non_negative,
+    positive,
+    positive_int,
+    symmetric_matrix,
+)
 
 #: Eigenvalues at or below this fraction of the largest are dropped by
 #: :meth:`FactoredCovariance.from_matrix` (they are round-off of a singular matrix).
@@ -158,7 +164,13 @@ class FactoredCovariance:
         -------
         FactoredCovariance
             Method ``"isotropic"``.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If variance is not a finite number >= 0 or n not a positive integer.
         """
+        variance, n = non_negative(variance, "variance"), positive_int(n, "n")
         if variance == 0:
             return cls(np.zeros(0), np.zeros((n, 0)), "isotropic")
         return cls(np.full(n, float(variance)), np.eye(n), "isotropic")
@@ -205,12 +217,12 @@ class FactoredCovariance:
 
         Raises
         ------
+        TypeError
+            If factor is not a real number (a bool, a string).
         ValueError
             If factor is not finite and positive.
         """
-        factor = float(factor)
-        if not (np.isfinite(factor) and factor > 0):
-            raise ValueError(f"factor must be finite and > 0, got {factor!r}")
+        factor = positive(factor, "factor")
         return FactoredCovariance(factor * self.eigenvalues, self.eigenvectors, self.method)
 
     def sample(self, rng, size=None):
@@ -227,7 +239,17 @@ class FactoredCovariance:
         -------
         ndarray, shape (n,) or (size, n)
             ``Z = U (sqrt(lambda) * omega)`` with omega standard normal.
+
+        Raises
+        ------
+        TypeError
+            If rng is not a Generator.
+        ValueError
+            If size is not None or a positive integer.
         """
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        size = None if size is None else positive_int(size, "size")
         shape = (self.rank,) if size is None else (size, self.rank)
         omega = rng.standard_normal(shape)
         return (np.sqrt(self.eigenvalues) * omega) @ self.eigenvectors.T

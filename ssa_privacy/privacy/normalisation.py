@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ssa_privacy._validation import as_finite_array, positive
+from ssa_privacy._validation import as_finite_array, non_negative_int, nonempty, positive, scalar
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,14 @@ class OutputNormalisation:
     n_clipped : int
         Number of outputs changed by clipping.
 
+    Raises
+    ------
+    TypeError
+        If a field is not a real number (a bool, a string, None).
+    ValueError
+        If ``centre`` or ``mean`` is not finite, ``raw_sensitivity`` or ``std`` is not
+        positive, or ``n_clipped`` is not a non-negative integer.
+
     Notes
     -----
     ``centre``, ``mean`` and ``std`` are computed from the private outputs and are not
@@ -41,6 +49,13 @@ class OutputNormalisation:
     mean: float
     std: float
     n_clipped: int
+
+    def __post_init__(self):
+        scalar(self.centre, "centre")
+        positive(self.raw_sensitivity, "raw_sensitivity")
+        scalar(self.mean, "mean")
+        positive(self.std, "std")
+        non_negative_int(self.n_clipped, "n_clipped")
 
     @property
     def sensitivity(self):
@@ -59,6 +74,11 @@ class OutputNormalisation:
         -------
         ndarray
             Clipped, standardised outputs (normalised units), of the shape of y.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If y is not made of finite real numbers.
         """
         low = self.centre - self.raw_sensitivity / 2
         clipped = np.clip(as_finite_array(y, "y"), low, low + self.raw_sensitivity)
@@ -76,8 +96,13 @@ class OutputNormalisation:
         -------
         ndarray
             ``f * std + mean`` (output units).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If f is not made of finite real numbers.
         """
-        return np.asarray(f, dtype=float) * self.std + self.mean
+        return as_finite_array(f, "f") * self.std + self.mean
 
     def unnormalise_covariance(self, covariance):
         """Map a (co)variance from normalised units to squared output units.
@@ -91,8 +116,13 @@ class OutputNormalisation:
         -------
         ndarray
             ``covariance * std^2`` (squared output units).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If the covariance is not made of finite real numbers.
         """
-        return np.asarray(covariance, dtype=float) * self.std**2
+        return as_finite_array(covariance, "covariance") * self.std**2
 
 
 def clip_and_normalise(y, sensitivity, clip="midpoint"):
@@ -133,7 +163,7 @@ def clip_and_normalise(y, sensitivity, clip="midpoint"):
     >>> norm.n_clipped, round(norm.sensitivity, 3)
     (2, 3.023)
     """
-    y = as_finite_array(y, "y", ndim=1)
+    y = nonempty(as_finite_array(y, "y", ndim=1), "y")
     width = positive(sensitivity, "sensitivity")
     centres = {"midpoint": lambda v: (v.max() + v.min()) / 2, "mean": np.mean, "median": np.median}
     if isinstance(clip, str):

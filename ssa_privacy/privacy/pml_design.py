@@ -28,8 +28,11 @@ from ssa_privacy._validation import (
     as_finite_array,
     as_matrix,
     covariance_stack,
+    nonempty,
+    open_interval,
     pd_cholesky,
     psd_matrix,
+    scalar,
 )
 from ssa_privacy.plants import LTIPlant
 from ssa_privacy.privacy.mechanism import (
@@ -40,7 +43,6 @@ from ssa_privacy.privacy.mechanism import (
     generator,
 )
 from ssa_privacy.privacy.pml_leakage import (
-    _unit_interval,
     _weight,
     check_epsilon,
     kappa,
@@ -107,11 +109,24 @@ def linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention="exact"):
     ``l = rank(C)``. The two conventions: :doc:`/theory/pml`.
     """
     _not_a_system(C, "C")
-    Sigma = covariance_stack(Sigma_XX, "Sigma_XX")
+    Sigma = nonempty(covariance_stack(Sigma_XX, "Sigma_XX"), "Sigma_XX")
     C = as_finite_array(C, "C")
-    if C.ndim < 2 or C.shape[-1] != Sigma.shape[-1]:
-        raise ValueError(f"C must have shape (..., m, {Sigma.shape[-1]}), got {C.shape}")
-    k = np.asarray(kappa(epsilon, delta, Sigma.shape[-1], np.linalg.matrix_rank(C), convention))
+    if C.ndim < 2 or C.shape[-1] != Sigma.shape[-1] or C.shape[-2] == 0:
+        raise ValueError(
+            f"C must have shape (..., m, {Sigma.shape[-1]}) with m >= 1, got {C.shape}"
+        )
+    rank = np.linalg.matrix_rank(C)
+    if np.any(rank == 0):
+        where = (
+            ""
+            if C.ndim == 2
+            else f" (matrix {np.flatnonzero(np.ravel(rank) == 0)[0]} of the stack)"
+        )
+        raise ValueError(
+            f"C is zero{where}: l (the rank of Sigma_XY) must be a positive integer, got 0; "
+            "with l = 0 the release is independent of X and needs no noise"
+        )
+    k = np.asarray(kappa(epsilon, delta, Sigma.shape[-1], rank, convention))
     CSC = C @ Sigma @ np.swapaxes(C, -1, -2)
     Theta = (k / (1.0 - k))[..., None, None] * (0.5 * (CSC + np.swapaxes(CSC, -1, -2)))
     return Theta
@@ -123,18 +138,18 @@ def _joint_model(C, Sigma_XX, Sigma_XZ, Sigma_ZZ):
     ``(X, Z)`` may be degenerate (``Z = C X``); only its joint covariance must be positive
     semi-definite, ``Sigma_XX`` positive definite and ``l = rank(Sigma_XZ) >= 1``.
     """
-    L_X = pd_cholesky(Sigma_XX, "Sigma_XX")
+    L_X = nonempty(pd_cholesky(Sigma_XX, "Sigma_XX"), "Sigma_XX")
     Sigma_XX = psd_matrix(Sigma_XX, "Sigma_XX")
     n = L_X.shape[0]
     if C is not None:
         _not_a_system(C, "C")
         if Sigma_XZ is not None or Sigma_ZZ is not None:
             raise ValueError("give either C (Z = C X) or Sigma_XZ and Sigma_ZZ, not both")
-        C = as_matrix(C, "C", (None, n))
+        C = nonempty(as_matrix(C, "C", (None, n)), "C")
         Sigma_XZ, Sigma_ZZ = Sigma_XX @ C.T, C @ Sigma_XX @ C.T
     elif Sigma_XZ is None or Sigma_ZZ is None:
         raise ValueError("give C (Z = C X), or both Sigma_XZ and Sigma_ZZ")
-    Sigma_XZ = as_matrix(Sigma_XZ, "Sigma_XZ", (n, None))
+    Sigma_XZ = nonempty(as_matrix(Sigma_XZ, "Sigma_XZ", (n, None)), "Sigma_XZ")
     m = Sigma_XZ.shape[1]
     Sigma_ZZ = psd_matrix(Sigma_ZZ, "Sigma_ZZ", m)
     psd_matrix(
@@ -152,7 +167,9 @@ def _design_problem(Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, 
     """Validated data, Theta variable and objective shared by the two cvxpy designers."""
     _, Sigma_XX, Sigma_XZ, Sigma_ZZ, l = _joint_model(None, Sigma_XX, Sigma_XZ, Sigma_ZZ)
     n, m = Sigma_XZ.shape
-    L = np.eye(m) if L is None else as_matrix(L, "L", (None, m))
+    L = np.eye(m) if L is None else nonempty(as_matrix(L, "L", (None, m)), "L")
+    if objective is not None and not callable(objective):
+        raise TypeError(f"objective must be callable, got {type(objective).__name__}")
     Theta = cp.Variable((m, m), PSD=True)
     goal = cp.trace(L @ Theta @ L.T) if objective is None else objective(Theta)
     data = dict(Sigma_XX=Sigma_XX, Sigma_XZ=Sigma_XZ, Sigma_ZZ=Sigma_ZZ)
@@ -362,9 +379,11 @@ class LinearGaussianMechanism:
         _weight(convention)
         model = _joint_model(C, Sigma_XX, Sigma_XZ, Sigma_ZZ)
         self.C, self.Sigma_XX, self.Sigma_XZ, self.Sigma_ZZ, self.l = model
-        self.delta = float(_unit_interval(delta, "delta"))
-        self.epsilon = float(check_epsilon(float(epsilon), self.delta, self.l))
-        self.convention, self.method = convention, str(method)
+        self.delta = open_interval(delta, "delta")
+        self.epsilon = float(check_epsilon(scalar(epsilon, "epsilon"), self.delta, self.l))
+        if not isinstance(method, str):
+            raise TypeError(f"method must be a string, got {type(method).__name__}")
+        self.convention, self.method = convention, method
         m = self.Sigma_XZ.shape[1]
         self.noise_covariance = as_factored(noise_covariance, m, "noise_covariance")
         if isinstance(noise_covariance, FactoredCovariance):
@@ -435,7 +454,7 @@ class LinearGaussianMechanism:
         [LKC] Corollary 3.7 (15), Theorem 3.6 (12), and the exact log-det cone
         (:doc:`/theory/pml`).
         """
-        if method not in METHODS:
+        if not isinstance(method, str) or method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         C, Sigma_XX, Sigma_XZ, Sigma_ZZ, _ = _joint_model(C, Sigma_XX, Sigma_XZ, Sigma_ZZ)
         if method == "closed-form":

@@ -31,8 +31,17 @@ from scipy import linalg, stats
 from ssa_privacy._validation import (
     as_finite_array,
     as_matrix,
+    non_negative,
+    nonempty,
+    open_interval,
     pd_cholesky,
+    positive_int,
     psd_matrix,
+    random_generator,
+    real_array,
+    scalar,
+    vector,
+    whole_numbers,
 )
 
 #: The two conventions, and the weight ``w`` of I(X; Y) in the leakage for each.
@@ -42,13 +51,13 @@ CORRELATION_TOL = 1e-10
 
 
 def _weight(convention):
-    if convention not in CONVENTIONS:
+    if not isinstance(convention, str) or convention not in CONVENTIONS:
         raise ValueError(f"convention must be one of {sorted(CONVENTIONS)}, got {convention!r}")
     return CONVENTIONS[convention]
 
 
 def _unit_interval(value, name):
-    array = np.asarray(value, dtype=float)
+    array = real_array(value, name)
     bad = ~(np.isfinite(array) & (array > 0) & (array < 1))
     if np.any(bad):
         first = float(np.ravel(array)[np.flatnonzero(bad)[0]])
@@ -57,8 +66,8 @@ def _unit_interval(value, name):
 
 
 def _degrees(l):
-    array = np.asarray(l)
-    if np.any(array < 1) or np.any(array != np.round(array)):
+    array = real_array(l, "l")
+    if np.any(~np.isfinite(array)) or np.any(array < 1) or np.any(array != np.round(array)):
         raise ValueError(
             f"l (the rank of Sigma_XY) must be a positive integer, got {l!r}; with l = 0 "
             "the release is independent of X and leaks nothing"
@@ -192,7 +201,7 @@ def kappa(epsilon, delta, n, l, convention="exact"):
     epsilon, delta, l, convention
         As :func:`log_det_ratio_bound`.
     n : int or array_like
-        Dimension of X.
+        Dimension of X, a positive integer.
 
     Returns
     -------
@@ -203,16 +212,17 @@ def kappa(epsilon, delta, n, l, convention="exact"):
     Raises
     ------
     ValueError
-        As :func:`log_det_ratio_bound`.
+        As :func:`log_det_ratio_bound`, or if ``n`` is not a positive integer.
+    TypeError
+        If an argument is not made of real numbers (a bool, a string, None).
 
     Notes
     -----
     [LKC] equation (11); in the exact convention ``kappa_exact = kappa_paper^2``
     (:doc:`/theory/pml`).
     """
-    return _scalar(
-        np.exp(np.asarray(log_det_ratio_bound(epsilon, delta, l, convention)) / np.asarray(n))
-    )
+    n = whole_numbers(n, "n")
+    return _scalar(np.exp(np.asarray(log_det_ratio_bound(epsilon, delta, l, convention)) / n))
 
 
 _Canonical = namedtuple("_Canonical", "rho scores information n m")
@@ -227,8 +237,8 @@ def _canonical(Sigma_XX, Sigma_XY, Sigma_YY):
     ``N(rho_i s_i, 1 - rho_i^2)`` with score ``s_i = v_i^T L_Y^{-1} (y - mu_Y) ~ N(0, 1)``;
     the log density ratio along it peaks at ``-log(1 - rho_i^2)/2 + s_i^2/2``.
     """
-    L_X = pd_cholesky(Sigma_XX, "Sigma_XX")
-    L_Y = pd_cholesky(Sigma_YY, "Sigma_YY")
+    L_X = nonempty(pd_cholesky(Sigma_XX, "Sigma_XX"), "Sigma_XX")
+    L_Y = nonempty(pd_cholesky(Sigma_YY, "Sigma_YY"), "Sigma_YY")
     n, m = L_X.shape[0], L_Y.shape[0]
     Sigma_XY = as_matrix(Sigma_XY, "Sigma_XY", (n, m))
     right = linalg.solve_triangular(L_Y, Sigma_XY.T, lower=True)  # L_Y^{-1} Sigma_XY^T
@@ -324,9 +334,9 @@ def pointwise_maximal_leakage(
     if y.ndim not in (1, 2) or y.shape[-1] != canon.m:
         raise ValueError(f"y must have shape ({canon.m},) or (k, {canon.m}), got {y.shape}")
     if mu_X is not None:
-        as_matrix(np.reshape(mu_X, (1, -1)), "mu_X", (1, canon.n))
+        vector(mu_X, "mu_X", canon.n)
     if mu_Y is not None:
-        y = y - as_matrix(np.reshape(mu_Y, (1, -1)), "mu_Y", (1, canon.m))[0]
+        y = y - vector(mu_Y, "mu_Y", canon.m)
     xi = np.sum((y @ canon.scores.T) ** 2, axis=-1)
     return _scalar(weight * canon.information + 0.5 * xi)
 
@@ -420,12 +430,13 @@ def is_pml_private(Sigma_XX, Sigma_XY, Sigma_YY, epsilon, delta, convention="exa
     Raises
     ------
     ValueError
-        As :func:`pml_margin`.
+        As :func:`pml_margin`, or a negative ``atol``.
 
     Notes
     -----
     [LKC] Theorem 3.3, condition (8); both conventions: :doc:`/theory/pml`.
     """
+    atol = non_negative(atol, "atol")
     return pml_margin(Sigma_XX, Sigma_XY, Sigma_YY, epsilon, delta, convention) >= -atol
 
 
@@ -457,8 +468,8 @@ def linear_mechanism_covariances(C, Sigma_XX, Theta):
     -----
     [LKC] (14) and proof of Corollary 3.7.
     """
-    Sigma_XX = psd_matrix(Sigma_XX, "Sigma_XX")
-    C = as_matrix(C, "C", (None, Sigma_XX.shape[0]))
+    Sigma_XX = nonempty(psd_matrix(Sigma_XX, "Sigma_XX"), "Sigma_XX")
+    C = nonempty(as_matrix(C, "C", (None, Sigma_XX.shape[0])), "C")
     Theta = psd_matrix(Theta, "Theta", C.shape[0])
     Sigma_YY = C @ Sigma_XX @ C.T + Theta
     return Sigma_XX @ C.T, 0.5 * (Sigma_YY + Sigma_YY.T)
@@ -486,6 +497,8 @@ def gaussian_mechanism(Z, Theta, rng=None):
     ------
     ValueError
         If ``Z`` is not finite or its last axis does not match ``Theta``.
+    TypeError
+        If ``rng`` is not None, a non-negative int or a Generator.
 
     Notes
     -----
@@ -496,7 +509,7 @@ def gaussian_mechanism(Z, Theta, rng=None):
     Theta = psd_matrix(Theta, "Theta")
     if Z.ndim < 1 or Z.shape[-1] != Theta.shape[0]:
         raise ValueError(f"Z must end with an axis of length {Theta.shape[0]}, got shape {Z.shape}")
-    noise = np.random.default_rng(rng).multivariate_normal(
+    noise = random_generator(rng, "rng").multivariate_normal(
         np.zeros(Theta.shape[0]), Theta, size=Z.shape[:-1], method="eigh", check_valid="ignore"
     )
     return Z + noise
@@ -550,7 +563,10 @@ def monte_carlo_leakage_probability(
     Raises
     ------
     ValueError
-        On invalid covariances, shapes, ``samples`` < 1 or ``confidence`` outside (0, 1).
+        On invalid covariances, shapes, a non-finite epsilon, ``samples`` < 1 or
+        ``confidence`` outside (0, 1).
+    TypeError
+        On a number of the wrong type (bool, string) or a bad ``rng``.
 
     Notes
     -----
@@ -558,10 +574,11 @@ def monte_carlo_leakage_probability(
     evaluates :func:`pointwise_maximal_leakage`; the target is [LKC] (4).
     """
     Sigma_XY, Sigma_YY = linear_mechanism_covariances(C, Sigma_XX, Theta)
-    if int(samples) != samples or samples < 1:
-        raise ValueError(f"samples must be a positive integer, got {samples!r}")
-    confidence = float(_unit_interval(confidence, "confidence"))
-    rng = np.random.default_rng(rng)
+    epsilon = scalar(epsilon, "epsilon")
+    samples = positive_int(samples, "samples")
+    confidence = open_interval(confidence, "confidence")
+    _weight(convention)
+    rng = random_generator(rng, "rng")
     L_X = pd_cholesky(Sigma_XX, "Sigma_XX")
     X = rng.standard_normal((int(samples), L_X.shape[0])) @ L_X.T
     Y = gaussian_mechanism(X @ np.asarray(C, dtype=float).T, Theta, rng)

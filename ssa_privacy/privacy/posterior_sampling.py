@@ -20,7 +20,16 @@ import copy
 import numpy as np
 from scipy import linalg, optimize
 
-from ssa_privacy._validation import as_finite_array, open_interval, positive, psd_matrix
+from ssa_privacy._validation import (
+    as_finite_array,
+    nonempty,
+    open_interval,
+    pd_cholesky,
+    positive,
+    psd_matrix,
+    random_generator,
+    scalar,
+)
 from ssa_privacy.gp import Exponential, as_inputs, cholesky_with_jitter, noise_matrix
 from ssa_privacy.privacy.mechanism import (
     Certificate,
@@ -91,17 +100,28 @@ def ou_prior_paths(points, lengthscale, size, rng):
     ndarray, shape (size, n)
         Paths, in the order of ``points``.
 
+    Raises
+    ------
+    TypeError
+        On arguments of the wrong type (a bool, a string, an rng that is not a
+        Generator or a seed).
+    ValueError
+        If points is empty or not finite, lengthscale is not positive or size is not a
+        positive integer.
+
     Notes
     -----
     The Markov property of the exponential kernel in one dimension; the excursion
     study draws its targets and prior paths this way (:doc:`/theory/posterior-sampling`).
     """
-    points = as_finite_array(points, "points", ndim=1)
+    points = nonempty(as_finite_array(points, "points", ndim=1), "points")
     l = positive(lengthscale, "lengthscale")
+    size = _count(size, "size")
+    rng = random_generator(rng, "rng")
     order = np.argsort(points, kind="stable")
     rho = np.exp(-np.diff(points[order]) / l)
     innovation = np.sqrt(1.0 - rho**2)
-    z = rng.standard_normal((_count(size, "size"), len(points)))
+    z = rng.standard_normal((size, len(points)))
     paths = np.empty_like(z)
     paths[:, 0] = z[:, 0]
     for i in range(1, len(points)):
@@ -150,28 +170,31 @@ def sample_posterior_paths_exp_1d(
     Raises
     ------
     ValueError
-        On mismatched or invalid inputs.
+        On mismatched, empty or invalid inputs.
+    TypeError
+        On numbers of the wrong type or a bad seed.
 
     Notes
     -----
     No certificate: :class:`PosteriorSamplingMechanism` releases the same law with one.
     """
-    X = as_finite_array(X, "X", ndim=1)
+    X = nonempty(as_finite_array(X, "X", ndim=1), "X")
     y = as_finite_array(y, "y", ndim=1)
-    grid = as_finite_array(grid, "grid", ndim=1)
+    grid = nonempty(as_finite_array(grid, "grid", ndim=1), "grid")
     if len(y) != len(X):
         raise ValueError(f"y has {len(y)} entries but X has {len(X)}")
     if _scale(sigma) == 0:
         raise ValueError("sigma must be finite to sample paths")
     r, L = positive(ridge, "ridge"), _count(paths, "paths")
+    lengthscale, eta = positive(lengthscale, "lengthscale"), _non_negative(eta, "eta")
+    rng = random_generator(seed)
     kernel = Exponential(lengthscale)
     C = _posterior_weights(kernel(as_inputs(grid), as_inputs(X)), kernel(as_inputs(X)), r**2)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     prior = ou_prior_paths(np.concatenate([grid, X]), lengthscale, L, rng)
     noise = r * rng.standard_normal((L, len(X)))
     centred = prior[:, : len(grid)] - (prior[:, len(grid) :] + noise) @ C.T
     released = C @ y + float(sigma) * centred
-    if _non_negative(eta, "eta") > 0:
+    if eta > 0:
         released += eta * ou_prior_paths(grid, lengthscale, L, rng)
     return released
 
@@ -204,26 +227,28 @@ def gaussian_renyi_divergence(alpha, mean1, cov1, mean2, cov2):
     Raises
     ------
     ValueError
-        On alpha <= 1, mismatched shapes or covariances that are not positive definite.
+        On alpha <= 1, empty or mismatched shapes, or covariances that are not symmetric
+        positive definite.
+    TypeError
+        On arguments that are not real numbers.
 
     Notes
     -----
     Gil, Alajaji and Linder (2013), Information Sciences 249, Table 2; [MAC] App. A.
     """
-    alpha = float(alpha)
-    if not alpha > 1:
-        raise ValueError(f"alpha must be > 1, got {alpha!r}")
-    dm = as_finite_array(mean1, "mean1", ndim=1) - as_finite_array(mean2, "mean2", ndim=1)
+    alpha = scalar(alpha, "alpha", low=1.0, low_open=True)
+    mean1 = nonempty(as_finite_array(mean1, "mean1", ndim=1), "mean1")
+    mean2 = as_finite_array(mean2, "mean2", ndim=1)
+    if mean2.shape != mean1.shape:
+        raise ValueError(f"mean2 has {len(mean2)} entries but mean1 has {len(mean1)}")
+    dm = mean1 - mean2
+    factors = {name: pd_cholesky(S, name, len(dm)) for name, S in (("cov1", cov1), ("cov2", cov2))}
     S1, S2 = (
-        0.5 * (S + S.T)
-        for S in (as_finite_array(cov1, "cov1", ndim=2), as_finite_array(cov2, "cov2", ndim=2))
+        0.5 * (S + S.T) for S in (as_finite_array(cov1, "cov1"), as_finite_array(cov2, "cov2"))
     )
 
     def logdet(S, name):
-        try:
-            return 2.0 * np.sum(np.log(np.diag(np.linalg.cholesky(S))))
-        except np.linalg.LinAlgError:
-            raise ValueError(f"{name} is not positive definite") from None
+        return 2.0 * np.sum(np.log(np.diag(factors[name])))
 
     S_a = alpha * S2 + (1 - alpha) * S1
     try:

@@ -36,7 +36,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from ssa_privacy._validation import open_interval, positive
+from ssa_privacy._validation import (
+    as_finite_array,
+    non_negative,
+    open_interval,
+    positive,
+    positive_int,
+    scalar,
+)
 
 #: Evenly spaced grid on beta = (alpha - 1) tau in (0, 1) used to bracket the optimum
 #: over the Renyi order before a bounded scalar minimisation.
@@ -47,22 +54,17 @@ BETA_GRID = np.concatenate(
 
 def _count(value, name):
     """Validate a positive integer."""
-    if int(value) != value or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
+    return positive_int(value, name)
 
 
 def _non_negative(value, name):
-    number = float(value)
-    if not np.isfinite(number) or number < 0:
-        raise ValueError(f"{name} must be a finite non-negative number, got {value!r}")
-    return number
+    return non_negative(value, name)
 
 
 def _scale(sigma):
     """Validate sigma > 0 (``inf`` allowed: the covariance-only limit); return 1/sigma^2."""
-    sigma = float(sigma)
-    if not sigma > 0 or np.isnan(sigma):
+    sigma = scalar(sigma, "sigma", allow_inf=True)
+    if not sigma > 0:
         raise ValueError(f"sigma must be positive (or inf), got {sigma!r}")
     return 0.0 if np.isinf(sigma) else 1.0 / sigma**2
 
@@ -232,10 +234,30 @@ def psi(beta, tau):
     float or ndarray
         psi_alpha(tau).
 
+    Raises
+    ------
+    TypeError
+        If beta or tau is not made of real numbers.
+    ValueError
+        If a beta is outside (0, 1) or tau is not positive.
+
     Notes
     -----
     [MAC] Theorem 3.1 and Lemma A.3.
     """
+    return _psi(_betas(beta), positive(tau, "tau"))
+
+
+def _betas(beta):
+    """beta as a float array with every entry in (0, 1)."""
+    beta = as_finite_array(beta, "beta")
+    if np.any((beta <= 0) | (beta >= 1)):
+        raise ValueError("beta must lie in the open interval (0, 1)")
+    return beta
+
+
+def _psi(beta, tau):
+    """:func:`psi` without validation (the optimiser's inner loop)."""
     beta = np.asarray(beta, dtype=float)
     half = 0.5 * np.log1p(tau)
     ratio = tau / (2 * beta)
@@ -359,7 +381,20 @@ class PosteriorSamplingBound:
         -------
         float or ndarray
             The bound of one path (nats).
+
+        Raises
+        ------
+        ValueError
+            If a beta is outside (0, 1), or V = 0 (no order is of this form).
         """
+        if self.tau == 0:
+            raise ValueError(
+                "V = 0: the bound is degenerate (no posterior variance); use rdp(alpha)"
+            )
+        return self._rdp_beta(_betas(beta))
+
+    def _rdp_beta(self, beta):
+        """:meth:`rdp_beta` without validation (the optimiser's inner loop)."""
         beta = np.asarray(beta, dtype=float)
         alpha = 1.0 + beta / self.tau
         mean = (
@@ -370,7 +405,7 @@ class PosteriorSamplingBound:
             * _scale(self.sigma)
             / (self._a * (1 - beta))
         )
-        return 2.0 * psi(beta, self.tau) + mean
+        return 2.0 * _psi(beta, self.tau) + mean
 
     def rdp(self, alpha):
         """RDP bound ``D_alpha <= ...`` of one path at order alpha; inf outside (1, alpha_max).
@@ -390,11 +425,13 @@ class PosteriorSamplingBound:
         ValueError
             If alpha <= 1.
         """
-        alpha = float(alpha)
-        if not alpha > 1:
-            raise ValueError(f"alpha must be > 1, got {alpha!r}")
+        alpha = scalar(alpha, "alpha", low=1.0, low_open=True)
+        if self.tau == 0:  # V = 0: no covariance term, the mean term alone
+            return float(
+                0.5 * alpha * self.Delta**2 * _scale(self.sigma) * (self.ridge**2) / self._a
+            )
         beta = (alpha - 1.0) * self.tau
-        return float(self.rdp_beta(beta)) if beta < 1 else np.inf
+        return float(self._rdp_beta(beta)) if beta < 1 else np.inf
 
     def _optimise(self, objective):
         """Minimise ``objective(beta)`` over (0, 1): grid bracket, then bounded Brent."""
@@ -441,7 +478,7 @@ class PosteriorSamplingBound:
         if self.tau == 0:
             raise ValueError("V = 0: the bound is degenerate (no posterior variance)")
         return self._optimise(
-            lambda b: L * self.rdp_beta(b) + log_inverse * self.tau / np.asarray(b)
+            lambda b: L * self._rdp_beta(b) + log_inverse * self.tau / np.asarray(b)
         )
 
     def delta(self, epsilon, paths=1):
@@ -462,11 +499,21 @@ class PosteriorSamplingBound:
             In (0, 1].
         alpha : float
             The optimal order.
+
+        Raises
+        ------
+        ValueError
+            If epsilon is negative or not finite, paths is not a positive integer, or
+            V = 0.
+        TypeError
+            If an argument is of the wrong type (bool, string).
         """
         epsilon = _non_negative(epsilon, "epsilon")
         L = _count(paths, "paths")
+        if self.tau == 0:
+            raise ValueError("V = 0: the bound is degenerate (no posterior variance)")
         log_delta, alpha = self._optimise(
-            lambda b: np.asarray(b) / self.tau * (L * self.rdp_beta(b) - epsilon)
+            lambda b: np.asarray(b) / self.tau * (L * self._rdp_beta(b) - epsilon)
         )
         return float(np.exp(min(log_delta, 0.0))), alpha
 

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ssa_privacy._validation import as_finite_array, open_interval
+from ssa_privacy._validation import as_finite_array, open_interval, scalar
 from ssa_privacy.constants import OMEGA_EARTH, WGS84_A, WGS84_F
-from ssa_privacy.orbits._checks import vectors
+from ssa_privacy.orbits._checks import times_for, vectors
 
 #: Latitude fixed-point iterations of :func:`ecef_to_geodetic` (converged to < 1e-12 rad
 #: for altitudes below 10^4 km).
@@ -51,17 +51,28 @@ def geodetic_to_ecef(latitude, longitude, altitude):
     Raises
     ------
     ValueError
-        If a value is not finite or a latitude is outside [-90, 90].
+        If a value is not finite, a latitude is outside [-90, 90], or the shapes do not
+        broadcast together.
+    TypeError
+        If a value is not a real number (a bool, a string, None).
 
     Notes
     -----
     Vallado §3.2 (site position on the ellipsoid); WGS-84 constants.
     """
-    lat = np.radians(as_finite_array(latitude, "latitude"))
-    if np.any(np.abs(lat) > np.pi / 2):
+    degrees = as_finite_array(latitude, "latitude")
+    if np.any(np.abs(degrees) > 90):
         raise ValueError("latitude must lie in [-90, 90] degrees")
+    lat = np.radians(degrees)
     lon = np.radians(as_finite_array(longitude, "longitude"))
     alt = as_finite_array(altitude, "altitude")
+    try:
+        np.broadcast_shapes(lat.shape, lon.shape, alt.shape)
+    except ValueError:
+        raise ValueError(
+            f"latitude, longitude and altitude must broadcast together, got shapes "
+            f"{lat.shape}, {lon.shape}, {alt.shape}"
+        ) from None
     e2 = WGS84_F * (2 - WGS84_F)
     prime = WGS84_A / np.sqrt(1 - e2 * np.sin(lat) ** 2)
     return np.stack(
@@ -151,7 +162,7 @@ class EarthRotation:
     rate: float = OMEGA_EARTH
 
     def __post_init__(self):
-        float(as_finite_array(self.gmst0, "gmst0", ndim=0))
+        scalar(self.gmst0, "gmst0")
         open_interval(self.rate, "rate", 0.0, np.inf)
 
     def angle(self, times):
@@ -223,7 +234,7 @@ class EarthRotation:
         Transport theorem for the rotating Earth-fixed frame.
         """
         states = vectors(states, "states", 6)
-        angle = self.angle(times)
+        angle = self.angle(times_for(times, states))
         c, s = np.cos(angle), np.sin(angle)
         x, y, z, vx, vy, vz = np.moveaxis(states, -1, 0)
         vx, vy = vx + self.rate * y, vy - self.rate * x
@@ -252,9 +263,22 @@ class EarthRotation:
             On non-finite values or mismatched shapes.
         """
         positions = vectors(positions, "positions", 3)
-        angle = np.asarray(self.angle(times))
+        angle = np.asarray(self.angle(times_for(times, positions)))
         rotation = _rotation_z(-angle)
         return np.einsum("...ij,...j->...i", rotation, positions)
+
+
+def _earth_rotation(earth, name="earth"):
+    """Return ``earth`` after checking it is an :class:`EarthRotation`.
+
+    Raises
+    ------
+    TypeError
+        Naming ``name``, for any other type.
+    """
+    if not isinstance(earth, EarthRotation):
+        raise TypeError(f"{name} must be an EarthRotation, got {type(earth).__name__}")
+    return earth
 
 
 def ground_track(states, times, earth):
@@ -276,8 +300,11 @@ def ground_track(states, times, earth):
 
     Raises
     ------
+    TypeError
+        If ``earth`` is not an EarthRotation.
     ValueError
         As :meth:`EarthRotation.eci_to_ecef` and :func:`ecef_to_geodetic`.
     """
+    earth = _earth_rotation(earth)
     latitude, longitude, _ = ecef_to_geodetic(earth.eci_to_ecef(states, times)[..., :3])
     return latitude, longitude

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ssa_privacy._validation import as_finite_array
+from ssa_privacy._validation import as_finite_array, scalar
 from ssa_privacy.orbits._checks import vectors
-from ssa_privacy.sensors.geodesy import geodetic_to_ecef
+from ssa_privacy.sensors.geodesy import _earth_rotation, geodetic_to_ecef
 
 #: Names of the four measurements, in order (units rad, rad, km, km/s).
 MEASUREMENTS = ("azimuth", "elevation", "range", "range_rate")
@@ -100,8 +100,10 @@ class GroundStation:
     Raises
     ------
     ValueError
-        On a latitude outside [-90, 90], a mask outside [0, 90) or a noise standard
-        deviation that is not positive.
+        On a latitude outside [-90, 90], a mask outside [0, 90), a noise standard
+        deviation that is not positive, or a value that is not finite.
+    TypeError
+        If ``name`` is not a string or a number is not a real number.
 
     Notes
     -----
@@ -118,8 +120,12 @@ class GroundStation:
     noise_std: tuple = DEFAULT_NOISE_STD
 
     def __post_init__(self):
+        if not isinstance(self.name, str):
+            raise TypeError(f"name must be a string, got {type(self.name).__name__}")
+        for field_name in ("latitude", "longitude", "altitude"):
+            scalar(getattr(self, field_name), field_name)
         site = geodetic_to_ecef(self.latitude, self.longitude, self.altitude)
-        if not 0 <= float(self.elevation_mask) < 90:
+        if not 0 <= scalar(self.elevation_mask, "elevation_mask") < 90:
             raise ValueError(
                 f"elevation_mask must lie in [0, 90) degrees, got {self.elevation_mask!r}"
             )
@@ -154,9 +160,12 @@ class GroundStation:
 
     def _topocentric(self, states, times, earth):
         """Line of sight and its rate in ENU (km, km/s), each ``states.shape[:-1] + (3,)``."""
-        ecef = earth.eci_to_ecef(states, times)
+        ecef = _earth_rotation(earth).eci_to_ecef(states, times)
         site, rotation = self._geometry
-        return (ecef[..., :3] - site) @ rotation.T, ecef[..., 3:] @ rotation.T
+        rho = (ecef[..., :3] - site) @ rotation.T
+        if np.any(np.linalg.norm(rho, axis=-1) == 0):
+            raise ValueError("states include a satellite at the station: the line of sight is zero")
+        return rho, ecef[..., 3:] @ rotation.T
 
     def measure(self, states, times, earth):
         """Noise-free measurements ``(azimuth, elevation, range, range rate)``.
@@ -178,7 +187,9 @@ class GroundStation:
         Raises
         ------
         ValueError
-            On non-finite values or mismatched shapes.
+            On non-finite values, mismatched shapes or a satellite at the station.
+        TypeError
+            If ``earth`` is not an EarthRotation.
 
         Notes
         -----
@@ -266,7 +277,7 @@ class GroundStation:
         state = as_finite_array(state, "state", ndim=1)
         if state.shape != (6,):
             raise ValueError(f"state must have 6 entries, got shape {state.shape}")
-        time = float(as_finite_array(time, "time", ndim=0))
+        time = scalar(time, "time")
         return LinearisedMeasurement(
             H=self.jacobian(state, time, earth),
             R=self.noise_covariance,

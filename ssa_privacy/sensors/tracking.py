@@ -18,7 +18,16 @@ from filterpy.common import Q_continuous_white_noise
 from filterpy.kalman import MerweScaledSigmaPoints, UnscentedKalmanFilter
 from scipy import linalg
 
-from ssa_privacy._validation import as_finite_array, pd_cholesky, symmetric_matrix
+from ssa_privacy._validation import (
+    as_finite_array,
+    non_negative,
+    pd_cholesky,
+    scalar,
+    symmetric_matrix,
+)
+from ssa_privacy.orbits.propagator import J2Propagator, _tolerance
+from ssa_privacy.sensors.geodesy import _earth_rotation
+from ssa_privacy.sensors.stations import GroundStation
 
 #: Scaled sigma points (alpha, beta, kappa) of the tracker: alpha = 1, kappa = 0 keep
 #: every covariance weight non-negative (the predicted covariance stays positive
@@ -49,8 +58,16 @@ def measurement_residual(z, z_ref):
     -------
     ndarray, shape (4 k,)
         ``z - z_ref``, the azimuth entries wrapped.
+
+    Raises
+    ------
+    ValueError
+        If z and z_ref are not finite or not of the same shape ``(4 k,)``.
     """
-    return _wrap_azimuth(np.subtract(z, z_ref))
+    z, z_ref = as_finite_array(z, "z"), as_finite_array(z_ref, "z_ref")
+    if z.shape != z_ref.shape or z.ndim != 1 or z.size % 4:
+        raise ValueError(f"z and z_ref must have one shape (4 k,), got {z.shape} and {z_ref.shape}")
+    return _wrap_azimuth(z - z_ref)
 
 
 def measurement_mean(sigmas, weights):
@@ -68,7 +85,17 @@ def measurement_mean(sigmas, weights):
     ndarray, shape (4 k,)
         Linear weighted mean, except the azimuths: the angle of the weighted mean of
         ``exp(i azimuth)``, in [0, 2 pi).
+
+    Raises
+    ------
+    ValueError
+        If the sigma points are not a finite (s, 4 k) array or the weights not (s,).
     """
+    sigmas, weights = as_finite_array(sigmas, "sigmas", 2), as_finite_array(weights, "weights", 1)
+    if sigmas.shape[1] % 4 or sigmas.shape[1] == 0 or weights.shape != (len(sigmas),):
+        raise ValueError(
+            f"sigmas must be (s, 4 k) and weights (s,), got {sigmas.shape} and {weights.shape}"
+        )
     mean = weights @ sigmas
     mean[0::4] = np.mod(np.angle(weights @ np.exp(1j * sigmas[:, 0::4])), 2 * np.pi)
     return mean
@@ -125,7 +152,10 @@ class OrbitTracker:
     Raises
     ------
     ValueError
-        On invalid prior, noise level or tolerance.
+        On invalid prior, noise level, time or tolerance.
+    TypeError
+        If ``propagator`` is not a J2Propagator, ``earth`` not an EarthRotation, or a
+        number is not a real number.
 
     Notes
     -----
@@ -138,15 +168,17 @@ class OrbitTracker:
     """
 
     def __init__(self, propagator, earth, x0, P0, acceleration_psd, t0=0.0, tolerance=1e-9):
+        if not isinstance(propagator, J2Propagator):
+            raise TypeError(f"propagator must be a J2Propagator, got {type(propagator).__name__}")
+        earth = _earth_rotation(earth)
         x0 = as_finite_array(x0, "x0", ndim=1)
         if x0.shape != (6,):
             raise ValueError(f"x0 must have 6 entries, got shape {x0.shape}")
         P0 = _covariance(P0, "P0", 6)
-        if not np.isfinite(acceleration_psd) or acceleration_psd < 0:
-            raise ValueError(f"acceleration_psd must be finite and >= 0, got {acceleration_psd!r}")
+        acceleration_psd = non_negative(acceleration_psd, "acceleration_psd")
         self.propagator, self.earth = propagator, earth
-        self.acceleration_psd, self.tolerance = float(acceleration_psd), float(tolerance)
-        self.time = float(t0)
+        self.acceleration_psd, self.tolerance = acceleration_psd, _tolerance(tolerance, "tolerance")
+        self.time = scalar(t0, "t0")
         points = MerweScaledSigmaPoints(6, *SIGMA_POINT_PARAMETERS)
         ukf = _BatchUKF(
             dim_x=6,
@@ -189,9 +221,12 @@ class OrbitTracker:
         Raises
         ------
         ValueError
-            If ``time`` is before the filter's current time, or the integration fails.
+            If ``time`` is not finite or is before the filter's current time, or the
+            integration fails.
+        TypeError
+            If ``time`` is not a real number.
         """
-        dt = float(time) - self.time
+        dt = scalar(time, "time") - self.time
         if dt < 0:
             raise ValueError(f"time must not precede the filter's time {self.time}, got {time}")
         if dt > 0:
@@ -217,14 +252,28 @@ class OrbitTracker:
         Raises
         ------
         ValueError
-            On shape mismatches or invalid covariances.
+            On no station, shape mismatches or invalid covariances.
+        TypeError
+            If a station is not a GroundStation or z, R are not real numbers.
         """
+        if isinstance(stations, GroundStation) or not hasattr(stations, "__len__"):
+            raise TypeError(
+                f"stations must be a sequence of GroundStation, got {type(stations).__name__}"
+            )
+        if len(stations) == 0:
+            raise ValueError("stations is empty: at least one station must report")
+        for i, station in enumerate(stations):
+            if not isinstance(station, GroundStation):
+                raise TypeError(
+                    f"stations[{i}] must be a GroundStation, got {type(station).__name__}"
+                )
         z = as_finite_array(z, "z", ndim=2)
-        if not stations or z.shape != (len(stations), 4):
+        if z.shape != (len(stations), 4):
             raise ValueError(f"z must have shape ({len(stations)}, 4), got {z.shape}")
+        R = as_finite_array(R, "R")
+        if R.shape != (len(stations), 4, 4):
+            raise ValueError(f"R must have shape ({len(stations)}, 4, 4), got {R.shape}")
         blocks = [_covariance(Ri, f"R[{i}]", 4) for i, Ri in enumerate(R)]
-        if len(blocks) != len(stations):
-            raise ValueError(f"R must hold {len(stations)} covariances, got {len(blocks)}")
         time, earth = self.time, self.earth
         self.ukf.update(
             z.ravel(),

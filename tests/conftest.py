@@ -1,0 +1,34 @@
+"""Shared test configuration: the hypothesis profiles.
+
+Two profiles, chosen by the environment variable ``HYPOTHESIS_PROFILE`` (default
+``"default"``):
+
+``default``
+    The everyday run: a modest number of examples (50) for every property test that does
+    not set its own, no deadline (numerical code has no stable timing).
+``slow``
+    The thorough run of the guarantees: 1,000 examples for every property test that takes
+    its number of examples from the profile (``HYPOTHESIS_PROFILE=slow pytest
+    tests/test_property_guarantees.py``), no deadline.
+
+A property test takes its number of examples from the profile when it does not pass
+``max_examples`` to ``@settings``. Tests that fix their own number keep it under both.
+"""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+#: Examples per property test in the everyday run.
+DEFAULT_EXAMPLES = 50
+#: Examples per property test in the thorough run.
+SLOW_EXAMPLES = 1000
+
+settings.register_profile("default", max_examples=DEFAULT_EXAMPLES, deadline=None)
+settings.register_profile(
+    "slow",
+    max_examples=SLOW_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
