@@ -1,4 +1,4 @@
-"""Run the `example1` study: `python sims/example1.py [--out DIR] [--seed N] ...` (see --help)."""
+"""Run the `example1` study: `python sims/example1.py [--out DIR]` (deterministic; see --help)."""
 
 import sys
 

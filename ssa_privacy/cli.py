@@ -1,53 +1,259 @@
-"""The ``ssa-privacy`` command: ``ssa-privacy list`` and ``ssa-privacy run <study> [options]``."""
+"""The ``ssa-privacy`` command: ``ssa-privacy list`` and ``ssa-privacy run <study> [options]``.
+
+Exit statuses: 0 on success; 2 on any error, reported as one line
+``ssa-privacy: error: ...`` on standard error (``--debug`` shows the Python traceback
+instead); 130 when interrupted (Ctrl-C); 141 (128 + SIGPIPE) when standard output was
+closed before everything was printed (``ssa-privacy list | head -1``); the study's output
+folder is complete all the same. See :doc:`/cli`.
+"""
 
 import argparse
-import json
+import contextlib
+import os
+import re
 import sys
+import traceback
 from pathlib import Path
 
 from ssa_privacy import __version__
-from ssa_privacy.studies import load_study, study_names
+from ssa_privacy.output import json_text
+from ssa_privacy.studies import _options, load_study, study_names
+
+#: The command's name, which starts every error line.
+PROG = "ssa-privacy"
+#: Exit statuses of an error, an interrupt and a closed standard output.
+EXIT_ERROR, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 2, 130, 141
+#: Errors a user's input can cause (bad options, data, files); others are reported as
+#: unexpected, with a hint to ``--debug``.
+EXPECTED_ERRORS = (ValueError, TypeError, LookupError, OSError)
+
+
+class UsageError(Exception):
+    """A command line that ``argparse`` rejects.
+
+    Parameters
+    ----------
+    prog : str
+        The (sub-)command whose options were misused, e.g. ``"ssa-privacy run census"``.
+    message : str
+        What is wrong, naming the option or argument.
+    """
+
+    def __init__(self, prog, message):
+        super().__init__(message)
+        self.prog, self.message = prog, message
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser that raises :class:`UsageError` instead of printing and exiting."""
+
+    def error(self, message):
+        raise UsageError(self.prog, message)
 
 
 def build_parser():
-    """Return the argument parser, with one ``run`` sub-command per study."""
-    parser = argparse.ArgumentParser(
-        prog="ssa-privacy", description="Privacy-aware estimation studies for SSA."
-    )
+    """Return the argument parser, with one ``run`` sub-command per study.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser; its errors raise :class:`UsageError`. Its attribute
+        ``study_parsers`` maps each study's name to its sub-parser.
+    """
+    parser = _Parser(prog=PROG, description="Privacy-aware estimation studies for SSA.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument(
+        "--debug", action="store_true", help="show the Python traceback of an error"
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("list", help="list the studies")
     run = commands.add_parser("run", help="run a study")
     studies = run.add_subparsers(dest="study", required=True, metavar="STUDY")
+    parser.study_parsers = {}
     for name in study_names():
         module = load_study(name)
         sub = studies.add_parser(name, help=module.DESCRIPTION, description=module.DESCRIPTION)
         sub.add_argument(
             "--out",
-            type=Path,
-            default=Path("figures") / name,
-            help="output folder (default: figures/%(prog)s)".replace("%(prog)s", name),
+            type=_options.output_folder,
+            default=str(Path("figures") / name),
+            help=f"output folder, replaced as a whole when the run completes (default: "
+            f"figures/{name}); a folder holding other files is refused",
         )
-        sub.add_argument("--seed", type=int, default=0, help="base random seed (default: 0)")
+        if getattr(module, "USES_SEED", True):
+            sub.add_argument(
+                "--seed",
+                type=_options.non_negative_int,
+                default=0,
+                help="base random seed, a non-negative integer (default: 0)",
+            )
         sub.add_argument("--no-progress", action="store_true", help="hide progress bars")
+        sub.add_argument(
+            "--debug",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help="show the Python traceback of an error",
+        )
         module.add_arguments(sub)
+        parser.study_parsers[name] = sub
     return parser
 
 
-def main(argv=None):
-    """Entry point of the ``ssa-privacy`` console script."""
-    args = build_parser().parse_args(argv)
-    if args.command == "list":
-        for name in study_names():
-            print(f"{name:14s} {load_study(name).DESCRIPTION}")
-        return 0
+def _say(message):
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+
+
+def _option_names(parser):
+    """Map the parameter names with an underscore to their options (burn_in: --burn-in)."""
+    names = {}
+    for action in parser._actions:
+        long = [s for s in action.option_strings if s.startswith("--")]
+        if long and "_" in action.dest:
+            names[action.dest] = long[0]
+    return names
+
+
+def describe(error, option_names=None):
+    """Return the one-line message of an error raised while running a study.
+
+    Parameters
+    ----------
+    error : BaseException
+        The error.
+    option_names : dict, optional
+        Parameter names to replace by the options the user typed (``{"burn_in":
+        "--burn-in"}``).
+
+    Returns
+    -------
+    str
+        One line: the message (a ``KeyError``'s without quotes, an ``OSError``'s with its
+        file), prefixed by the error's type and followed by a hint to ``--debug`` when the
+        error is not one a user's input causes (:data:`EXPECTED_ERRORS`).
+    """
+    if isinstance(error, KeyError) and len(error.args) == 1 and isinstance(error.args[0], str):
+        message = error.args[0]
+    elif isinstance(error, OSError) and error.strerror and error.filename is not None:
+        message = f"{error.strerror}: {str(error.filename)!r}"
+    else:
+        message = str(error)
+    message = " ".join(line.strip() for line in message.splitlines() if line.strip())
+    for dest, option in sorted((option_names or {}).items(), key=lambda item: -len(item[0])):
+        message = re.sub(rf"(?<![\w-]){re.escape(dest)}(?![\w-])", option, message)
+    if not isinstance(error, EXPECTED_ERRORS):
+        name = type(error).__name__
+        message = f"unexpected {name}: {message or name} (--debug shows the traceback)"
+    return message or type(error).__name__
+
+
+class _GuardedStream:
+    """Standard output that stops writing, without an error, once its reader has gone."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.broken = False
+
+    def _close(self):
+        self.broken = True
+        # Later flushes (at exit too) go to the null device instead of raising again.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, self._stream.fileno())
+            finally:
+                os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def write(self, text):
+        if not self.broken:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._close()
+        return len(text)
+
+    def flush(self):
+        if not self.broken:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._close()
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _command(argv, state):
+    """Parse ``argv`` and run it; return the exit status."""
+    parser = build_parser()
+    try:
+        args, extras = parser.parse_known_args(argv)
+    except UsageError as error:
+        _say(f"{error.message} (see '{error.prog} --help')")
+        return EXIT_ERROR
+    except SystemExit as done:  # --help, --version
+        return done.code if isinstance(done.code, int) else 0
+    state["debug"] = bool(getattr(args, "debug", False))
     options = vars(args)
-    module = load_study(options.pop("study"))
-    options.pop("command")
+    command, study = options.pop("command"), options.pop("study", None)
+    if extras:
+        where = f"{PROG} run {study}" if study else f"{PROG} {command}"
+        _say(f"unrecognized arguments: {' '.join(extras)} (see '{where} --help')")
+        return EXIT_ERROR
+    if command == "list":
+        for name in study_names():
+            print(f"{name:16s} {load_study(name).DESCRIPTION}")
+        return 0
+    options.pop("debug", None)
     progress = not options.pop("no_progress")
-    summary = module.run(progress=progress, **options)
-    print(json.dumps(summary, indent=2, default=str))
+    try:
+        summary = load_study(study).run(progress=progress, **options)
+    except Exception as error:
+        if state["debug"]:
+            traceback.print_exception(error)
+        else:
+            _say(describe(error, _option_names(parser.study_parsers[study])))
+        return EXIT_ERROR
+    print(json_text(summary, default=str))
     return 0
+
+
+def main(argv=None):
+    """Entry point of the ``ssa-privacy`` console script.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0, :data:`EXIT_ERROR` (2), :data:`EXIT_INTERRUPTED` (130) or
+        :data:`EXIT_BROKEN_PIPE` (141).
+    """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    state = {"debug": "--debug" in argv}
+    stdout = _GuardedStream(sys.stdout)
+    try:
+        with contextlib.redirect_stdout(stdout):
+            try:
+                status = _command(argv, state)
+            finally:
+                stdout.flush()
+    except KeyboardInterrupt as interrupt:
+        if state["debug"]:
+            traceback.print_exception(interrupt)
+        _say("interrupted")
+        return EXIT_INTERRUPTED
+    except Exception as error:  # building the parser or listing the studies failed
+        if state["debug"]:
+            traceback.print_exception(error)
+        else:
+            _say(describe(error))
+        return EXIT_ERROR
+    return EXIT_BROKEN_PIPE if stdout.broken else status
 
 
 if __name__ == "__main__":

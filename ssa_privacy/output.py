@@ -1,8 +1,17 @@
 """Writing study output: atomic files, results tables and figures.
 
-Every study writes through a :class:`StudyOutput`, so that an interrupted run never
-leaves a half-written file behind: each file is written under a temporary name in the
-same folder and renamed into place only when complete.
+Every study writes through a :class:`StudyOutput`. Inside a study run (a ``run``
+decorated with :func:`~ssa_privacy.output_set.transactional`) the output is written as a
+*set* (:mod:`ssa_privacy.output_set`): into a temporary folder beside the target, renamed
+onto it only when the run completes, so that the target holds the complete output of one
+run. Outside a study run, :class:`StudyOutput` writes straight into its folder, each file
+atomically (a temporary file ``.<name>.<pid>-<token>.part`` beside it, renamed into place
+when complete). See :doc:`/cli`.
+
+Values: numpy arrays and scalars become JSON lists and numbers; NaN, +inf and -inf are
+written as JSON ``null`` (never the invalid bare ``NaN``) and as an empty cell in CSV,
+the spelling of a missing value in both. Lists and dicts in a CSV cell are written as
+JSON text. Files are created with the permissions the umask allows.
 """
 
 import csv
@@ -10,7 +19,7 @@ import io
 import json
 import os
 import platform
-import tempfile
+import secrets
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +27,13 @@ from pathlib import Path
 import numpy as np
 
 from ssa_privacy import __version__
+from ssa_privacy.output_set import (  # noqa: F401 (re-exported: the studies import them here)
+    RESULTS_FILE,
+    check_output_folder,
+    output_transaction,
+    transactional,
+    writing_folder,
+)
 
 
 @contextmanager
@@ -25,7 +41,8 @@ def atomic_path(path):
     """Yield a temporary path beside ``path``; rename it onto ``path`` on success.
 
     On an exception (including ``KeyboardInterrupt``) the temporary file is removed
-    and ``path`` is left as it was.
+    and ``path`` is left as it was. The file is created with the permissions the umask
+    allows (``0o666 & ~umask``).
 
     Parameters
     ----------
@@ -35,17 +52,23 @@ def atomic_path(path):
     Yields
     ------
     Path
-        A temporary file in the same folder, to be written by the caller.
+        A temporary file ``.<name>.<pid>-<token>.part`` in the same folder, to be
+        written by the caller.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    os.close(handle)
+    while True:
+        temporary = path.parent / f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.part"
+        try:
+            os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            break
+        except FileExistsError:
+            continue
     try:
-        yield Path(temporary)
+        yield temporary
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
 
 
@@ -71,11 +94,41 @@ def _jsonable(value):
     if isinstance(value, np.ndarray):
         return _jsonable(value.tolist())
     if isinstance(value, np.generic):
-        return value.item()
+        return _jsonable(value.item())
     if isinstance(value, Path):
         return str(value)
     if isinstance(value, float) and not np.isfinite(value):
         return None
+    return value
+
+
+def json_text(payload, indent=2, default=None):
+    """Return ``payload`` as JSON text with every non-finite float written as ``null``.
+
+    Parameters
+    ----------
+    payload : object
+        Dicts, lists, tuples, numpy arrays and scalars, paths, str, int, float, bool, None.
+    indent : int, optional
+        Indentation of the JSON text.
+    default : callable, optional
+        Conversion of any other object (as in :func:`json.dumps`); without it such an
+        object is a ``TypeError``.
+
+    Returns
+    -------
+    str
+        Valid JSON (RFC 8259): NaN, +inf and -inf become ``null``.
+    """
+    return json.dumps(_jsonable(payload), indent=indent, default=default, allow_nan=False)
+
+
+def _csv_cell(value):
+    value = _jsonable(value)
+    if value is None:
+        return ""
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, allow_nan=False)
     return value
 
 
@@ -90,7 +143,8 @@ def rows_to_csv(rows):
     Returns
     -------
     str
-        The CSV text, one line per row after the header.
+        The CSV text, one line per row after the header. A missing value, None, NaN,
+        +inf and -inf are all an empty cell; a list or dict is its JSON text.
     """
     fields = []
     for row in rows:
@@ -99,7 +153,7 @@ def rows_to_csv(rows):
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: _jsonable(v) for k, v in row.items()})
+        writer.writerow({k: _csv_cell(v) for k, v in row.items()})
     return buffer.getvalue()
 
 
@@ -109,22 +163,32 @@ class StudyOutput:
     Parameters
     ----------
     folder : str or Path
-        Where the study writes; created if missing.
+        Where the study writes. Inside a study run
+        (:func:`~ssa_privacy.output_set.transactional`) it is checked with
+        :func:`~ssa_privacy.output_set.check_output_folder`, written as a set and replaced
+        when the run completes; outside, it is created if missing and each file written
+        atomically (see :func:`ssa_privacy.output_set.writing_folder`).
     study : str
         The study's name, recorded in ``results.json``.
     parameters : dict
         The run's parameters (seed included), recorded in ``results.json``.
+
+    Raises
+    ------
+    TypeError, ValueError, OSError
+        If ``folder`` cannot be used (see
+        :func:`~ssa_privacy.output_set.check_output_folder`).
     """
 
     def __init__(self, folder, study, parameters):
-        self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self._root = writing_folder(folder)
+        self.folder = Path(folder).expanduser()
         self.study = study
         self.parameters = dict(parameters)
         self.written = []
 
     def path(self, name):
-        """Return the path of file ``name`` inside the output folder.
+        """Return the path file ``name`` has inside the output folder (once complete).
 
         Parameters
         ----------
@@ -134,13 +198,16 @@ class StudyOutput:
         Returns
         -------
         Path
-            ``folder / name``.
+            ``folder / name``. Inside a study run the file is there only once the run
+            has completed.
         """
         return self.folder / name
 
     def _record(self, name):
+        if Path(name).is_absolute() or ".." in Path(name).parts or not str(name).strip():
+            raise ValueError(f"output file name must be relative and inside the folder: {name!r}")
         self.written.append(name)
-        return self.path(name)
+        return self._root / name
 
     def write_text(self, name, text):
         """Write a text file atomically.
@@ -155,11 +222,10 @@ class StudyOutput:
         Returns
         -------
         Path
-            The path written.
+            Its path in the output folder (see :meth:`path`).
         """
-        path = self._record(name)
-        write_text_atomic(path, text)
-        return path
+        write_text_atomic(self._record(name), text)
+        return self.path(name)
 
     def write_csv(self, name, rows):
         """Write a list of dicts as CSV atomically.
@@ -174,7 +240,7 @@ class StudyOutput:
         Returns
         -------
         Path
-            The path written.
+            Its path in the output folder (see :meth:`path`).
         """
         return self.write_text(name, rows_to_csv(rows))
 
@@ -187,14 +253,14 @@ class StudyOutput:
             File name inside the output folder.
         payload : dict
             The document; numpy arrays and scalars become JSON lists and numbers,
-            non-finite floats ``null``.
+            non-finite floats ``null`` (:func:`json_text`).
 
         Returns
         -------
         Path
-            The path written.
+            Its path in the output folder (see :meth:`path`).
         """
-        return self.write_text(name, json.dumps(_jsonable(payload), indent=2) + "\n")
+        return self.write_text(name, json_text(payload) + "\n")
 
     def save_figure(self, figure, stem):
         """Save a matplotlib figure as ``stem.png`` and ``stem.pdf`` atomically and close it.
@@ -209,17 +275,18 @@ class StudyOutput:
         Returns
         -------
         list of Path
-            The PNG and PDF paths.
+            The PNG and PDF paths in the output folder (see :meth:`path`).
         """
         import matplotlib.pyplot as plt
 
         paths = []
-        for extension in ("png", "pdf"):
-            path = self._record(f"{stem}.{extension}")
-            with atomic_path(path) as temporary:
-                figure.savefig(temporary, format=extension, dpi=150, bbox_inches="tight")
-            paths.append(path)
-        plt.close(figure)
+        try:
+            for extension in ("png", "pdf"):
+                with atomic_path(self._record(f"{stem}.{extension}")) as temporary:
+                    figure.savefig(temporary, format=extension, dpi=150, bbox_inches="tight")
+                paths.append(self.path(f"{stem}.{extension}"))
+        finally:
+            plt.close(figure)
         return paths
 
     def metadata(self):
@@ -253,4 +320,4 @@ class StudyOutput:
         """
         self.write_csv("results.csv", rows)
         payload = {**self.metadata(), "results": rows, **extra}
-        self.write_json("results.json", payload)
+        self.write_json(RESULTS_FILE, payload)

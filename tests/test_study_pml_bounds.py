@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pytest
 from scipy import stats
 
@@ -87,3 +88,13 @@ def test_empirical_covariance_agrees_with_the_dare(results):
             abs(row["logdet_P_empirical"] - row["logdet_P_dare"])
             <= 5 * row["logdet_P_empirical_se"]
         )
+
+
+def test_am_gm_trace_bound_beside_29(results):
+    for row in results["results"]:
+        # n = 2: n exp((28) / n), never below (29), never negative, below the DARE trace.
+        assert row["bound_29_am_gm"] == pytest.approx(2 * np.exp(row["bound_28"] / 2), rel=1e-12)
+        assert row["bound_29_am_gm"] >= row["bound_29"] and row["bound_29_am_gm"] > 0
+        assert row["trace_P_dare"] >= row["bound_chain_trace_am_gm"] >= row["bound_29_am_gm"] - 1e-7
+        assert row["holds_29_am_gm_dare"] and row["holds_29_am_gm_empirical"]
+        assert row["bound_29"] < 0  # (29) is vacuous here; the AM-GM form is not

@@ -3,9 +3,18 @@
 A study module defines
 
 - ``DESCRIPTION`` (one line, shown by ``ssa-privacy list``),
-- ``add_arguments(parser)`` adding its own command-line options, and
+- ``add_arguments(parser)`` adding its own command-line options, each validated by an
+  ``argparse`` type (:mod:`ssa_privacy.studies._options`); a study offers only the
+  options it uses,
+- optionally ``USES_SEED = False`` for a deterministic study (the command line then
+  does not offer ``--seed``), and
 - ``run(out, seed, progress, **options)`` writing figures and results into ``out``
-  and returning a summary dict.
+  through :class:`ssa_privacy.output.StudyOutput` and returning a summary dict;
+  decorated with :func:`ssa_privacy.output.transactional`, so that ``out`` is replaced
+  as a whole only when the run completes.
+
+The command line adds ``--out``, ``--seed`` (unless ``USES_SEED`` is False),
+``--no-progress`` and ``--debug`` to every study.
 
 The study's command-line name is the module name with ``_`` replaced by ``-``.
 Modules whose names start with ``_`` are shared helpers, not studies.
@@ -16,7 +25,13 @@ import pkgutil
 
 
 def study_names():
-    """Return the command-line names of all studies, sorted."""
+    """Return the command-line names of all studies, sorted.
+
+    Returns
+    -------
+    list of str
+        The names, e.g. ``"pml-bounds"`` for the module ``pml_bounds``.
+    """
     return sorted(
         info.name.replace("_", "-")
         for info in pkgutil.iter_modules(__path__)
@@ -26,6 +41,16 @@ def study_names():
 
 def load_study(name):
     """Import and return the module of the study called ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The study's command-line name (see :func:`study_names`).
+
+    Returns
+    -------
+    module
+        The study's module.
 
     Raises
     ------

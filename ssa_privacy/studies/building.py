@@ -20,7 +20,7 @@ from tqdm.auto import tqdm
 
 from ssa_privacy.aggregation import design_aggregation
 from ssa_privacy.estimation import filter_outputs, steady_state
-from ssa_privacy.output import StudyOutput
+from ssa_privacy.output import StudyOutput, transactional
 from ssa_privacy.plants import network, zone_temperature_plants
 from ssa_privacy.privacy.pml_leakage import (
     CONVENTIONS,
@@ -29,6 +29,7 @@ from ssa_privacy.privacy.pml_leakage import (
     linear_mechanism_covariances,
     monte_carlo_leakage_probability,
 )
+from ssa_privacy.studies import _options as opt
 
 DESCRIPTION = "[LKC] §5.2: PML-private aggregation of 3 building zones (both conventions)"
 
@@ -47,13 +48,13 @@ def add_arguments(parser):
     """Options of the building study."""
     parser.add_argument(
         "--steps",
-        type=int,
+        type=opt.positive_int,
         default=100,
         help="time steps of the simulated trajectories (default: 100)",
     )
     parser.add_argument(
         "--mc-samples",
-        type=int,
+        type=opt.positive_int,
         default=400_000,
         help="Monte Carlo draws per zone and convention for P[l <= epsilon] (default: 400000)",
     )
@@ -164,6 +165,7 @@ def _figures(output, X, runs, designs):
     output.save_figure(fig, "fig3_aggregate")
 
 
+@transactional
 def run(out, seed, progress, steps=100, mc_samples=400_000):
     """Run the study; write design.json, results.csv/json and Figures 2-3 into ``out``."""
     parameters = dict(

@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ssa_privacy.gp import RBF, GaussianProcess
-from ssa_privacy.output import StudyOutput
+from ssa_privacy.output import StudyOutput, transactional
 from ssa_privacy.privacy import (
     diagonal_noise_covariance,
     optimal_noise_covariance,
@@ -21,6 +21,8 @@ from ssa_privacy.privacy import (
 )
 
 DESCRIPTION = "[TCB] Example 1 / Figure 1: optimal vs diagonal synthetic noise"
+#: The example is deterministic: the command line offers no --seed.
+USES_SEED = False
 
 X = np.arange(1, 10) / 10
 SENSITIVE = np.array([0.5])
@@ -31,16 +33,14 @@ GRID = np.linspace(0.0, 1.0, 101)
 
 
 def add_arguments(parser):
-    """Options of ``ssa-privacy run example1``: none that change it (it is deterministic)."""
-    parser.add_argument(
-        "--replications",
-        type=int,
-        default=1,
-        help="accepted for a uniform command line; the example is deterministic",
-    )
-    parser.add_argument(
-        "--data", help="accepted for a uniform command line; the example needs no data"
-    )
+    """Options of ``ssa-privacy run example1``: none (deterministic, no data).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The study's sub-command parser; left as it is.
+    """
+    del parser  # --replications, --data and --seed would change nothing: not offered
 
 
 def designs():
@@ -85,6 +85,7 @@ def figure1(covariances):
     return figure
 
 
+@transactional
 def run(out, seed=0, progress=True, replications=1, data=None):
     """Run Example 1; write Figure 1 and the results table into ``out``.
 
@@ -96,18 +97,29 @@ def run(out, seed=0, progress=True, replications=1, data=None):
         Recorded only (the example is deterministic).
     progress : bool
         Unused (the example is instantaneous).
-    replications, data : ignored
-        Accepted for a uniform command line.
+    replications, data : optional
+        Kept for existing scripts; only the defaults (1 and None) are accepted, since
+        the example is deterministic and needs no data.
 
     Returns
     -------
     dict
         The traces of the optimal and the diagonal noise covariances.
 
+    Raises
+    ------
+    ValueError
+        If ``replications`` is not 1 or ``data`` is given.
+
     Notes
     -----
     [TCB] §4.1, Example 1 and Figure 1; :doc:`/theory/privacy-aware-gp`.
     """
+    if isinstance(replications, bool) or replications != 1 or data is not None:
+        raise ValueError(
+            "example1 is deterministic and needs no data: replications must be 1 and data "
+            f"None, got replications={replications!r}, data={data!r}"
+        )
     output = StudyOutput(
         out,
         "example1",
@@ -131,7 +143,7 @@ def run(out, seed=0, progress=True, replications=1, data=None):
                 "posterior_variance_x0": edges[0],
                 "posterior_variance_x0.5": edges[1],
                 "posterior_variance_x1": edges[2],
-                "certificate": privacy_certificate(K_XX, K_XS, DELTA, Sigma),
+                "certificate": privacy_certificate(K_XX, K_XS, DELTA, Sigma).margin,
             }
         )
     noise_rows = [

@@ -23,12 +23,13 @@ from scipy import special
 from tqdm.auto import tqdm
 
 from ssa_privacy.gp import Exponential, GaussianProcess
-from ssa_privacy.output import StudyOutput
+from ssa_privacy.output import StudyOutput, transactional
 from ssa_privacy.privacy.posterior_sampling import (
     PosteriorSamplingBound,
     ou_prior_paths,
     sample_posterior_paths_exp_1d,
 )
+from ssa_privacy.studies import _options as opt
 
 DESCRIPTION = (
     "[MAC] §5: 1-D excursion-set utility with and without the posterior-sampling DP constraint"
@@ -60,25 +61,34 @@ def add_arguments(parser):
     """Options of the study."""
     parser.add_argument(
         "--replications",
-        type=int,
+        type=opt.int_at_least(2),
         default=20,
-        help="search pairs (f*, D) per noise level (paper: 100)",
+        help="search pairs (f*, D) per noise level, at least 2 (paper: 100)",
     )
     parser.add_argument(
-        "--validation", type=int, default=10, help="validation pairs per noise level"
+        "--validation", type=opt.positive_int, default=10, help="validation pairs per noise level"
     )
     parser.add_argument(
-        "--n", type=int, default=100, help="training points per data set (default 100)"
+        "--n", type=opt.positive_int, default=100, help="training points per data set (default 100)"
     )
     parser.add_argument(
-        "--paths", type=int, default=20, help="Monte-Carlo one-path releases per pair (paper: 50)"
+        "--paths",
+        type=opt.positive_int,
+        default=20,
+        help="Monte-Carlo one-path releases per pair (paper: 50)",
     )
-    parser.add_argument("--rounds", type=int, default=1, help="refinement rounds (paper: 2)")
-    parser.add_argument("--epsilon-max", type=float, default=3.0, help="privacy budget (default 3)")
     parser.add_argument(
-        "--delta", type=float, default=0.005, help="delta of the bound (default 0.005)"
+        "--rounds", type=opt.non_negative_int, default=1, help="refinement rounds (paper: 2)"
     )
-    parser.add_argument("--true-lengthscale", type=float, default=1.0, help="l of the target prior")
+    parser.add_argument(
+        "--epsilon-max", type=opt.positive_float, default=3.0, help="privacy budget (default 3)"
+    )
+    parser.add_argument(
+        "--delta", type=opt.probability, default=0.005, help="delta of the bound (default 0.005)"
+    )
+    parser.add_argument(
+        "--true-lengthscale", type=opt.positive_float, default=1.0, help="l of the target prior"
+    )
 
 
 def evaluation_grid():
@@ -379,6 +389,7 @@ def _figure_example(example, noise, rng):
     return figure
 
 
+@transactional
 def run(
     out,
     seed,

@@ -26,7 +26,7 @@ from tqdm.auto import tqdm
 
 from ssa_privacy.data import load_kung_women as load_women
 from ssa_privacy.gp import RBF, GaussianProcess
-from ssa_privacy.output import StudyOutput
+from ssa_privacy.output import StudyOutput, transactional
 from ssa_privacy.privacy.accounting import c_delta, gaussian_mechanism_delta
 from ssa_privacy.privacy.binning import (
     integral_binning_predict,
@@ -37,6 +37,7 @@ from ssa_privacy.privacy.cloaking import cloaking_release
 from ssa_privacy.privacy.hall import RKHS_METHODS, rkhs_sensitivity, standard_release
 from ssa_privacy.privacy.hyperparameters import select_hyperparameters
 from ssa_privacy.privacy.normalisation import clip_and_normalise
+from ssa_privacy.studies import _options as opt
 
 DESCRIPTION = "[SMI] !Kung women: standard and cloaking DP-GP, binning, DP hyperparameter selection"
 
@@ -64,22 +65,29 @@ PAPER = {
 
 def add_arguments(parser):
     """Options of the study."""
-    parser.add_argument("--data", default=None, help="data folder holding howell1_kung_san.csv")
+    parser.add_argument(
+        "--data",
+        type=opt.existing_folder,
+        default=None,
+        help="data folder holding howell1_kung_san.csv (default: $SSA_PRIVACY_DATA, then "
+        "../shared/data beside the repository)",
+    )
     parser.add_argument(
         "--replications",
-        type=int,
+        type=opt.positive_int,
         default=60,
         help="cross-validation splits for the RMSE of cloaking and binning",
     )
     parser.add_argument(
         "--selection-replications",
-        type=int,
+        type=opt.positive_int,
         default=8,
-        help="splits for cloaking with exponential-mechanism hyperparameters",
+        help="splits for cloaking with exponential-mechanism hyperparameters (at most "
+        "--replications: the first of its splits)",
     )
     parser.add_argument(
         "--folds",
-        type=int,
+        type=opt.positive_int,
         default=10,
         help="Monte-Carlo CV folds inside the DP selection (paper: 100)",
     )
@@ -338,6 +346,7 @@ def _grid_rows(age, height, rng):
     return rows, figure, {"cloaking_noise_sd_median_cm": float(np.median(sd))}
 
 
+@transactional
 def run(out, seed, progress, data=None, replications=60, selection_replications=8, folds=10):
     """Run the study; write figures and results; return a summary.
 
@@ -365,6 +374,11 @@ def run(out, seed, progress, data=None, replications=60, selection_replications=
     """
     if min(replications, selection_replications, folds) < 1:
         raise ValueError("replications, selection-replications and folds must be positive")
+    if selection_replications > replications:
+        raise ValueError(
+            f"selection_replications ({selection_replications}) must not exceed replications "
+            f"({replications}): the selection uses the first of the replications' splits"
+        )
     age, height = load_women(data)
     output = StudyOutput(
         out,

@@ -30,8 +30,9 @@ from ssa_privacy.attacks.membership import (
     release_statistics,
 )
 from ssa_privacy.gp import Exponential, GaussianProcess
-from ssa_privacy.output import StudyOutput
+from ssa_privacy.output import StudyOutput, transactional
 from ssa_privacy.privacy.posterior_sampling import PosteriorSamplingBound
+from ssa_privacy.studies import _options as opt
 
 DESCRIPTION = "[MAC] §4: LiRA membership inference on GP posterior sampling vs the RDP bound"
 
@@ -51,34 +52,37 @@ def add_arguments(parser):
     """Options of the study."""
     parser.add_argument(
         "--replications",
-        type=int,
+        type=opt.int_at_least(100),
         default=2000,
-        help="shadow and evaluation releases per hypothesis (paper: 10000)",
+        help="shadow and evaluation releases per hypothesis, at least 100 (paper: 10000)",
     )
-    parser.add_argument("--n", type=int, default=10, help="data-set size (default 10)")
+    parser.add_argument("--n", type=opt.positive_int, default=10, help="data-set size (default 10)")
     parser.add_argument(
-        "--lengthscale", type=float, default=1.0, help="kernel length scale l (default 1)"
+        "--lengthscale",
+        type=opt.positive_float,
+        default=1.0,
+        help="kernel length scale l (default 1)",
     )
     parser.add_argument(
-        "--delta", type=float, default=1e-5, help="delta of the bound (default 1e-5)"
+        "--delta", type=opt.probability, default=1e-5, help="delta of the bound (default 1e-5)"
     )
     parser.add_argument(
         "--ridges",
-        type=float,
+        type=opt.positive_float,
         nargs="+",
         default=list(RIDGES),
         help="ridges r of the sigma/r sweep",
     )
     parser.add_argument(
         "--sigmas",
-        type=float,
+        type=opt.positive_float,
         nargs="+",
         default=list(SIGMAS),
         help="scales sigma of the sigma/r sweep",
     )
     parser.add_argument(
         "--path-counts",
-        type=int,
+        type=opt.positive_int,
         nargs="+",
         default=list(PATH_COUNTS),
         help="L values of the L sweep",
@@ -322,6 +326,7 @@ def _figure_roc(curves):
     return figure
 
 
+@transactional
 def run(
     out,
     seed,

@@ -13,7 +13,8 @@ observed through ``Y_k = X_k + V_k``. For each epsilon of the sweep and each des
 the study simulates the plant and the filterpy Kalman filter over many seeded runs and
 compares the empirical steady-state error covariance P (log det and trace) with the DARE
 value and the lower bounds: the chain ``log det Q + log det Gamma - log det Sigma_XX`` and
-[LKC] (28)/(29) in the design's own convention (the pairing that is guaranteed). For the
+[LKC] (28)/(29) in the design's own convention (the pairing that is guaranteed), and beside
+(29) the AM-GM trace bound ``n exp((28) / n)`` (never looser, never negative). For the
 exact designs the paper-convention (28) is also reported, marked as a pairing that is not
 guaranteed. Independent draws of ``(X, Y)`` give a Monte Carlo estimate of
 ``P[l(X -> Y) <= epsilon]`` (true, exact PML) with a 99% Clopper-Pearson interval,
@@ -25,15 +26,25 @@ import functools
 import numpy as np
 from tqdm.auto import tqdm
 
+from ssa_privacy._validation import (
+    as_finite_array,
+    non_negative_int,
+    nonempty,
+    open_interval,
+    positive_int,
+    random_generator,
+)
 from ssa_privacy.estimation import empirical_error_covariance, error_covariance_bounds, steady_state
-from ssa_privacy.output import StudyOutput
+from ssa_privacy.output import StudyOutput, transactional
 from ssa_privacy.plants import LTIPlant
 from ssa_privacy.privacy.pml_leakage import (
+    check_epsilon,
     leakage_probability,
     linear_mechanism_covariances,
     monte_carlo_leakage_probability,
 )
 from ssa_privacy.privacy.pml_plant import design_noise
+from ssa_privacy.studies import _options as opt
 
 DESCRIPTION = (
     "[LKC] §4: Kalman error covariance vs PML bounds (28)-(29) and P[l <= eps] over epsilon"
@@ -61,27 +72,35 @@ def _column(rows, key):
 def add_arguments(parser):
     """Options of the pml-bounds study."""
     parser.add_argument(
-        "--runs", type=int, default=100, help="independent simulation runs (default: 100)"
+        "--runs",
+        type=opt.int_at_least(2),
+        default=100,
+        help="independent simulation runs, at least 2 (default: 100)",
     )
-    parser.add_argument("--steps", type=int, default=500, help="time steps per run (default: 500)")
+    parser.add_argument(
+        "--steps", type=opt.positive_int, default=500, help="time steps per run (default: 500)"
+    )
     parser.add_argument(
         "--burn-in",
-        type=int,
+        type=opt.non_negative_int,
         default=50,
-        help="initial steps left out of the averages (default: 50)",
+        help="initial steps left out of the averages, fewer than --steps (default: 50)",
     )
     parser.add_argument(
-        "--delta", type=float, default=0.01, help="PML failure probability (default: 0.01)"
+        "--delta",
+        type=opt.probability,
+        default=0.01,
+        help="PML failure probability (default: 0.01)",
     )
     parser.add_argument(
         "--epsilons",
-        type=lambda text: tuple(float(v) for v in text.split(",")),
+        type=opt.comma_list(opt.positive_float),
         default=DEFAULT_EPSILONS,
         help="comma-separated leakage levels in nats (default: 5,5.5,6,7,8,10)",
     )
     parser.add_argument(
         "--mc-samples",
-        type=int,
+        type=opt.positive_int,
         default=400_000,
         help="independent (X, Y) draws per design for P[l <= epsilon] (default: 400000)",
     )
@@ -122,12 +141,18 @@ def _row(plant, name, epsilon, delta, Theta, options, rng):
         "bound_chain_trace": bounds.trace_chain,
         "bound_29": bounds.trace,
         "bound_28_29_guaranteed": bounds.applies,
+        "bound_chain_trace_am_gm": bounds.trace_chain_am_gm,
+        "bound_29_am_gm": bounds.trace_am_gm,
     }
     for kind in ("dare", "empirical"):
         row[f"holds_chain_{kind}"] = values[f"logdet_P_{kind}"] >= bounds.log_det_chain
         row[f"holds_28_{kind}"] = values[f"logdet_P_{kind}"] >= bounds.log_det
         row[f"holds_trace_chain_{kind}"] = values[f"trace_P_{kind}"] >= bounds.trace_chain
         row[f"holds_29_{kind}"] = values[f"trace_P_{kind}"] >= bounds.trace
+        row[f"holds_trace_chain_am_gm_{kind}"] = (
+            values[f"trace_P_{kind}"] >= bounds.trace_chain_am_gm
+        )
+        row[f"holds_29_am_gm_{kind}"] = values[f"trace_P_{kind}"] >= bounds.trace_am_gm
     if convention == "exact":
         paper = error_covariance_bounds(plant, Theta, epsilon, delta, "paper")
         row["paper_bound_28_not_guaranteed"] = paper.log_det
@@ -179,6 +204,14 @@ def _figures(output, rows, delta):
                 ls=":",
                 label=f"(28)/(29), {DESIGNS[name][1]} convention",
             )
+            if kind == "trace":
+                ax.plot(
+                    eps,
+                    get("bound_29_am_gm"),
+                    color="tab:purple",
+                    ls="-.",
+                    label=f"AM-GM n exp((28)/n), {DESIGNS[name][1]} convention",
+                )
             if kind == "logdet" and "paper_bound_28_not_guaranteed" in mine[0]:
                 ax.plot(
                     eps,
@@ -228,6 +261,7 @@ def _figures(output, rows, delta):
     output.save_figure(fig, "fig_leakage_probability")
 
 
+@transactional
 def run(
     out,
     seed,
@@ -239,16 +273,31 @@ def run(
     epsilons=DEFAULT_EPSILONS,
     mc_samples=400_000,
 ):
-    """Run the study; write design.json, results.csv/json and the two figures into ``out``."""
-    if not 0 <= burn_in < steps:
+    """Run the study; write design.json, results.csv/json and the two figures into ``out``.
+
+    Every option is checked before anything is written (runs >= 2, steps >= 1,
+    ``0 <= burn_in < steps``, delta in (0, 1), epsilons above condition (9) for l = 2,
+    mc_samples >= 1, seed a non-negative integer).
+    """
+    runs, steps = positive_int(runs, "runs"), positive_int(steps, "steps")
+    if runs < 2:
+        raise ValueError(f"runs must be at least 2 (the standard errors need two runs), got {runs}")
+    burn_in = non_negative_int(burn_in, "burn_in")
+    if not burn_in < steps:
         raise ValueError(f"burn_in must lie in [0, steps), got {burn_in} with steps = {steps}")
+    delta = open_interval(delta, "delta")
+    epsilons = tuple(
+        float(e) for e in nonempty(as_finite_array(epsilons, "epsilons", 1), "epsilons")
+    )
+    check_epsilon(np.array(epsilons), delta, np.linalg.matrix_rank(C_PLANT))
+    mc_samples = positive_int(mc_samples, "mc_samples")
+    rng = random_generator(seed)
     options = dict(runs=runs, steps=steps, burn_in=burn_in, mc_samples=mc_samples)
     parameters = dict(
         seed=seed, delta=delta, epsilons=list(epsilons), A=A_PLANT, C=C_PLANT, Q=Q_PLANT, **options
     )
     output = StudyOutput(out, "pml-bounds", parameters)
     plant = LTIPlant(A_PLANT, C_PLANT, Q_PLANT)
-    rng = np.random.default_rng(seed)
     cases = [(eps, name) for eps in epsilons for name in DESIGNS]
     rows, thetas = [], {name: {} for name in DESIGNS}
     for eps, name in tqdm(cases, desc="epsilon x design", disable=not progress):

@@ -28,7 +28,8 @@ from ssa_privacy.orbits.elements import (
 )
 from ssa_privacy.orbits.frames import rsw_frame
 from ssa_privacy.orbits.propagator import J2Propagator
-from ssa_privacy.output import StudyOutput
+from ssa_privacy.output import StudyOutput, transactional
+from ssa_privacy.studies import _options as opt
 from ssa_privacy.tle import ISS_CATALOG_NUMBER, iss_element_set, verification_element_sets
 
 DESCRIPTION = "J2 propagator vs SGP4 on real TLEs over a day, and J2 secular rates"
@@ -42,6 +43,8 @@ SECULAR_RAAN, SECULAR_ARGP = 30.0, 60.0
 #: Samples per orbit of the secular-rate propagation.
 SAMPLES_PER_ORBIT = 64
 DEG_PER_DAY = np.degrees(1.0) * 86400.0
+#: The study is deterministic: the command line offers no --seed.
+USES_SEED = False
 
 
 def add_arguments(parser):
@@ -52,11 +55,18 @@ def add_arguments(parser):
         help="comma-separated 'iss' and SGP4-VER.TLE catalogue numbers, or 'all' (default: "
         "the ISS and every near-Earth verification satellite)",
     )
-    parser.add_argument("--hours", type=float, default=24.0, help="comparison span (h, default 24)")
-    parser.add_argument("--step", type=float, default=60.0, help="output step (s, default 60)")
+    parser.add_argument(
+        "--hours", type=opt.positive_float, default=24.0, help="comparison span (h, default 24)"
+    )
+    parser.add_argument(
+        "--step",
+        type=opt.positive_float,
+        default=60.0,
+        help="output step, at most the span (s, default 60)",
+    )
     parser.add_argument(
         "--secular-days",
-        type=float,
+        type=opt.positive_float,
         default=5.0,
         help="propagation span of the secular-rate fit (days, default 5)",
     )
@@ -245,7 +255,8 @@ def _figure_secular(output, rows, propagator):
     output.save_figure(fig, "fig_secular_rates")
 
 
-def run(out, seed, progress, satellites="all", hours=24.0, step=60.0, secular_days=5.0):
+@transactional
+def run(out, seed=None, progress=True, satellites="all", hours=24.0, step=60.0, secular_days=5.0):
     """Run the validation; write results.csv/json, secular_rates.csv and two figures."""
     del seed  # deterministic study
     if not (0 < step <= hours * 3600.0 and secular_days > 0):

@@ -46,7 +46,7 @@ from tqdm.auto import tqdm
 from ssa_privacy._validation import positive_int
 from ssa_privacy.orbits.frames import hill_to_inertial
 from ssa_privacy.orbits.propagator import J2Propagator
-from ssa_privacy.output import StudyOutput
+from ssa_privacy.output import StudyOutput, transactional
 from ssa_privacy.plants import cw_plant, station_keeping_gain
 from ssa_privacy.privacy.pml import (
     CONVENTIONS,
@@ -59,6 +59,7 @@ from ssa_privacy.privacy.pml import (
 from ssa_privacy.sensors.geodesy import EarthRotation
 from ssa_privacy.sensors.stations import MEASUREMENTS, GroundStation
 from ssa_privacy.sensors.tracking import OrbitTracker
+from ssa_privacy.studies import _options as opt
 from ssa_privacy.studies import _ssa_network_figures as figures
 from ssa_privacy.studies._common import replication_rng
 from ssa_privacy.studies._ssa_network_cw import C_POSITION, CW_SENSOR_STD, cw_study  # noqa: F401
@@ -88,56 +89,81 @@ CONFIDENCE = 0.99
 NO_PRIVACY = "none"
 
 
-def _floats(text):
-    return tuple(float(v) for v in text.split(","))
-
-
 def add_arguments(parser):
     """Options of the ssa-network study."""
     add = parser.add_argument
-    add("--satellite", default="iss", help="'iss' or a catalogue number of SGP4-VER.TLE")
-    add("--start-hours", type=float, default=6.0, help="window start after epoch (h, default 6)")
-    add("--hours", type=float, default=10.0, help="tracking window length (h, default 10)")
-    add("--dt", type=float, default=30.0, help="measurement interval (s, default 30)")
+    add(
+        "--satellite",
+        type=opt.checked_by(load_element_set),
+        default="iss",
+        help="'iss' or a catalogue number of SGP4-VER.TLE",
+    )
+    add(
+        "--start-hours",
+        type=opt.non_negative_float,
+        default=6.0,
+        help="window start after epoch (h, default 6)",
+    )
+    add(
+        "--hours",
+        type=opt.positive_float,
+        default=10.0,
+        help="tracking window length (h, default 10)",
+    )
+    add("--dt", type=opt.positive_float, default=30.0, help="measurement interval (s, default 30)")
     add(
         "--gap-step",
-        type=float,
+        type=opt.positive_float,
         default=600.0,
         help="filter step between passes, a multiple of --dt (s, default 600)",
     )
     add(
         "--burn-in-hours",
-        type=float,
+        type=opt.non_negative_float,
         default=2.0,
-        help="time left out of the RMSE after the window start (h, default 2)",
+        help="time left out of the RMSE after the window start, below --hours (h, default 2)",
     )
     add(
         "--epsilons",
-        type=_floats,
+        type=opt.comma_list(opt.positive_float),
         default=DEFAULT_EPSILONS,
         help="privacy levels: epsilon of the first station (nats, default 7,9,12,16,24)",
     )
     add(
         "--offsets",
-        type=_floats,
+        type=opt.comma_list(opt.finite_float),
         default=DEFAULT_OFFSETS,
-        help="epsilon_i = level + offset_i per station (default 0,1,2)",
+        help="epsilon_i = level + offset_i, one per station (default 0,1,2)",
     )
-    add("--delta", type=float, default=0.01, help="PML failure probability (default 0.01)")
+    add(
+        "--delta", type=opt.probability, default=0.01, help="PML failure probability (default 0.01)"
+    )
     add(
         "--convention",
         choices=sorted(CONVENTIONS),
         default="exact",
         help="PML convention of the noise design and of the bounds (default exact)",
     )
-    add("--runs", type=int, default=12, help="UKF Monte Carlo runs per level (default 12)")
-    add("--cw-runs", type=int, default=20, help="CW simulation runs (default 20)")
-    add("--cw-steps", type=int, default=300, help="CW time steps per run (default 300)")
-    add("--cw-burn-in", type=int, default=50, help="CW steps left out (default 50)")
-    add("--cw-dt", type=float, default=60.0, help="CW sampling period (s, default 60)")
+    add(
+        "--runs",
+        type=opt.positive_int,
+        default=12,
+        help="UKF Monte Carlo runs per level (default 12)",
+    )
+    add("--cw-runs", type=opt.positive_int, default=20, help="CW simulation runs (default 20)")
+    add(
+        "--cw-steps", type=opt.positive_int, default=300, help="CW time steps per run (default 300)"
+    )
+    add(
+        "--cw-burn-in",
+        type=opt.non_negative_int,
+        default=50,
+        help="CW steps left out, fewer than --cw-steps (default 50)",
+    )
+    add("--cw-dt", type=opt.positive_float, default=60.0, help="CW sampling period (s, default 60)")
     add(
         "--mc-samples",
-        type=int,
+        type=opt.positive_int,
         default=100_000,
         help="draws per mechanism for P[l <= epsilon] (default 100000)",
     )
@@ -431,6 +457,7 @@ def _check_options(options):
         raise ValueError("epsilons must hold at least one level")
 
 
+@transactional
 def run(
     out,
     seed,

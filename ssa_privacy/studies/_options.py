@@ -1,0 +1,273 @@
+"""Types of the studies' command-line options, for ``argparse`` (``type=...``).
+
+Each function takes the text the user typed and returns the value, or raises
+:class:`argparse.ArgumentTypeError` with a message that ``argparse`` prefixes with the
+option's name (``argument --steps: expected a positive integer, got '0'``).
+"""
+
+import argparse
+import math
+import os
+from pathlib import Path
+
+from ssa_privacy.output import check_output_folder
+
+
+def _integer(text, what):
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+
+
+def _number(text, what):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+    return value
+
+
+def int_at_least(minimum):
+    """Return a type accepting the integers ``>= minimum``.
+
+    Parameters
+    ----------
+    minimum : int
+        The smallest value accepted.
+
+    Returns
+    -------
+    callable
+        ``str -> int``; raises :class:`argparse.ArgumentTypeError` otherwise.
+    """
+    what = {0: "a non-negative integer", 1: "a positive integer"}.get(
+        minimum, f"an integer >= {minimum}"
+    )
+
+    def parse(text):
+        value = _integer(text, what)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+
+    parse.__name__ = f"int_at_least_{minimum}"
+    return parse
+
+
+#: Integers >= 1 (counts: replications, steps, samples).
+positive_int = int_at_least(1)
+#: Integers >= 0 (seeds, burn-in).
+non_negative_int = int_at_least(0)
+
+
+def positive_float(text):
+    """Return ``text`` as a finite float > 0.
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    float
+        The value.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        If ``text`` is not a finite number > 0.
+    """
+    value = _number(text, "a finite number > 0")
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
+    return value
+
+
+def non_negative_float(text):
+    """Return ``text`` as a finite float >= 0.
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    float
+        The value.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        If ``text`` is not a finite number >= 0.
+    """
+    value = _number(text, "a finite number >= 0")
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return value
+
+
+def finite_float(text):
+    """Return ``text`` as a finite float.
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    float
+        The value.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        If ``text`` is not a finite number.
+    """
+    return _number(text, "a finite number")
+
+
+def probability(text):
+    """Return ``text`` as a float in the open interval (0, 1) (delta, failure probabilities).
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    float
+        The value.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        If ``text`` is not a number strictly between 0 and 1.
+    """
+    value = _number(text, "a number in (0, 1)")
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
+    return value
+
+
+def comma_list(element):
+    """Return a type reading a non-empty comma-separated list, each item through ``element``.
+
+    Parameters
+    ----------
+    element : callable
+        The type of one item (e.g. :func:`positive_float`).
+
+    Returns
+    -------
+    callable
+        ``str -> tuple``; raises :class:`argparse.ArgumentTypeError` naming the bad item.
+    """
+
+    def parse(text):
+        items = [item.strip() for item in text.split(",")]
+        if not text.strip() or any(item == "" for item in items):
+            raise argparse.ArgumentTypeError(
+                f"expected a comma-separated list without empty items, got {text!r}"
+            )
+        values = []
+        for position, item in enumerate(items, 1):
+            try:
+                values.append(element(item))
+            except argparse.ArgumentTypeError as error:
+                raise argparse.ArgumentTypeError(f"item {position} of {text!r}: {error}") from None
+        return tuple(values)
+
+    parse.__name__ = f"comma_list_of_{getattr(element, '__name__', 'items')}"
+    return parse
+
+
+def checked_by(check):
+    """Return a type that accepts the text ``check`` accepts (e.g. a satellite's name).
+
+    Parameters
+    ----------
+    check : callable
+        Called with the text; raises ``ValueError`` or ``OSError`` to reject it.
+
+    Returns
+    -------
+    callable
+        ``str -> str``, the text unchanged; the rejection becomes
+        :class:`argparse.ArgumentTypeError` with ``check``'s message.
+    """
+
+    def parse(text):
+        try:
+            check(text)
+        except (ValueError, OSError) as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+        return text
+
+    parse.__name__ = f"checked_by_{getattr(check, '__name__', 'check')}"
+    return parse
+
+
+def output_folder(text):
+    """Return ``text`` as the output folder of a study run, checked before the run.
+
+    Parameters
+    ----------
+    text : str
+        The folder (``--out``).
+
+    Returns
+    -------
+    Path
+        The folder as given (``~`` expanded).
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        If the folder is empty, a file, the current directory or above it, a folder
+        holding other files than a study's output, or in a folder that is not writable
+        (see :func:`ssa_privacy.output.check_output_folder`).
+    """
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a folder, got an empty string")
+    try:
+        check_output_folder(text, name=None)
+    except (TypeError, ValueError, OSError) as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return Path(text).expanduser()
+
+
+def existing_folder(text):
+    """Return ``text`` as an existing folder (``--data``).
+
+    Parameters
+    ----------
+    text : str
+        The folder.
+
+    Returns
+    -------
+    Path
+        The folder (``~`` expanded).
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        If ``text`` is empty, does not exist, is not a folder or cannot be read.
+    """
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a folder, got an empty string")
+    folder = Path(text).expanduser()
+    if not folder.exists():
+        raise argparse.ArgumentTypeError(f"folder {text!r} does not exist")
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a file, not a folder")
+    if not os.access(folder, os.R_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"folder {text!r} cannot be read")
+    return folder
