@@ -21,7 +21,7 @@ from ssa_privacy.privacy import (
     sample_synthetic_noise,
     uniform_noise_covariance,
 )
-from ssa_privacy.privacy.synthetic_noise import DESIGN_MARGIN
+from ssa_privacy.privacy.synthetic_noise import DESIGN_MARGIN, SyntheticNoiseMechanism
 
 #: Certificates of valid designs must be non-negative up to this round-off.
 CERTIFICATE_TOLERANCE = 1e-8
@@ -69,14 +69,15 @@ def test_closed_form_equals_independent_sdp_solve(seed):
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_optimal_release_is_certified_and_the_constraint_binds(seed):
+    """The exact (8) binds: its relative margin is 0 within the certificate's bound (so it
+    cannot be certified in floating point); 0.9 Sigma fails; the certified design passes."""
     K_XX, K_XS, Delta, V, _ = random_instance(seed)
     Sigma = optimal_noise_covariance(K_XX, K_XS, Delta, V)
     certificate = privacy_certificate(K_XX, K_XS, Delta, Sigma, V)
-    scale = np.linalg.norm(Delta, 2)
-    assert certificate >= -CERTIFICATE_TOLERANCE * scale
-    # Minimum trace: any less noise breaks the guarantee, so the constraint is active.
-    assert certificate <= 1e-7 * scale
-    assert privacy_certificate(K_XX, K_XS, Delta, 0.9 * Sigma, V) < -CERTIFICATE_TOLERANCE * scale
+    assert abs(certificate.margin) <= certificate.tolerance + 1e-9
+    weak = privacy_certificate(K_XX, K_XS, Delta, 0.9 * Sigma, V)
+    assert not weak.passed and weak.margin < -weak.tolerance
+    assert SyntheticNoiseMechanism(K_XX, K_XS, Delta, V=V).certificate().passed
 
 
 @settings(max_examples=15, deadline=None)
@@ -88,25 +89,29 @@ def test_noise_eigenvalues_decrease_as_alpha_grows(seed):
     X = rng.uniform(0, 1, (12, 1))
     kernel = RBF(0.3)
     low, high = np.sort(rng.uniform(0.05, 0.95, 2))
-    strong = np.linalg.eigvalsh(region_noise_factor(kernel, X, X[:4], low).matrix())
-    weak = np.linalg.eigvalsh(region_noise_factor(kernel, X, X[:4], high).matrix())
+    strong = np.linalg.eigvalsh(region_noise_factor(kernel, X, X[:4], low, margin=0).matrix())
+    weak = np.linalg.eigvalsh(region_noise_factor(kernel, X, X[:4], high, margin=0).matrix())
     assert np.all(strong >= weak - 1e-9 * strong.max())
     assert strong.sum() > weak.sum()
 
 
 def test_one_validated_prior_serves_every_design():
-    """Designs from one SyntheticNoiseDesign meet (5) for each sensitive set and alpha, have
-    rank <= |S| (Sylvester), and bind whenever noise is needed (minimum trace)."""
+    """Certified designs from one SyntheticNoiseDesign pass for each sensitive set and
+    alpha, have rank <= |S| (Sylvester), and bind at their margin m whenever noise is
+    needed (minimum trace): the relative margin is m within the certificate's bound."""
     K_XX, _, _, V, _ = random_instance(3)
     design = SyntheticNoiseDesign(K_XX, V)
     for S_index, alpha in [([1, 2], 0.3), ([0, len(K_XX) - 1], 0.7), ([2], 0.05)]:
         K_XS = K_XX[:, S_index]
         Delta = alpha * K_XX[np.ix_(S_index, S_index)] + 0.01 * np.eye(len(S_index))
-        factor = design.factor(K_XS, Delta)
-        certificate = privacy_certificate(K_XX, K_XS, Delta, factor, V)
-        assert factor.rank <= len(S_index)
-        assert certificate >= -CERTIFICATE_TOLERANCE
-        assert factor.rank == 0 or certificate <= 1e-7 * np.max(np.abs(K_XX))
+        certified = design.certified(K_XS, Delta)
+        certificate = privacy_certificate(
+            K_XX, K_XS, Delta, certified.noise, V, resolution=certified.resolution
+        )
+        assert certified.noise.rank <= len(S_index) and certificate.passed
+        assert certified.noise.rank == 0 or (
+            abs(certificate.margin - certified.margin) <= certificate.tolerance + 1e-12
+        )
 
 
 def test_partial_eigensolver_agrees_with_dense():
@@ -160,7 +165,7 @@ def test_example1_numbers_and_diagonal_needs_more_noise():
     assert np.linalg.matrix_rank(optimal, tol=1e-9) == 1
     assert np.trace(diagonal) == pytest.approx(20.07292, abs=1e-4)
     assert np.trace(diagonal) > np.trace(optimal)
-    assert privacy_certificate(K_XX, K_XS, Delta, diagonal) >= -1e-6
+    assert privacy_certificate(K_XX, K_XS, Delta, diagonal).margin >= -1e-6
 
 
 def test_synthetic_noise_has_the_designed_covariance():
@@ -177,19 +182,19 @@ def test_synthetic_noise_has_the_designed_covariance():
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_released_designs_keep_a_strictly_positive_certificate(seed):
-    """The design margin leaves a slack of at least margin * lambda_min(Delta) for round-off,
-    at a price the theory bounds: tightening Delta to (1 - m) Delta adds m / (1 - m) G(S)
-    (PSD) to the matrix of (8), and the trace of the PSD part grows by at most the trace of
-    what is added."""
+    """A certified design passes, at a price the theory bounds: tightening Delta to
+    (1 - m) Delta adds m / (1 - m) G(S) (PSD) to the matrix of (8), the trace of the PSD
+    part grows by at most the trace of what is added, and a nugget nu adds n nu."""
     rng = np.random.default_rng(seed)
     X = np.linspace(0, 1, 15)
     kernel, alpha = RBF(rng.uniform(0.03, 0.1), rng.uniform(1e-6, 1e3)), rng.uniform(0.05, 0.95)
     V = rng.choice([None, 1e-3 * kernel.variance])
     result = obfuscate(kernel, X, np.zeros(15), X[3:8], alpha, V=V)
-    assert result.certificate > 0
+    mech = SyntheticNoiseMechanism.for_region(kernel, X, X[3:8], alpha, V=V)
+    assert result.certificate > 0 and result.record.passed and mech.resolution == 0
     exact = region_noise_factor(kernel, X, X[3:8], alpha, V=V, margin=0.0)
     G = kernel_gram_G(kernel(X, X[3:8]), alpha * kernel(X[3:8]))
-    added = DESIGN_MARGIN / (1 - DESIGN_MARGIN) * np.trace(G)
+    added = mech.margin / (1 - mech.margin) * np.trace(G) + 15 * mech.nugget
     rounding = 1e-12 * np.trace(G)
     assert exact.trace - rounding <= result.Sigma.trace <= exact.trace + added + rounding
 
@@ -197,14 +202,16 @@ def test_released_designs_keep_a_strictly_positive_certificate(seed):
 @pytest.mark.parametrize("alpha", [0.1, 0.5, 0.9])
 def test_certificate_keeps_the_margin_with_near_duplicate_sensitive_inputs(alpha):
     """Pairs of sensitive inputs 3e-4 apart make Delta nearly singular (condition number
-    about 5e5). In exact arithmetic a design with margin m gives
-    Delta - K_SX (K + V + Sigma)^{-1} K_XS >= m Delta, so the certificate is at least
-    m lambda_min(Delta) (about 1e-16 here, below the round-off of the plain difference);
-    half of it is allowed for round-off."""
+    about 5e5). A design with relative margin m gives Delta - K_SX (K + V + Sigma)^{-1}
+    K_XS >= m Delta in exact arithmetic: the certificate's relative margin is m, within
+    its bound, and passes."""
     X, kernel = np.linspace(0, 1, 40), RBF(0.1)
     S0 = np.array([0.3, 0.3003, 0.62, 0.6203])
     result = obfuscate(kernel, X, np.zeros(40), S0, alpha, V=1e-2, seed=0)
-    assert result.certificate >= 0.5 * DESIGN_MARGIN * np.linalg.eigvalsh(alpha * kernel(S0))[0]
+    record = result.record
+    assert record.passed and record.evidence["resolution"] == 0
+    assert abs(result.certificate - record.evidence["design_margin"]) <= record.tolerance
+    assert record.evidence["design_margin"] >= DESIGN_MARGIN
 
 
 def test_release_draws_fresh_entropy_unless_seeded():

@@ -64,8 +64,8 @@ class Certificate:
         ``evidence["rule"]``).
     margin : float
         How far inside the guarantee the release is, in the notion's own units:
-        output units^2 for ``"posterior-covariance"`` (smallest eigenvalue of the
-        posterior covariance at S minus ``K_SS - Delta``); nats for ``"pml"``
+        dimensionless for ``"posterior-covariance"`` (the largest fraction mu such that
+        (5) still holds with Delta tightened to ``(1 - mu) Delta``); nats for ``"pml"``
         (``epsilon`` minus the (1 - delta)-quantile of the leakage); the target delta
         minus the exact delta for ``"dp"`` (dimensionless); the target epsilon minus
         the Renyi bound for ``"renyi-dp"`` (nats). Negative means the guarantee fails.

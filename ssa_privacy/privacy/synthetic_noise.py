@@ -8,9 +8,12 @@ posterior covariance of ``f(S)`` at the sensitive inputs S of at least ``K_SS - 
 
 :class:`SyntheticNoiseMechanism` designs the minimum-trace Sigma of (8) (or (11) for a
 sensitive region, Theorem 3), releases, and certifies each release by recomputing (5)
-from the noise it used (:func:`privacy_certificate`). The design functions live in
-:mod:`ssa_privacy.privacy.synthetic_noise_design` and are re-exported here, as is the
-factored covariance (``PSDPart`` is the name earlier versions gave
+from the noise it used (:func:`privacy_certificate`), with a rigorous bound on the
+rounding error of the certificate
+(:mod:`ssa_privacy.privacy.synthetic_noise_certificate`). The design functions live in
+:mod:`ssa_privacy.privacy.synthetic_noise_design` (their floating-point tightening in
+:mod:`ssa_privacy.privacy.synthetic_noise_tightening`) and are re-exported here, as is
+the factored covariance (``PSDPart`` is the name earlier versions gave
 :class:`~ssa_privacy.privacy.mechanism.FactoredCovariance`). The theory is in
 :doc:`/theory/privacy-aware-gp`.
 """
@@ -19,16 +22,15 @@ import copy
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg
 
 from ssa_privacy._validation import (
     as_finite_array,
     as_matrix,
+    non_negative,
     open_interval,
-    pd_cholesky,
     psd_matrix,
 )
-from ssa_privacy.gp import GaussianProcess, cholesky_with_jitter, kernel_matrix, noise_matrix
+from ssa_privacy.gp import GaussianProcess, kernel_matrix, noise_matrix
 from ssa_privacy.privacy.mechanism import (
     Certificate,
     FactoredCovariance,
@@ -37,8 +39,10 @@ from ssa_privacy.privacy.mechanism import (
     data_vector,
     generator,
 )
+from ssa_privacy.privacy.synthetic_noise_certificate import posterior_covariance_certificate
 from ssa_privacy.privacy.synthetic_noise_design import (  # noqa: F401
     DESIGN_MARGIN,
+    MAX_DESIGN_MARGIN,
     PARTIAL_EIGENSOLVE_FRACTION,
     SyntheticNoiseDesign,
     _check_margin,
@@ -50,15 +54,15 @@ from ssa_privacy.privacy.synthetic_noise_design import (  # noqa: F401
     region_noise_factor,
     uniform_noise_covariance,
 )
+from ssa_privacy.privacy.synthetic_noise_tightening import validated_tolerance
 
 #: The factored PSD part of earlier versions: the shared factored covariance.
 PSDPart = FactoredCovariance
 
-#: Relative tolerance of the certificate of (5): a release passes when its margin is at
-#: least ``-CERTIFICATE_RTOL * lambda_min(Delta)``. An empirical round-off level of the
-#: Cholesky-based evaluation (below 1e-8 relative in the package's studies, including the
-#: census study whose K_SS has condition number 1.3e12), not a rigorous bound; designs
-#: keep a relative slack of ``DESIGN_MARGIN`` = 1e-7 above it.
+#: No longer used: earlier versions passed a certificate whose margin was at least
+#: ``-CERTIFICATE_RTOL * lambda_min(Delta)``, an empirical round-off level. The
+#: certificate's tolerance is now a rigorous bound on its rounding error (kept for
+#: existing scripts).
 CERTIFICATE_RTOL = 1e-8
 
 
@@ -91,11 +95,8 @@ def sample_synthetic_noise(factor, size=None, seed=None):
     return (np.sqrt(factor.eigenvalues) * omega) @ factor.eigenvectors.T
 
 
-def privacy_certificate(K_XX, K_XS, Delta, Sigma, V=None):
-    """Smallest eigenvalue of (posterior covariance at S) - (K_SS - Delta).
-
-    The release is private in the sense of [TCB] (5) exactly when this is >= 0. It
-    equals ``lambda_min(Delta - K_SX (K_XX + V + Sigma)^{-1} K_XS)``.
+def privacy_certificate(K_XX, K_XS, Delta, Sigma, V=None, *, resolution=0.0, alpha=None):
+    """The certificate of [TCB] (5) for a noise Sigma, with a rigorous rounding bound.
 
     Parameters
     ----------
@@ -104,53 +105,58 @@ def privacy_certificate(K_XX, K_XS, Delta, Sigma, V=None):
     K_XS : array_like, shape (n, s)
         Prior covariance between training and sensitive inputs.
     Delta : array_like, shape (s, s)
-        Largest allowed reduction of the covariance of f(S) (positive definite).
-    Sigma : array_like, shape (n, n) or FactoredCovariance
-        Covariance of the synthetic noise added to the data.
+        Largest allowed reduction of the covariance of f(S) (symmetric positive
+        semi-definite, output units^2).
+    Sigma : FactoredCovariance or array_like, shape (n, n)
+        Covariance of the synthetic noise added to the data: a FactoredCovariance is
+        taken exactly as ``U diag(lambda) U^T`` from its factors (never rebuilt as a
+        matrix first), a matrix exactly as given (symmetrized).
     V : float or array_like, shape (n, n), optional
         Observation-noise covariance; ``None`` for noiseless data.
+    resolution : float
+        rho >= 0 (output units^2): the guarantee certified is (5) for ``Delta + rho I``
+        (a numerically singular Delta needs rho > 0; designs state theirs).
+    alpha : float, optional
+        The privacy level when ``Delta = alpha K_SS`` (recorded in the certificate).
 
     Returns
     -------
-    float
-        The certificate (output units^2); non-negative up to round-off for a valid
-        design.
+    Certificate
+        Notion ``"posterior-covariance"``. ``margin`` (dimensionless) is the relative
+        margin ``mu*``: (5) holds for ``(1 - mu*) (Delta + rho I)`` and fails for any
+        smaller multiple; ``tolerance`` rigorously bounds ``|margin - mu*|``; ``passed``
+        iff ``margin - tolerance >= 0``, which proves (5) for the given floating-point
+        inputs. The evidence holds the enclosure, the estimate, the resolution and the
+        error terms.
 
     Raises
     ------
     ValueError
-        On invalid input, or a ``K_XX + V + Sigma`` that is not positive definite.
+        On invalid input, or a ``Delta + rho I`` that is not numerically positive
+        definite.
 
     Notes
     -----
-    [TCB] constraint (5), computed with Cholesky factors (no jitter: a jitter would make
-    the certificate optimistic). With ``Delta = L L^T`` and ``B = (K_XX + V +
-    Sigma)^{-1/2} K_XS``, ``Delta - B^T B = L M L^T`` where ``M = I - L^{-1} B^T B
-    L^{-T}``. When M is positive definite (the constraint holds with some relative
-    slack, as for designs with a margin), the certificate is evaluated as the smallest
-    squared singular value of ``L chol(M)``: this keeps its relative accuracy even when
-    Delta is nearly singular (near-duplicate sensitive inputs), where the direct
-    eigenvalue of the difference is swamped by round-off. Otherwise the smallest
-    eigenvalue of ``Delta - B^T B`` is returned.
+    [TCB] constraint (5) in the data-space form ``K_XX + V + Sigma - K_XS (Delta + rho
+    I)^{-1} K_SX >= 0`` (a Schur complement; no inverse of ``K_XX + V + Sigma``, so it
+    holds for noiseless data). The bound follows Higham (2002), Theorems 8.5 and 10.3, and
+    Rump (2006); see :func:`~ssa_privacy.privacy.synthetic_noise_certificate.posterior_covariance_certificate`
+    and :doc:`/theory/privacy-aware-gp`, "Certificates in floating point". Earlier
+    versions returned a float in output units^2, with no bound.
     """
     K_XX = psd_matrix(K_XX, "K_XX")
-    K_XS = as_matrix(K_XS, "K_XS", shape=(len(K_XX), None))
-    L_Delta = pd_cholesky(Delta, "Delta", size=K_XS.shape[1])
-    V = noise_matrix(V, len(K_XX), "V")
-    Sigma = (
-        Sigma.matrix()
-        if isinstance(Sigma, FactoredCovariance)
-        else psd_matrix(Sigma, "Sigma", len(K_XX))
-    )
-    L, _ = cholesky_with_jitter(K_XX + V + Sigma, "K_XX + V + Sigma", jitter=0.0)
-    B = linalg.solve_triangular(L, K_XS, lower=True)
-    P = linalg.solve_triangular(L_Delta, B.T, lower=True)
-    M = np.eye(len(P)) - P @ P.T
-    try:
-        R = np.linalg.cholesky(0.5 * (M + M.T))
-    except np.linalg.LinAlgError:
-        return float(np.linalg.eigvalsh(L_Delta @ L_Delta.T - B.T @ B)[0])
-    return float(linalg.svdvals(L_Delta @ R)[-1] ** 2)
+    n = len(K_XX)
+    K_XS = as_matrix(K_XS, "K_XS", shape=(n, None))
+    Delta, _ = validated_tolerance(Delta, K_XS.shape[1])
+    if isinstance(Sigma, FactoredCovariance):
+        noise = as_factored(Sigma, n, "Sigma")
+    else:
+        noise = psd_matrix(Sigma, "Sigma", n)
+    V = noise_matrix(V, 1, "V")[0, 0] if V is None or np.ndim(V) == 0 else noise_matrix(V, n, "V")
+    resolution = non_negative(resolution, "resolution")
+    if alpha is not None:
+        alpha = open_interval(alpha, "alpha")
+    return posterior_covariance_certificate(K_XX, K_XS, Delta, noise, V, resolution, alpha)
 
 
 def release(y, factor, seed=None):
@@ -196,8 +202,10 @@ class SyntheticNoiseMechanism:
 
     The constructor designs Sigma_opt of (8) for a prior ``(K_XX, V)``, sensitive inputs
     S (``K_XS``) and a tolerance Delta; :meth:`for_region` designs (11) from a kernel
-    and a privacy level alpha. Both tighten Delta by the relative ``margin`` so that
-    round-off cannot break the guarantee of the release.
+    and a privacy level alpha. By default the design is *certified*: it tightens Delta by
+    a margin chosen from the certificate's error analysis, states a resolution when
+    Delta is numerically singular and adds a nugget for noiseless data when needed, so
+    that the certificate of its releases passes (:meth:`SyntheticNoiseDesign.certified`).
 
     Parameters
     ----------
@@ -207,37 +215,46 @@ class SyntheticNoiseMechanism:
         Prior covariance between the training inputs and the s sensitive inputs.
     Delta : array_like, shape (s, s)
         Largest allowed reduction of the covariance of f(S) (symmetric positive
-        definite, output units^2): the user's posterior covariance at S stays
-        >= ``K_SS - Delta``.
+        semi-definite, output units^2): the user's posterior covariance at S stays
+        >= ``K_SS - Delta - rho I`` with rho the design's resolution (0 unless Delta is
+        numerically singular).
     V : float or array_like, shape (n, n), optional
         Observation-noise covariance already in the data; ``None`` for noiseless data.
-    margin : float
-        Relative design margin in [0, 1e-3]: Sigma_opt is designed for
-        ``(1 - margin) Delta`` (0 gives exactly (8)).
+    margin : None or float
+        None (default): the certified design. A float in [0, 1e-3]: Sigma_opt for
+        ``(1 - margin) Delta`` exactly, with no resolution and no nugget (0 gives exactly
+        (8), whose certificate cannot pass: the constraint binds).
 
     Attributes
     ----------
     noise_covariance : FactoredCovariance
-        Sigma, of rank <= s (output units^2).
+        Sigma, of rank <= s unless a nugget was added (output units^2).
     K_XX, K_XS, Delta, V
-        The validated design inputs (V as an (n, n) matrix).
+        The validated design inputs (V a float or an (n, n) matrix).
     alpha : float or None
         The privacy level of :meth:`for_region` (None for a matrix Delta).
+    margin, resolution, nugget : float
+        The design's relative tightening m, resolution rho and nugget nu (output
+        units^2 for the last two); the certificate's evidence adds ``design_attempts``
+        (1 unless the design had to be raised after a failed certificate).
 
     Raises
     ------
     ValueError
         On invalid input: wrong shapes, a non-symmetric or indefinite K_XX or V, a
-        Delta that is not positive definite, a margin outside [0, 1e-3].
+        Delta that is not positive semi-definite (with a float margin: not positive
+        definite), a margin outside [0, 1e-3].
+    TypeError
+        If margin is neither None nor a real number.
 
     Notes
     -----
     [TCB] constraint (5), closed form (8) (Theorem 1), kernel form (11) with Theorem 3,
-    sampling §4.1. Certificate: notion ``"posterior-covariance"``; margin
-    ``lambda_min(Delta - K_SX (K_XX + V + Sigma)^{-1} K_XS)`` (output units^2,
-    :func:`privacy_certificate`) recomputed from ``noise_covariance``; tolerance
-    ``CERTIFICATE_RTOL * lambda_min(Delta)``; passed when ``margin >= -tolerance``. See
-    :doc:`/theory/privacy-aware-gp`.
+    sampling §4.1. Certificate: notion ``"posterior-covariance"``, recomputed from
+    ``noise_covariance`` by :func:`privacy_certificate` (for ``Delta + rho I``): margin
+    the relative margin of (5) (dimensionless), tolerance a rigorous bound on its
+    rounding error, passed iff ``margin - tolerance >= 0``. See
+    :doc:`/theory/privacy-aware-gp`, "Certificates in floating point".
 
     Examples
     --------
@@ -252,16 +269,14 @@ class SyntheticNoiseMechanism:
     False
     """
 
-    def __init__(self, K_XX, K_XS, Delta, *, V=None, margin=DESIGN_MARGIN):
+    def __init__(self, K_XX, K_XS, Delta, *, V=None, margin=None):
         margin = _check_margin(margin)
         design = SyntheticNoiseDesign(K_XX, V)
         K_XS = as_matrix(K_XS, "K_XS", shape=(len(design.K_XX), None))
-        Delta = np.asarray(Delta, dtype=float)
-        noise = design.factor(K_XS, (1.0 - margin) * Delta)
-        self._set(design.K_XX, K_XS, Delta, V, noise, margin, None)
+        self._design(design, K_XS, Delta, margin, None)
 
     @classmethod
-    def for_region(cls, kernel, X, S0, alpha, *, V=None, margin=DESIGN_MARGIN):
+    def for_region(cls, kernel, X, S0, alpha, *, V=None, margin=None):
         """Design (11) for a sensitive region represented by a dense finite subset S0.
 
         Parameters
@@ -275,11 +290,12 @@ class SyntheticNoiseMechanism:
             Dense finite subset of the sensitive region.
         alpha : float
             Privacy level in (0, 1): ``Delta = alpha K_{S0,S0}``, so the user's posterior
-            covariance at S0 stays >= ``(1 - alpha) K_{S0,S0}``; smaller is stronger.
+            covariance at S0 stays >= ``(1 - alpha) K_{S0,S0} - rho I``; smaller is
+            stronger.
         V : float or array_like, shape (n, n), optional
             Observation-noise covariance.
-        margin : float
-            Relative design margin in [0, 1e-3] (as the constructor).
+        margin : None or float
+            As the constructor: None for the certified design.
 
         Returns
         -------
@@ -289,29 +305,39 @@ class SyntheticNoiseMechanism:
         Raises
         ------
         ValueError
-            If alpha is outside (0, 1), ``K_{S0,S0}`` is not positive definite (thin
-            S0), or the inputs are invalid.
+            If alpha is outside (0, 1), ``K_{S0,S0}`` is not positive semi-definite, or
+            the inputs are invalid.
 
         Notes
         -----
-        [TCB] §4.2, (11) with ``H = alpha K`` and Theorem 3.
+        [TCB] §4.2, (11) with ``H = alpha K`` and Theorem 3. Near-duplicate points of S0
+        make ``K_{S0,S0}`` numerically singular: the certified design then states the
+        resolution rho, and directions of f(S0) whose prior variance is below ``rho / (1
+        - alpha)`` (``evidence["unprotected_prior_variance"]``) are not protected.
         """
         alpha = open_interval(alpha, "alpha")
         margin = _check_margin(margin)
         K_XX, K_XS = kernel_matrix(kernel, X), kernel_matrix(kernel, X, S0)
-        K_SS = kernel_matrix(kernel, S0)
         design = SyntheticNoiseDesign(K_XX, V)
-        noise = design.factor(K_XS, (1.0 - margin) * alpha * K_SS)
         mechanism = cls.__new__(cls)
-        mechanism._set(design.K_XX, K_XS, alpha * K_SS, V, noise, margin, alpha)
+        mechanism._design(design, K_XS, alpha * kernel_matrix(kernel, S0), margin, alpha)
         return mechanism
 
-    def _set(self, K_XX, K_XS, Delta, V, noise, margin, alpha):
-        self.K_XX, self.K_XS, self.Delta = K_XX, K_XS, Delta
-        self.V = noise_matrix(V, len(K_XX), "V")
-        self.noise_covariance = noise
-        self.margin, self.alpha = margin, alpha
+    def _design(self, design, K_XS, Delta, margin, alpha):
+        self.K_XX, self.K_XS, self.V, self.alpha = design.K_XX, K_XS, design.V, alpha
         self._certificate = None
+        if margin is None:
+            certified = design.certified(K_XS, Delta, alpha=alpha)
+            self.Delta = validated_tolerance(Delta, K_XS.shape[1])[0]
+            self.noise_covariance = certified.noise
+            self.margin, self.resolution = certified.margin, certified.resolution
+            self.nugget = certified.nugget
+            self._certificate = certified.certificate
+            self._certificate.evidence["design_attempts"] = certified.attempts
+        else:
+            self.Delta = np.asarray(Delta, dtype=float)
+            self.noise_covariance = design.factor(K_XS, (1.0 - margin) * self.Delta)
+            self.margin, self.resolution, self.nugget = margin, 0.0, 0.0
 
     @property
     def dim(self):
@@ -324,41 +350,37 @@ class SyntheticNoiseMechanism:
         Returns
         -------
         Certificate
-            Notion ``"posterior-covariance"``; parameters ``sensitive_inputs`` (s) and
-            ``alpha`` when known; margin ``lambda_min(Delta - K_SX (K_XX + V +
-            Sigma)^{-1} K_XS)`` (output units^2); tolerance ``CERTIFICATE_RTOL *
-            lambda_min(Delta)``; evidence: ``lambda_min_Delta``, ``relative_margin``
-            (margin / lambda_min(Delta)), ``noise_trace``, ``noise_rank``, ``rule``.
+            From :func:`privacy_certificate` for ``noise_covariance`` and ``Delta + rho
+            I``: notion ``"posterior-covariance"``; parameters ``sensitive_inputs`` (s)
+            and ``alpha`` when known; margin the relative margin (dimensionless);
+            tolerance a rigorous bound on its rounding error; passed iff ``margin -
+            tolerance >= 0``; evidence as :func:`privacy_certificate`, plus the
+            design's ``design_margin`` and ``nugget``.
 
         Raises
         ------
         ValueError
-            If ``K_XX + V + Sigma`` is not positive definite.
+            If ``Delta + rho I`` is not numerically positive definite.
+
+        Notes
+        -----
+        A certified design computes this certificate for the noise it returns, from the
+        noise itself; :meth:`with_noise` recomputes it for any other noise.
         """
         if self._certificate is None:
-            margin = privacy_certificate(
-                self.K_XX, self.K_XS, self.Delta, self.noise_covariance, self.V
+            self._certificate = posterior_covariance_certificate(
+                self.K_XX,
+                self.K_XS,
+                self.Delta,
+                self.noise_covariance,
+                self.V,
+                self.resolution,
+                self.alpha,
             )
-            smallest = float(np.linalg.eigvalsh(self.Delta)[0])
-            tolerance = CERTIFICATE_RTOL * smallest
-            parameters = {"sensitive_inputs": self.K_XS.shape[1]}
-            if self.alpha is not None:
-                parameters["alpha"] = self.alpha
-            self._certificate = Certificate(
-                notion="posterior-covariance",
-                parameters=parameters,
-                passed=bool(margin >= -tolerance),
-                margin=margin,
-                tolerance=tolerance,
-                evidence={
-                    "lambda_min_Delta": smallest,
-                    "relative_margin": margin / smallest,
-                    "noise_trace": self.noise_covariance.trace,
-                    "noise_rank": self.noise_covariance.rank,
-                    "rule": "margin >= -tolerance (relative tolerance, not a rigorous bound)",
-                },
-            )
-        return self._certificate
+        certificate = self._certificate
+        certificate.evidence.setdefault("design_margin", self.margin)
+        certificate.evidence.setdefault("nugget", self.nugget)
+        return certificate
 
     def release(self, y, *, seed=None):
         """Release ``W = y + Z``, ``Z ~ N(0, Sigma)``, with its certificate.
@@ -425,12 +447,16 @@ class ObfuscationResult:
     Sigma : FactoredCovariance
         Synthetic-noise covariance, factored.
     certificate : float
-        :func:`privacy_certificate` of the release (>= 0 up to round-off).
+        The margin of the release's certificate (relative, dimensionless; >= its
+        tolerance, hence > 0, for a certified design).
+    record : Certificate, optional
+        The full certificate (margin, tolerance, passed, evidence).
     """
 
     W: np.ndarray
     Sigma: FactoredCovariance
     certificate: float
+    record: Certificate = None
 
 
 def obfuscate(kernel, X, y, S0, alpha, V=None, seed=None):
@@ -459,7 +485,8 @@ def obfuscate(kernel, X, y, S0, alpha, V=None, seed=None):
     Returns
     -------
     ObfuscationResult
-        The release W, the factored noise and its certificate.
+        The release W, the factored noise and its certificate (its margin as
+        ``certificate``, the whole Certificate as ``record``).
 
     Raises
     ------
@@ -468,17 +495,13 @@ def obfuscate(kernel, X, y, S0, alpha, V=None, seed=None):
 
     Notes
     -----
-    [TCB] §4.2, (11) with Theorem 3 (with the safety margin of
-    :func:`region_noise_factor`), then the sampling steps of §4.1.
+    [TCB] §4.2, (11) with Theorem 3 (the certified design of
+    :meth:`SyntheticNoiseMechanism.for_region`), then the sampling steps of §4.1.
     """
-    alpha = open_interval(alpha, "alpha")
-    K_XX, K_XS = kernel_matrix(kernel, X), kernel_matrix(kernel, X, S0)
-    Delta = alpha * kernel_matrix(kernel, S0)
-    factor = optimal_noise_factor(K_XX, K_XS, (1.0 - DESIGN_MARGIN) * Delta, V)
-    W = release(y, factor, seed=seed)
-    return ObfuscationResult(
-        W=W, Sigma=factor, certificate=privacy_certificate(K_XX, K_XS, Delta, factor, V)
-    )
+    mechanism = SyntheticNoiseMechanism.for_region(kernel, X, S0, alpha, V=V)
+    W = release(y, mechanism.noise_covariance, seed=seed)
+    record = mechanism.certificate()
+    return ObfuscationResult(W, mechanism.noise_covariance, record.margin, record)
 
 
 def privacy_aware_gp(gp, X, W, Sigma):

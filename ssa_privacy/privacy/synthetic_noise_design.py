@@ -34,16 +34,20 @@ from ssa_privacy._validation import (
     open_interval,
     pd_cholesky,
     psd_matrix,
+    scalar,
     symmetric_matrix,
 )
 from ssa_privacy.gp import kernel_matrix, noise_matrix
+from ssa_privacy.privacy import synthetic_noise_tightening as tightening
 from ssa_privacy.privacy.mechanism import FactoredCovariance
+from ssa_privacy.privacy.synthetic_noise_certificate import posterior_covariance_certificate
+from ssa_privacy.privacy.synthetic_noise_tightening import (  # noqa: F401
+    DESIGN_MARGIN,
+    DESIGN_SAFETY,
+    MAX_DESIGN_MARGIN,
+    CertifiedNoise,
+)
 
-#: Relative safety margin of released designs: they target ``(1 - DESIGN_MARGIN) Delta`` so
-#: that round-off cannot make the certificate of the release negative. Round-off in the
-#: design grows with the condition number of Delta: for the census study (K_SS condition
-#: number 1.3e12) it reaches 6e-9 relative to Delta, so 1e-7 leaves a factor of about 16.
-DESIGN_MARGIN = 1e-7
 #: Use the subset eigensolver when the number of sensitive inputs is at most this fraction of n.
 PARTIAL_EIGENSOLVE_FRACTION = 0.25
 
@@ -56,15 +60,17 @@ def psd_part(A, rank_bound=None):
     A : array_like, shape (n, n)
         Symmetric matrix.
     rank_bound : int, optional
-        Known upper bound on the number of positive eigenvalues. When it is at most
+        Known upper bound on the number of positive eigenvalues (for (8), the inertia
+        bound s). At most ``rank_bound`` eigenpairs, the largest, are kept: further
+        positive eigenvalues are round-off. When it is at most
         ``PARTIAL_EIGENSOLVE_FRACTION * n``, LAPACK's subset eigensolver computes only
         the eigenpairs in ``(0, inf)``; otherwise a dense decomposition is used.
 
     Returns
     -------
     FactoredCovariance
-        Positive eigenvalues and eigenvectors of A; ``method`` is ``"partial"`` (subset
-        eigensolver) or ``"dense"``.
+        Positive eigenvalues and eigenvectors of A (rank <= ``rank_bound``); ``method``
+        is ``"partial"`` (subset eigensolver) or ``"dense"``.
 
     Raises
     ------
@@ -82,7 +88,8 @@ def _psd_part(A, rank_bound):
     """:func:`psd_part` of the symmetric matrix whose lower triangle ``A`` holds.
 
     ``A`` is overwritten (in place when it is Fortran-ordered); its upper triangle is
-    never read.
+    never read. At most ``rank_bound`` eigenpairs are kept (the largest): by the inertia
+    bound, positive eigenvalues beyond it are round-off.
     """
     n = len(A)
     subset = {}
@@ -91,7 +98,9 @@ def _psd_part(A, rank_bound):
     eigenvalues, eigenvectors = linalg.eigh(
         A, lower=True, overwrite_a=True, check_finite=False, **(subset or {"driver": "evd"})
     )
-    keep = eigenvalues > 0
+    keep = np.flatnonzero(eigenvalues > 0)
+    if rank_bound is not None:
+        keep = keep[len(keep) - min(len(keep), rank_bound) :]
     return FactoredCovariance(
         eigenvalues[keep], eigenvectors[:, keep], "partial" if subset else "dense"
     )
@@ -167,13 +176,87 @@ class SyntheticNoiseDesign:
         K_XS = as_matrix(K_XS, "K_XS", shape=(len(self.K_XX), None))
         L_Delta = pd_cholesky(Delta, "Delta", size=K_XS.shape[1])
         B = linalg.solve_triangular(L_Delta, K_XS.T, lower=True, check_finite=False)
-        A = linalg.blas.dsyrk(1.0, B, trans=1, lower=1)
+        return self._minus_prior(linalg.blas.dsyrk(1.0, B, trans=1, lower=1))
+
+    def _minus_prior(self, A):
+        """``A - K_XX - V`` in place, for the lower triangle A in Fortran order."""
         A -= self.K_XX.T  # K_XX is symmetric: its transpose has the Fortran layout of A
         if np.ndim(self.V) == 0:
             A[np.diag_indices_from(A)] -= self.V
         else:
             A -= self.V.T
         return A
+
+    def certified(self, K_XS, Delta, *, alpha=None):
+        """Sigma_opt with a tightening that round-off cannot break, and its certificate.
+
+        Parameters
+        ----------
+        K_XS : array_like, shape (n, s)
+            Prior covariance between the training inputs and the s sensitive inputs.
+        Delta : array_like, shape (s, s)
+            Tolerance (symmetric positive semi-definite, output units^2).
+        alpha : float, optional
+            The privacy level when ``Delta = alpha K_SS`` (recorded in the certificate).
+
+        Returns
+        -------
+        CertifiedNoise
+            The noise ``(K_XS Delta_rho^{-1} K_SX / (1 - m) - K_XX - V)^+ + nu I`` (rank
+            <= s when ``nu = 0``), the margin m, the resolution rho, the nugget nu and the
+            certificate of the noise, which passes.
+
+        Raises
+        ------
+        ValueError
+            On invalid input or a Delta that is not positive semi-definite.
+        RuntimeError
+            If no design could be certified (not expected; the rule has a safety factor
+            of ``DESIGN_SAFETY``).
+
+        Notes
+        -----
+        [TCB] (8) for ``(1 - m) Delta_rho`` with ``Delta_rho = Delta + rho I``. The margin m
+        exceeds ``DESIGN_SAFETY`` times the relative error bound of the whitening by
+        ``Delta_rho`` (from ``DESIGN_MARGIN`` up to ``MAX_DESIGN_MARGIN``; beyond it rho > 0
+        makes Delta_rho well enough conditioned), and the slack ``m lambda_min(K_XX + V)``
+        exceeds the absolute error bound; where it cannot (noiseless data with a smooth
+        kernel) a nugget ``nu I`` of independent noise is added. See
+        :doc:`/theory/privacy-aware-gp`, "Certificates in floating point".
+        """
+        K_XS = as_matrix(K_XS, "K_XS", shape=(len(self.K_XX), None))
+        Delta, smallest = tightening.validated_tolerance(Delta, K_XS.shape[1])
+        margin, whitening = tightening.relative_plan(K_XS, Delta, smallest)
+        errors = tightening.error_scale(self.K_XX, self.V, whitening, margin)
+        margin, nugget = tightening.absolute_plan(self.K_XX, self.V, errors, margin)
+        for attempt in range(1, 5):
+            noise = self._noise(whitening.Y, margin, nugget)
+            certificate = posterior_covariance_certificate(
+                self.K_XX, K_XS, Delta, noise, self.V, whitening.resolution, alpha
+            )
+            if certificate.passed:
+                return tightening.CertifiedNoise(
+                    noise, margin, whitening.resolution, nugget, certificate, attempt
+                )
+            nugget = max(4.0 * nugget, 4.0 * errors)
+            margin = min(2.0 * margin, MAX_DESIGN_MARGIN)
+        raise RuntimeError(
+            "the synthetic-noise design could not be certified in floating point: "
+            f"margin {certificate.margin:.3g} +- {certificate.tolerance:.3g}"
+        )
+
+    def _noise(self, Y, margin, nugget):
+        """``(Y^T Y / (1 - m) - K_XX - V)^+ + nu I`` in factored form (rank <= s if nu = 0)."""
+        A = self._minus_prior(linalg.blas.dsyrk(1.0 / (1.0 - margin), Y, trans=1, lower=1))
+        if nugget == 0.0:
+            return _psd_part(A, rank_bound=len(Y))
+        eigenvalues, eigenvectors = linalg.eigh(
+            A, lower=True, overwrite_a=True, check_finite=False, driver="evd"
+        )
+        kept = np.zeros(len(eigenvalues))
+        positive = np.flatnonzero(eigenvalues > 0)[-len(Y) :]
+        kept[positive] = eigenvalues[positive]
+        return FactoredCovariance(kept + nugget, eigenvectors, "nugget")
 
 
 def kernel_gram_G(K_XS, Delta):
@@ -308,13 +391,16 @@ def uniform_noise_covariance(K_XX, alpha, V=None):
 
 
 def _check_margin(margin):
-    """Validate a relative design margin in [0, 1e-3] (ValueError otherwise)."""
+    """Validate a relative design margin: None (automatic) or a float in [0, 1e-3]."""
+    if margin is None:
+        return None
+    margin = scalar(margin, "margin")
     if not 0.0 <= margin <= 1e-3:
         raise ValueError(f"margin must lie in [0, 1e-3], got {margin!r}")
     return float(margin)
 
 
-def region_noise_factor(kernel, X, S0, alpha, V=None, margin=DESIGN_MARGIN):
+def region_noise_factor(kernel, X, S0, alpha, V=None, margin=None):
     """Sigma_opt for a sensitive region approximated by a dense finite subset S0.
 
     Parameters
@@ -330,23 +416,23 @@ def region_noise_factor(kernel, X, S0, alpha, V=None, margin=DESIGN_MARGIN):
         Privacy level in (0, 1), ``H = alpha K``.
     V : float or array_like, shape (n, n), optional
         Observation-noise covariance.
-    margin : float
-        Relative safety margin in [0, 1e-3]: the design uses ``H = (1 - margin) alpha K``,
-        so that the released data meet (5) with a slack of about
-        ``margin * lambda_min(Delta)`` that round-off cannot erase. The extra noise is
-        that of tightening Delta by the relative amount ``margin``: negligible unless
-        ``K_{S0,S0}`` is badly conditioned. 0 gives exactly (11).
+    margin : None or float
+        None (default): the certified design of
+        :meth:`SyntheticNoiseDesign.certified` (its tightening, resolution and nugget
+        chosen from the certificate's error analysis, so that the release passes its
+        certificate). A float in [0, 1e-3]: the design for ``(1 - margin) alpha K_{S0,S0}``
+        exactly, without resolution or nugget; 0 gives exactly (11).
 
     Returns
     -------
     FactoredCovariance
-        Factored ``(G(S0) - K_XX - V)^+``.
+        Factored ``(G(S0) - K_XX - V)^+`` (tightened as above).
 
     Raises
     ------
     ValueError
-        If alpha is outside (0, 1), ``K_{S0,S0}`` is not positive definite (points too
-        close for the kernel: thin S0), or the inputs are invalid.
+        If alpha is outside (0, 1), ``K_{S0,S0}`` is not positive semi-definite (with a
+        float margin: not positive definite), or the inputs are invalid.
 
     Notes
     -----
@@ -354,12 +440,11 @@ def region_noise_factor(kernel, X, S0, alpha, V=None, margin=DESIGN_MARGIN):
     """
     alpha = open_interval(alpha, "alpha")
     margin = _check_margin(margin)
-    return optimal_noise_factor(
-        kernel_matrix(kernel, X),
-        kernel_matrix(kernel, X, S0),
-        (1.0 - margin) * alpha * kernel_matrix(kernel, S0),
-        V,
-    )
+    K_XX, K_XS = kernel_matrix(kernel, X), kernel_matrix(kernel, X, S0)
+    Delta = alpha * kernel_matrix(kernel, S0)
+    if margin is None:
+        return SyntheticNoiseDesign(K_XX, V).certified(K_XS, Delta, alpha=alpha).noise
+    return optimal_noise_factor(K_XX, K_XS, (1.0 - margin) * Delta, V)
 
 
 def diagonal_noise_covariance(K_XX, K_XS, Delta, V=None):

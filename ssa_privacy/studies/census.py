@@ -19,15 +19,11 @@ from ssa_privacy.attacks import stationary_attack
 from ssa_privacy.baselines import dropout_gp
 from ssa_privacy.data import load_census
 from ssa_privacy.gp import fit_hyperparameters
-from ssa_privacy.output import StudyOutput
-from ssa_privacy.privacy import (
-    privacy_aware_gp,
-    privacy_certificate,
-    region_noise_factor,
-    release,
-)
+from ssa_privacy.output import StudyOutput, transactional
+from ssa_privacy.privacy import SyntheticNoiseMechanism, privacy_aware_gp, release
 from ssa_privacy.studies import _census_figures as figures
 from ssa_privacy.studies import _dp_rows as dp
+from ssa_privacy.studies import _options as opt
 from ssa_privacy.studies._common import mean_std, replication_rng, rmse, stopwatch
 
 DESCRIPTION = (
@@ -73,11 +69,16 @@ def add_arguments(parser):
     """Options of ``ssa-privacy run census``."""
     parser.add_argument(
         "--replications",
-        type=int,
+        type=opt.positive_int,
         default=20,
         help="seeds of the synthetic noise averaged in Table 4 (default 20)",
     )
-    parser.add_argument("--data", help="folder holding the PUMS sample and the split file")
+    parser.add_argument(
+        "--data",
+        type=opt.existing_folder,
+        help="folder holding the PUMS sample and the split file (default: $SSA_PRIVACY_DATA, "
+        "then ../shared/data beside the repository)",
+    )
     parser.add_argument(
         "--split",
         choices=("authors", "random"),
@@ -86,13 +87,13 @@ def add_arguments(parser):
     )
     parser.add_argument(
         "--restarts",
-        type=int,
+        type=opt.positive_int,
         default=3,
         help="optimiser starts of the owner's maximum-likelihood fit",
     )
     parser.add_argument(
         "--attack-restarts",
-        type=int,
+        type=opt.positive_int,
         default=1,
         help="optimiser starts of the Stationary attack (the first from the prior)",
     )
@@ -127,16 +128,15 @@ class Design:
         with stopwatch(self.fit_times, "fit"):
             self.gp = fit_hyperparameters(self.X, data.y_train, restarts=restarts, seed=seed).gp
 
+    def mechanism(self, alpha):
+        """The certified privacy-aware release for level alpha (Sigma_opt and certificate)."""
+        return SyntheticNoiseMechanism.for_region(
+            self.gp.kernel, self.X, self.S0, alpha, V=self.gp.noise
+        )
+
     def factor(self, alpha):
         """Sigma_opt for level alpha, factored."""
-        return region_noise_factor(self.gp.kernel, self.X, self.S0, alpha, V=self.gp.noise)
-
-    def certificate(self, alpha, factor):
-        """Privacy certificate of a release designed by :meth:`factor`."""
-        k = self.gp.kernel
-        return privacy_certificate(
-            k(self.X), k(self.X, self.S0), alpha * k(self.S0), factor, V=self.gp.noise
-        )
+        return self.mechanism(alpha).noise_covariance
 
 
 def replicate(design, seed, replication, attack_restarts):
@@ -145,7 +145,8 @@ def replicate(design, seed, replication, attack_restarts):
     for ia, alpha in enumerate(ALPHAS):
         rng = replication_rng(seed, replication, ia)
         with stopwatch(times, ("privacy-aware", alpha)):
-            factor = design.factor(alpha)
+            mechanism = design.mechanism(alpha)
+            factor = mechanism.noise_covariance
             W = release(design.data.y_train, factor, seed=rng)
             pa_mean, pa_var = privacy_aware_gp(design.gp, design.X, W, factor).predict(
                 design.X_test
@@ -159,9 +160,14 @@ def replicate(design, seed, replication, attack_restarts):
             "W": W,
             "privacy-aware": (pa_mean, pa_var),
             "stationary": (st_mean, st_var),
-            "certificate": design.certificate(alpha, factor),
+            "certificate": mechanism.certificate(),
             "rank": factor.rank,
             "trace": factor.trace,
+            "design": {
+                "margin": mechanism.margin,
+                "resolution": mechanism.resolution,
+                "nugget": mechanism.nugget,
+            },
         }
     out["times"] = times
     return out
@@ -287,6 +293,7 @@ def comparison(rows, replications):
     ]
 
 
+@transactional
 def run(
     out,
     seed=0,
@@ -322,8 +329,9 @@ def run(
     Returns
     -------
     dict
-        Summary: output folder, smallest certificate, whether every DP check passed,
-        the RMSE rows and the privacy-aware vs DP-cloaking comparison (also printed).
+        Summary: output folder, smallest certificate margin, whether every certificate
+        and every DP check passed, the RMSE rows and the privacy-aware vs DP-cloaking
+        comparison (also printed).
 
     Raises
     ------
@@ -369,14 +377,23 @@ def run(
         figures.figure9(design, FIGURE_FEATURES, first, dropout_mean, dp.EPSILONS),
         "figure9_dp_cloaking",
     )
-    certificates = {f"alpha={a}": [r[a]["certificate"] for r in reps] for a in ALPHAS}
+    released = {a: [r[a]["certificate"] for r in reps] for a in ALPHAS}
+    certificates = {
+        f"alpha={a}": [
+            {"margin": c.margin, "tolerance": c.tolerance, "passed": c.passed} for c in cs
+        ]
+        for a, cs in released.items()
+    }
+    margins = [c.margin for cs in released.values() for c in cs]
+    all_passed = all(c.passed for cs in released.values() for c in cs)
     checks = dp_checks(design, cloaking)
     pa_vs_dp = comparison(rows, replications)
     gp = design.gp
     output.write_results(
         rows,
         certificates_per_release=certificates,
-        certificate_min=min(min(v) for v in certificates.values()),
+        certificate_min=min(margins),
+        certificates_passed=all_passed,
         hyperparameters={
             "mean": gp.mean,
             "variance": gp.kernel.variance,
@@ -387,7 +404,15 @@ def run(
         sensitive_training_records=int(design.private.sum()),
         owner_fit_time_s=design.fit_times["fit"][0],
         Sigma_opt={
-            f"alpha={a}": {"rank": reps[0][a]["rank"], "trace": reps[0][a]["trace"]} for a in ALPHAS
+            f"alpha={a}": {
+                "rank": reps[0][a]["rank"],
+                "trace": reps[0][a]["trace"],
+                **reps[0][a]["design"],
+                "unprotected_prior_variance": reps[0][a]["certificate"].evidence.get(
+                    "unprotected_prior_variance"
+                ),
+            }
+            for a in ALPHAS
         },
         constant_predictor_rmse=rmse(
             np.full_like(design.data.y_test, design.data.y_train.mean()), design.data.y_test
@@ -406,7 +431,8 @@ def run(
     )
     return {
         "out": str(output.folder),
-        "certificate_min": min(min(v) for v in certificates.values()),
+        "certificate_min": min(margins),
+        "certificates_passed": all_passed,
         "dp_all_checks_passed": checks["dp_all_checks_passed"],
         "rmse": {dp.row_label(r): r["rmse_mean"] for r in rows},
         "pa_vs_dp": pa_vs_dp,

@@ -19,10 +19,16 @@ from ssa_privacy.attacks import stationary_attack
 from ssa_privacy.baselines import dropout_gp
 from ssa_privacy.gp import RBF, fit_mean_and_variance
 from ssa_privacy.orbits import PlanarJ2Model
-from ssa_privacy.output import StudyOutput
-from ssa_privacy.privacy import privacy_aware_gp, privacy_certificate, region_noise_factor, release
+from ssa_privacy.output import StudyOutput, transactional
+from ssa_privacy.privacy import (
+    SyntheticNoiseMechanism,
+    privacy_aware_gp,
+    region_noise_factor,
+    release,
+)
 from ssa_privacy.privacy.dp_gp import c_delta
 from ssa_privacy.studies import _dp_rows as dp
+from ssa_privacy.studies import _options as opt
 from ssa_privacy.studies import _satellite_figures as figures
 from ssa_privacy.studies._common import mean_std, replication_rng, rmse, stopwatch
 
@@ -75,13 +81,13 @@ def add_arguments(parser):
     """Options of ``ssa-privacy run satellite``."""
     parser.add_argument(
         "--replications",
-        type=int,
+        type=opt.positive_int,
         default=100,
         help="replications for Figures 4-5 (default 100, as the paper)",
     )
     parser.add_argument(
         "--table-seeds",
-        type=int,
+        type=opt.positive_int,
         default=20,
         help="seeds averaged in Table 3 (default 20, as the paper)",
     )
@@ -90,9 +96,6 @@ def add_arguments(parser):
         choices=sorted(KERNEL_CONVENTIONS),
         default="paper",
         help="read l = 1/400 as printed (paper) or as the authors' code did (code)",
-    )
-    parser.add_argument(
-        "--data", help="unused (the study simulates its data); accepted for symmetry"
     )
 
 
@@ -126,18 +129,19 @@ class Design:
 
 
 def privacy_aware_run(design, alpha, c, rng, times):
-    """One release and reconstruction: (W, mean, variance on the dense grid, certificate)."""
+    """One release and reconstruction: (W, mean, variance on the dense grid, certificate).
+
+    The certificate (:meth:`SyntheticNoiseMechanism.certificate`, computed by the certified
+    design from the noise it returns) is a :class:`~ssa_privacy.privacy.Certificate`.
+    """
     y = design.Y[:, c]
     with stopwatch(times, ("privacy-aware", alpha)):
         gp = fit_mean_and_variance(design.X, y, design.kernel, design.zero_mean)
-        factor = region_noise_factor(gp.kernel, design.X, design.S0, alpha)
+        mechanism = SyntheticNoiseMechanism.for_region(gp.kernel, design.X, design.S0, alpha)
+        factor = mechanism.noise_covariance
         W = release(y, factor, seed=rng)
         mean, variance = privacy_aware_gp(gp, design.X, W, factor).predict(design.t)
-    k = gp.kernel
-    certificate = privacy_certificate(
-        k(design.X), k(design.X, design.S0), alpha * k(design.S0), factor
-    )
-    return W, mean, variance, certificate
+    return W, mean, variance, mechanism.certificate()
 
 
 def stationary_run(design, W, rng, times, alpha):
@@ -363,6 +367,7 @@ def distance_to_segment(t):
     return np.maximum(0.0, np.maximum(PRIVATE_SEGMENT[0] - t, t - PRIVATE_SEGMENT[1]))
 
 
+@transactional
 def run(
     out,
     seed=0,
@@ -391,21 +396,24 @@ def run(
         (the paper: 20).
     kernel_convention : {"paper", "code"}
         Reading of the paper's l = 1/400 (see :data:`KERNEL_CONVENTIONS`).
-    data : ignored
-        Accepted for a uniform command line; the study simulates its data.
+    data : None
+        Kept for existing scripts; the study simulates its data, so only None is
+        accepted.
 
     Returns
     -------
     dict
-        Summary: output folder, the smallest certificate, whether every DP check
-        passed, the AVERAGE RMSE rows and the privacy-aware vs DP-cloaking comparison
-        (which is also printed).
+        Summary: output folder, the smallest certificate margin, whether every
+        certificate and every DP check passed, the AVERAGE RMSE rows and the
+        privacy-aware vs DP-cloaking comparison (which is also printed).
 
     Notes
     -----
     [TCB] §5.1, Figures 2-7, Table 3; [SMI] §3 for DP-cloaking; the authors' runs and
     their discrepancies are in :doc:`/theory/privacy-aware-gp`.
     """
+    if data is not None:
+        raise ValueError(f"the satellite study simulates its data: data must be None, got {data!r}")
     replications = positive_int(replications, "replications")
     table_seeds = positive_int(table_seeds, "table_seeds")
     if kernel_convention not in KERNEL_CONVENTIONS:
@@ -440,14 +448,17 @@ def run(
     rows += zero_mean_rows(zero_design, zero_rep)
     certificates = {
         f"alpha={a}": {
-            name: [r["certificate"][a, c] for r in reps] for c, name in enumerate(COMPONENTS)
+            name: [r["certificate"][a, c].margin for r in reps] for c, name in enumerate(COMPONENTS)
         }
         for a in ALPHAS
     }
+    released = [cert for r in reps for cert in r["certificate"].values()]
     figures.write_all(output, design, reps[:replications], dropout, zero_design, zero_rep, ALPHAS)
     figures.write_dp_cloaking(output, design, cloaking, dropout, dp.EPSILONS)
     checks = {**theory_checks(design, reps[:replications]), **dp_checks(design, cloaking)}
     checks["certificate_min"] = min(min(v) for d in certificates.values() for v in d.values())
+    checks["certificates_passed"] = all(cert.passed for cert in released)
+    checks["certificate_tolerance_max"] = max(cert.tolerance for cert in released)
     pa_vs_dp = comparison(rows, table_seeds)
     output.write_results(
         rows,
@@ -470,6 +481,7 @@ def run(
     return {
         "out": str(output.folder),
         "certificate_min": checks["certificate_min"],
+        "certificates_passed": checks["certificates_passed"],
         "dp_all_checks_passed": checks["dp_all_checks_passed"],
         "average_rmse": {dp.row_label(r): r["rmse_mean"] for r in rows if r["output"] == "AVERAGE"},
         "pa_vs_dp": pa_vs_dp,
