@@ -28,57 +28,24 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
-from scipy.linalg import blas, lapack
+from scipy.linalg import blas
 
 from ssa_privacy.privacy.mechanism import Certificate
+from ssa_privacy.privacy.rounding import EXTRA as _EXTRA
+from ssa_privacy.privacy.rounding import INFLATE as _INFLATE
+from ssa_privacy.privacy.rounding import UNIT_ROUNDOFF, cholesky_lower_bound, gamma
 
-#: Unit roundoff of IEEE double precision (rounding to nearest).
-UNIT_ROUNDOFF = 2.0**-53
-#: Every bound is multiplied by this factor to cover the rounding of its own evaluation
-#: (sums and products of at most 1e9 non-negative numbers lose less than 1e-6 relative).
-_INFLATE = 1.001
 #: Factor covering the rounding of a few operations on a main (not error) quantity.
 _ROUND = 1.0 + 16 * UNIT_ROUNDOFF
 #: Largest number of Cholesky tests of the lower end of the margin.
 _MAX_TESTS = 24
 #: Step between the tested margins (the gap below the estimate grows by this factor).
 _STEP = 4.0
-#: Extra roundings allowed per computed entry (a division done as a product with a
-#: computed reciprocal, as optimised BLAS do, and the final store).
-_EXTRA = 2
 
 RULE = (
     "passed iff margin - tolerance >= 0: the exact relative margin of the floating-point "
     "inputs lies in [margin - tolerance, margin + tolerance] (rigorous bound)"
 )
-
-
-def gamma(k):
-    """Higham's ``gamma_k = k u / (1 - k u)`` for double precision.
-
-    Parameters
-    ----------
-    k : int
-        Number of roundings, ``k u < 1/2``.
-
-    Returns
-    -------
-    float
-        The constant bounding ``|prod (1 + delta_i)^{+-1} - 1|`` over k roundings.
-
-    Raises
-    ------
-    ValueError
-        If ``k u >= 1/2``.
-
-    Notes
-    -----
-    Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., Lemma 3.1.
-    """
-    ku = k * UNIT_ROUNDOFF
-    if ku >= 0.5:
-        raise ValueError(f"gamma_k needs k u < 1/2, got k = {k}")
-    return ku / (1.0 - ku)
 
 
 def _rowsum(A):
@@ -90,40 +57,6 @@ def _symmetrized(lower):
     """The symmetric matrix whose lower triangle is the lower triangle of ``lower``."""
     full = np.tril(lower)
     return full + np.tril(full, -1).T
-
-
-def cholesky_lower_bound(A):
-    """A rigorous lower bound on the smallest eigenvalue of A, or None.
-
-    Parameters
-    ----------
-    A : ndarray, shape (n, n)
-        A symmetric floating-point matrix, taken exactly as stored.
-
-    Returns
-    -------
-    float or None
-        ``-gamma_{n+2} / (1 - gamma_{n+2}) * sum_i |a_ii|`` when LAPACK's Cholesky
-        factorisation runs to completion, None when it breaks down.
-
-    Notes
-    -----
-    If the factorisation completes, ``R^T R = A + E`` with ``|E| <= gamma_{n+2} |R^T| |R|``
-    (Higham 2002, Theorem 10.3; its proof uses only the recurrences, in any order of the
-    inner products, so it holds for any symmetric A for which the factorisation completes;
-    two extra roundings cover a division done as a product with a reciprocal). ``|R^T|
-    |R|`` is the Gram matrix of the columns of ``|R|``, so ``||E||_2 <= gamma sum_i
-    ||r_i||^2 <= gamma / (1 - gamma) sum_i a_ii``, and ``A >= -||E||_2 I`` because
-    ``R^T R >= 0``. This is the verification of Rump (2006), BIT 46:433-452.
-    """
-    n = len(A)
-    if n == 0:
-        return 0.0
-    _, info = lapack.dpotrf(A, lower=1, clean=0, overwrite_a=0)
-    if info != 0:
-        return None
-    g = gamma(n + _EXTRA)
-    return -_INFLATE * g / (1.0 - g) * float(np.sum(np.abs(np.diag(A))))
 
 
 @dataclass(frozen=True)
