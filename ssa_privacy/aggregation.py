@@ -231,6 +231,7 @@ def design_fixed_Q(A, C, L, Q, epsilon, delta, convention="exact"):
     Theta = linear_mechanism_noise(
         agents["C"], Sigma, agents["epsilon"], agents["delta"], convention
     )
+    Theta = _certified(Theta, Sigma, agents, convention)
     k = kappa(
         agents["epsilon"],
         agents["delta"],
@@ -249,6 +250,27 @@ def design_fixed_Q(A, C, L, Q, epsilon, delta, convention="exact"):
         convention=convention,
         **_privacy(agents),
     )
+
+
+def _certified(Theta, Sigma, agents, convention):
+    """Each ``Theta_i`` scaled by the least factor that makes agent i's certificate pass.
+
+    See :meth:`~ssa_privacy.privacy.pml_design.LinearGaussianMechanism.certified`: the
+    designs meet (8) to round-off or to the solver's accuracy, the certificate asks for a
+    margin above its rigorous rounding bound.
+    """
+    certified = [
+        LinearGaussianMechanism(
+            agents["C"][i],
+            Sigma[i],
+            Theta[i],
+            agents["epsilon"][i],
+            agents["delta"][i],
+            convention=convention,
+        ).certified()
+        for i in range(len(Theta))
+    ]
+    return np.array([mechanism.Theta for mechanism in certified])
 
 
 def _privacy(agents):
@@ -521,6 +543,7 @@ def design_Q(
     )
     arrays = [np.ascontiguousarray(a) for a in (agents["A"], W, M, lower)]
     Sigma, Theta, worst = _run_chunks(arrays, c, max(1, processes), progress)
+    Theta = _certified(Theta, Sigma, agents, convention)
     Q = Sigma - agents["A"] @ Sigma @ np.swapaxes(agents["A"], -1, -2)
     cost = _costs(agents["L"], Theta)
     return AggregationDesign(

@@ -36,29 +36,29 @@ from ssa_privacy._validation import (
 )
 from ssa_privacy.plants import LTIPlant
 from ssa_privacy.privacy.mechanism import (
-    Certificate,
     FactoredCovariance,
     Release,
     as_factored,
     generator,
 )
+from ssa_privacy.privacy.pml_certificate import pml_certificate
 from ssa_privacy.privacy.pml_leakage import (
     _weight,
     check_epsilon,
     kappa,
     log_det_ratio_bound,
-    minimum_epsilon,
-    mutual_information,
     pml_margin,
 )
 
-#: A designed mechanism must meet its privacy condition to this many nats; also the
-#: tolerance of :meth:`LinearGaussianMechanism.certificate`.
+#: A cvxpy design must meet its privacy condition to this many nats (the solver's check;
+#: :meth:`LinearGaussianMechanism.certified` then makes the rigorous certificate pass).
 DESIGN_ATOL = 1e-6
 #: Clarabel tolerances of the noise designers (default 1e-8): tighter, so that a small
 #: Theta next to a large Sigma_ZZ is still accurate to DESIGN_ATOL nats (one or two more
 #: iterations).
 SOLVER_SETTINGS = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
+#: Largest relative inflation of a designed Theta tried to make its certificate pass.
+INFLATION_LIMIT = 1e-3
 #: The design methods of :meth:`LinearGaussianMechanism.design`.
 METHODS = ("closed-form", "lmi", "logdet")
 
@@ -391,6 +391,7 @@ class LinearGaussianMechanism:
         else:  # validated, kept as given (symmetric up to round-off)
             self.Theta = np.array(noise_covariance, dtype=float)
             psd_matrix(self.Theta, "noise_covariance", m)
+        self.inflation = 1.0
         self._certificate = None
 
     @classmethod
@@ -469,9 +470,10 @@ class LinearGaussianMechanism:
             designer = lmi_mechanism_noise if method == "lmi" else logdet_mechanism_noise
             Theta = designer(Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, convention)
         general = {} if C is not None else dict(Sigma_XZ=Sigma_XZ, Sigma_ZZ=Sigma_ZZ)
-        return cls(
+        mechanism = cls(
             C, Sigma_XX, Theta, epsilon, delta, convention=convention, method=method, **general
         )
+        return mechanism.certified()
 
     def __repr__(self):
         n, m = self.Sigma_XZ.shape
@@ -504,51 +506,74 @@ class LinearGaussianMechanism:
             **general,
         )
 
+    def certified(self):
+        """This mechanism, its noise scaled by the least tried ``1 + tau`` that certifies it.
+
+        A design meets condition (8) to round-off (closed form) or to the solver's
+        accuracy (cvxpy); the rigorous certificate asks for a margin above its rounding
+        bound. :meth:`design` calls this on every design.
+
+        Returns
+        -------
+        LinearGaussianMechanism
+            ``self`` when its certificate passes or cannot be repaired by scaling (a
+            noiseless direction, or no proven bound); otherwise the same mechanism with
+            Theta scaled by ``1 + tau`` (recorded as ``inflation`` and in the
+            certificate's evidence).
+
+        Notes
+        -----
+        Scaling Theta by ``1 + tau`` lowers ``w I`` by at least ``w tau (1 - exp(-2 I)) /
+        2`` to first order (``sum mu_i / (1 + mu_i) >= 1 - prod 1 / (1 + mu_i)`` over the
+        eigenvalues ``mu_i`` of the signal-to-noise matrix), so tau starts at four times
+        the deficit over that rate and doubles, up to ``INFLATION_LIMIT``, until the
+        certificate passes.
+        """
+        certificate = self.certificate()
+        if certificate.passed or not np.isfinite(certificate.margin - certificate.tolerance):
+            return self
+        information = certificate.evidence["mutual_information"]
+        rate = _weight(self.convention) * -np.expm1(-2.0 * information) / 2
+        deficit = certificate.tolerance - certificate.margin
+        tau = max(4.0 * deficit / max(rate, np.finfo(float).tiny), 16 * np.finfo(float).eps)
+        while tau < INFLATION_LIMIT:
+            candidate = self.with_noise(self.noise_covariance.scaled(1.0 + tau))
+            candidate.method, candidate.inflation = self.method, self.inflation * (1.0 + tau)
+            if candidate.certificate().passed:
+                return candidate
+            tau *= 2.0
+        return self
+
     def certificate(self):
         """The (epsilon, delta)-PML guarantee, recomputed from ``noise_covariance``.
 
         Returns
         -------
         Certificate
-            ``notion="pml"``; parameters epsilon, delta and convention. ``margin`` (nats)
-            is :func:`~ssa_privacy.privacy.pml_leakage.pml_margin` of
-            ``(Sigma_XX, Sigma_XZ, Sigma_ZZ + Theta)`` for the Theta of
-            ``noise_covariance``: epsilon minus the (1 - delta)-quantile of the leakage.
-            ``passed`` is ``margin >= -tolerance`` with ``tolerance = DESIGN_ATOL``
-            (1e-6 nats, the accuracy to which the designers meet the condition: the
-            closed form to round-off, the cvxpy designs to Clarabel's tolerance). A noise
-            that leaves a direction of Z noiseless, so that Y determines a combination of
-            X exactly, has an infinite leakage: ``margin = -inf``.
+            From :func:`~ssa_privacy.privacy.pml_certificate.pml_certificate`:
+            ``notion="pml"``; parameters epsilon, delta and convention; ``margin`` (nats)
+            is epsilon minus the (1 - delta)-quantile of the leakage, ``tolerance`` a
+            rigorous bound on its rounding error, ``passed`` iff ``margin - tolerance >=
+            0``. A noise that leaves a direction of Z noiseless, so that Y determines a
+            combination of X exactly, has ``margin = -inf``. The evidence records the
+            design's ``design_inflation`` (1 for a given noise).
 
         Notes
         -----
         [LKC] Theorem 3.3, condition (8), in the chosen convention.
         """
-        if self._certificate is not None:
-            return self._certificate
-        Theta = self.noise_covariance.matrix()
-        parameters = dict(epsilon=self.epsilon, delta=self.delta, convention=self.convention)
-        evidence = {"rule": "margin >= -tolerance", "degrees_of_freedom": self.l}
-        Sigma_YY = self.Sigma_ZZ + Theta
-        try:
-            margin = pml_margin(
-                self.Sigma_XX, self.Sigma_XZ, Sigma_YY, self.epsilon, self.delta, self.convention
+        if self._certificate is None:
+            self._certificate = pml_certificate(
+                self.Sigma_XX,
+                self.Sigma_XZ,
+                self.Sigma_ZZ,
+                self.noise_covariance,
+                self.epsilon,
+                self.delta,
+                self.convention,
+                C=self.C,
+                design_inflation=self.inflation,
             )
-            information = mutual_information(self.Sigma_XX, self.Sigma_XZ, Sigma_YY)
-        except ValueError as error:  # singular Sigma_YY or a canonical correlation of 1
-            margin, information = -np.inf, np.inf
-            evidence["reason"] = str(error)
-        quantile = _weight(self.convention) * information + minimum_epsilon(self.delta, self.l)
-        bound = log_det_ratio_bound(self.epsilon, self.delta, self.l, self.convention)
-        evidence.update(
-            mutual_information=information,
-            leakage_quantile=float(quantile),
-            log_det_ratio=-2.0 * information,
-            required_log_det_ratio=float(bound),
-        )
-        self._certificate = Certificate(
-            "pml", parameters, bool(margin >= -DESIGN_ATOL), float(margin), DESIGN_ATOL, evidence
-        )
         return self._certificate
 
     def release(self, data, *, seed=None):

@@ -103,6 +103,81 @@ def cholesky_lower_bound(A):
     return -INFLATE * g / (1.0 - g) * float(np.sum(np.abs(np.diag(A))))
 
 
+def rowsum(A):
+    """``max_i sum_j |a_ij|`` (``||A||_inf``; bounds ``||A||_2`` for a symmetric A).
+
+    Parameters
+    ----------
+    A : ndarray, shape (p, q)
+        Any matrix.
+
+    Returns
+    -------
+    float
+        The largest absolute row sum (0 for an empty matrix).
+    """
+    return float(np.max(np.sum(np.abs(A), axis=1))) if A.size else 0.0
+
+
+def colsum(A):
+    """``max_j sum_i |a_ij|`` (``||A||_1``).
+
+    Parameters
+    ----------
+    A : ndarray, shape (p, q)
+        Any matrix.
+
+    Returns
+    -------
+    float
+        The largest absolute column sum (0 for an empty matrix).
+    """
+    return float(np.max(np.sum(np.abs(A), axis=0))) if A.size else 0.0
+
+
+def abs_norm2_squared(L):
+    """An upper bound on ``|| |L| ||_2^2``: ``min(||L||_F^2, ||L||_1 ||L||_inf)``.
+
+    Parameters
+    ----------
+    L : ndarray, shape (p, q)
+        Any matrix (typically a Cholesky factor).
+
+    Returns
+    -------
+    float
+        The bound (Higham 2002, (6.12) and Lemma 6.6).
+    """
+    return min(float(np.sum(L**2)), colsum(L) * rowsum(L))
+
+
+def proven_lambda_min(A):
+    """A proven lower bound on the smallest eigenvalue of a stored symmetric matrix.
+
+    Parameters
+    ----------
+    A : ndarray, shape (n, n)
+        Symmetric, taken exactly as stored.
+
+    Returns
+    -------
+    float
+        ``sigma + cholesky_lower_bound(A - sigma I)`` minus the rounding of the shift, for
+        the first of ``sigma = 0.9, 0.5, 0`` times the computed smallest eigenvalue (0 if
+        it is not positive) whose factorisation completes; ``-inf`` if none does.
+    """
+    estimate = float(np.linalg.eigvalsh(A)[0])
+    for fraction in (0.9, 0.5, 0.0):
+        sigma = fraction * estimate if estimate > 0 else 0.0
+        shifted = A.copy()
+        shifted[np.diag_indices_from(shifted)] -= sigma
+        bound = cholesky_lower_bound(shifted)
+        if bound is not None:
+            diagonal = float(np.max(np.abs(np.diag(shifted))))
+            return sigma + bound - INFLATE * UNIT_ROUNDOFF * diagonal
+    return -np.inf
+
+
 def orthogonality_defect(Q):
     """A rigorous upper bound on ``||Q^T Q - I||_2`` for a stored matrix with k columns.
 
@@ -171,7 +246,8 @@ def singular_value_enclosure(K):
 def _chi2_sf(x, l):
     """P[chi^2_l > x] evaluated by mpmath at DIGITS significant digits."""
     with mpmath.workdps(DIGITS):
-        return mpmath.gammainc(mpmath.mpf(l) / 2, mpmath.mpf(x) / 2, mpmath.inf, regularized=True)
+        a, z = mpmath.mpf(int(l)) / 2, mpmath.mpf(float(x)) / 2
+        return mpmath.gammainc(a, z, mpmath.inf, regularized=True)
 
 
 def chi2_quantile_enclosure(delta, l):

@@ -33,7 +33,14 @@ from scipy.linalg import blas
 from ssa_privacy.privacy.mechanism import Certificate
 from ssa_privacy.privacy.rounding import EXTRA as _EXTRA
 from ssa_privacy.privacy.rounding import INFLATE as _INFLATE
-from ssa_privacy.privacy.rounding import UNIT_ROUNDOFF, cholesky_lower_bound, gamma
+from ssa_privacy.privacy.rounding import (
+    UNIT_ROUNDOFF,
+    cholesky_lower_bound,
+    gamma,
+    proven_lambda_min,
+    rowsum,
+)
+from ssa_privacy.privacy.rounding import colsum as _colsum
 
 #: Factor covering the rounding of a few operations on a main (not error) quantity.
 _ROUND = 1.0 + 16 * UNIT_ROUNDOFF
@@ -46,11 +53,6 @@ RULE = (
     "passed iff margin - tolerance >= 0: the exact relative margin of the floating-point "
     "inputs lies in [margin - tolerance, margin + tolerance] (rigorous bound)"
 )
-
-
-def _rowsum(A):
-    """max_i sum_j |A_ij|, an upper bound on ``||A||_2`` for a symmetric A."""
-    return float(np.max(np.sum(np.abs(A), axis=1))) if A.size else 0.0
 
 
 def _symmetrized(lower):
@@ -138,9 +140,9 @@ def whiten(K_XS, Delta, resolution=0.0):
         ) from None
     u = UNIT_ROUNDOFF
     diagonal = float(np.max(np.abs(np.diag(shifted))))
-    norm_L2 = min(float(np.sum(L**2)), float(_colsum(L) * _rowsum(L)))
+    norm_L2 = min(float(np.sum(L**2)), float(_colsum(L) * rowsum(L)))
     e_E = _INFLATE * (gamma(s + _EXTRA) * norm_L2 + u * diagonal)
-    lambda_low = _proven_lambda_min(shifted) - _INFLATE * u * diagonal
+    lambda_low = proven_lambda_min(shifted) - _INFLATE * u * diagonal
     Y = linalg.solve_triangular(L, K_XS.T, lower=True, check_finite=False)
     if lambda_low <= e_E:
         return Whitening(Y, np.inf, np.inf, float(resolution), lambda_low)
@@ -148,24 +150,6 @@ def whiten(K_XS, Delta, resolution=0.0):
     eta = _INFLATE * e_E * inverse_norm2
     theta = _INFLATE * gamma(s + _EXTRA) * np.sqrt(norm_L2 * inverse_norm2)
     return Whitening(Y, eta if eta < 1 else np.inf, theta, float(resolution), lambda_low)
-
-
-def _colsum(A):
-    return float(np.max(np.sum(np.abs(A), axis=0))) if A.size else 0.0
-
-
-def _proven_lambda_min(A):
-    """A proven lower bound on lambda_min of the stored symmetric A (-inf if none)."""
-    estimate = float(np.linalg.eigvalsh(A)[0])
-    u = UNIT_ROUNDOFF
-    for fraction in (0.9, 0.5, 0.0):
-        sigma = fraction * estimate if estimate > 0 else 0.0
-        shifted = A.copy()
-        shifted[np.diag_indices_from(shifted)] -= sigma
-        bound = cholesky_lower_bound(shifted)
-        if bound is not None:
-            return sigma + bound - _INFLATE * u * float(np.max(np.abs(np.diag(shifted))))
-    return -np.inf
 
 
 class _Data:
@@ -200,10 +184,10 @@ class _Data:
             rows_V = abs(float(V))
         else:
             self.C += V
-            rows_V = _rowsum(V)
-        self.rows_KVS = _rowsum(K_XX) + rows_V + _rowsum(Sigma)
-        self.rows_G = _rowsum(self.G)
-        self.rows_C = _rowsum(self.C)
+            rows_V = rowsum(V)
+        self.rows_KVS = rowsum(K_XX) + rows_V + rowsum(Sigma)
+        self.rows_G = rowsum(self.G)
+        self.rows_C = rowsum(self.C)
         self.frob2 = whitening.frob2
         self.g_product = gamma(s + _EXTRA)
         self.g_chol = gamma(n + _EXTRA)
