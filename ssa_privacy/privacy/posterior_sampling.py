@@ -5,7 +5,9 @@ The owner of a private data set ``D = {(x_i, y_i)}`` (inputs in [0, 1], response
 ``GP(m_D, sigma^2 k_D)`` on a grid, for the exponential kernel ``exp(-|x - x'| / l)``
 and an effective ridge r. :class:`PosteriorSamplingMechanism` chooses the scale sigma for
 a target (epsilon, delta), releases, and certifies each release by recomputing the bound
-of Theorem 3.1 at the scale its noise implies. :func:`sample_posterior_paths_exp_1d`
+of Theorem 3.1 at the scale its noise implies, with a rigorous bound on the rounding
+errors of that computation (Loewner scale of the noise enclosed by Cholesky tests, the
+bound enclosed by mpmath). :func:`sample_posterior_paths_exp_1d`
 draws paths by Matheron's rule (the excursion study's sampler),
 :func:`ou_prior_paths` draws exact prior paths, and :func:`gaussian_renyi_divergence`
 gives the exact divergence between two Gaussian releases (to test the bound).
@@ -46,6 +48,7 @@ from ssa_privacy.privacy.posterior_sampling_bound import (  # noqa: F401
     _non_negative,
     _scale,
     delta_for_epsilon,
+    epsilon_enclosure_exp_1d,
     epsilon_for_delta,
     kappa_exp_1d,
     mean_sensitivity_exp_1d,
@@ -54,21 +57,26 @@ from ssa_privacy.privacy.posterior_sampling_bound import (  # noqa: F401
     psi,
     variance_scale_bound,
 )
+from ssa_privacy.privacy.posterior_sampling_certificate import (
+    _design_enclosure,
+    _noise_scale,
+    _posterior_enclosure,
+)
+from ssa_privacy.privacy.rounding import (
+    INFLATE,
+    RULE,
+    UNIT_ROUNDOFF,
+)
 
 #: Scales sigma searched by the design (log-spaced); the smallest that meets the target
 #: is then refined by a root find.
 SIGMA_GRID = np.logspace(-6, 6, 61)
-#: The design aims at ``(1 - DESIGN_RTOL) epsilon``, so that the recomputed bound stays
-#: at or below the target despite the round-off of the implied scale.
+#: The design first aims at ``(1 - DESIGN_RTOL) epsilon``; when the certificate cannot
+#: prove that much margin, the relative margin is raised from its error analysis.
 DESIGN_RTOL = 1e-10
-#: Relative tolerance of the Renyi-DP certificate: a release passes when its margin is at
-#: least ``-RENYI_RTOL * epsilon``. The bound is valid at any order, so the only error is
-#: the floating-point evaluation of its closed form and of the implied scale (about 1e-13
-#: relative); this is a documented tolerance, not a rigorous bound.
-RENYI_RTOL = 1e-9
-#: A noise covariance certifies only if it is ``c`` times the design's covariance to this
-#: relative (Frobenius) accuracy: the bound covers the mechanism's family, nothing else.
-FAMILY_RTOL = 1e-6
+#: Largest relative design margin tried before the design gives up (a posterior
+#: covariance on the grid too ill-conditioned to certify).
+MAX_DESIGN_RTOL = 1e-4
 
 
 def _posterior_weights(K_gX, K_XX, ridge_squared):
@@ -312,23 +320,33 @@ class PosteriorSamplingMechanism:
         ``sigma^2 k_D(grid, grid) + eta^2 k(grid, grid)`` (units of y squared).
     sigma : float
         The scale the mechanism was designed with.
+    design_rtol : float or None
+        The relative margin the design left below the target epsilon (None for a given
+        sigma): ``DESIGN_RTOL``, raised when the certificate could not prove it.
 
     Raises
     ------
     ValueError
-        On invalid arguments, inputs outside [0, 1], or an unreachable target (epsilon
-        at or below the covariance-only limit of the bound).
+        On invalid arguments, inputs outside [0, 1], an unreachable target (epsilon
+        at or below the covariance-only limit of the bound), or a design whose
+        certificate cannot pass (a posterior covariance on the grid too ill-conditioned,
+        e.g. repeated grid points).
 
     Notes
     -----
     [MAC] Theorem 3.1 with Proposition 2 (eta), Proposition 3 (V) and Lemma B.7
     (Delta, 1-D exponential kernel on [0, 1]); L-fold composition and conversion to
-    (epsilon, delta) by eq. (3). Certificate: notion ``"renyi-dp"``; the scale ``c`` of
-    the noise covariance relative to the design's is estimated (Frobenius projection),
-    and the bound is recomputed at ``(sqrt(c) sigma, sqrt(c) eta)``; margin = target
-    epsilon minus that epsilon (nats); tolerance ``RENYI_RTOL * epsilon``; a covariance
-    that is not a multiple of the design's (relative residual above ``FAMILY_RTOL``)
-    fails. See :doc:`/theory/posterior-sampling`.
+    (epsilon, delta) by eq. (3). Certificate: notion ``"renyi-dp"``, proven in floating
+    point: the Loewner scale ``c* = max{c : Sigma >= c S}`` of the stored noise Sigma
+    relative to the exact ``S = sigma^2 k_D + eta^2 k`` is enclosed (Cholesky tests and a
+    Rayleigh quotient, every rounding bounded); the noise must also be proven below
+    ``(1 + FAMILY_RTOL)`` times the lower end (else it is outside the family the
+    theorem covers and fails, margin -inf); the bound is computed at ``(sqrt(c) sigma,
+    sqrt(c) eta)`` for the floating-point estimate c, and enclosed by mpmath at the
+    order found over the enclosure of c* (the bound is decreasing in c at a fixed
+    order). margin = target epsilon minus the computed epsilon (nats); tolerance bounds
+    its distance to the exact margin at that order; passed iff ``margin - tolerance >=
+    0``. See :doc:`/theory/posterior-sampling`, "Certificates in floating point".
 
     Examples
     --------
@@ -366,7 +384,7 @@ class PosteriorSamplingMechanism:
         self.paths = _count(paths, "paths")
         self.eta = _non_negative(eta, "eta")
         self.response_bound = positive(response_bound, "response_bound")
-        self.sigma = self._design_sigma() if sigma is None else positive(sigma, "sigma")
+        sigma = None if sigma is None else positive(sigma, "sigma")
         kernel = Exponential(self.lengthscale)
         X_in, grid_in = as_inputs(self.X), as_inputs(self.grid)
         K_XX, K_gX, K_gg = kernel(X_in), kernel(grid_in, X_in), kernel(grid_in)
@@ -374,6 +392,16 @@ class PosteriorSamplingMechanism:
         posterior = K_gg - self._weights @ K_gX.T
         self._unit_posterior = 0.5 * (posterior + posterior.T)
         self._unit_prior = K_gg
+        self._enclosures = None
+        self.design_rtol = None
+        if sigma is None:
+            self._design()
+        else:
+            self._use_scale(sigma)
+
+    def _use_scale(self, sigma):
+        """Set sigma and the noise ``sigma^2 k_D + eta^2 k`` (factored); clear the certificate."""
+        self.sigma = float(sigma)
         self._design_covariance = self._covariance(self.sigma, self.eta)
         self.noise_covariance = FactoredCovariance.from_matrix(
             self._design_covariance, "the posterior covariance"
@@ -392,9 +420,34 @@ class PosteriorSamplingMechanism:
     def _epsilon_at(self, sigma):
         return self._bound(sigma, self.eta).epsilon(self.delta, self.paths)[0]
 
-    def _design_sigma(self):
-        """The smallest scale in [1e-6, 1e6] whose epsilon is at most the target."""
-        target = (1.0 - DESIGN_RTOL) * self.epsilon
+    def _design(self):
+        """Design sigma for ``(1 - rtol) epsilon``, raising rtol until the certificate passes.
+
+        After a failure the shortfall ``(tolerance - margin) / epsilon`` is added twice
+        (rtol at least quadruples): a lower target raises sigma, and the margin grows
+        by about the added rtol times epsilon.
+        """
+        rtol = DESIGN_RTOL
+        while rtol <= MAX_DESIGN_RTOL:
+            self._use_scale(self._design_sigma(rtol))
+            certificate = self.certificate()
+            if certificate.passed:
+                self.design_rtol = rtol
+                return
+            shortfall = (certificate.tolerance - certificate.margin) / self.epsilon
+            rtol = max(4.0 * rtol, rtol + 2.0 * shortfall)
+        raise ValueError(
+            f"no scale can be certified: the certificate's rounding bound "
+            f"({certificate.tolerance:.3g} nats, noise scale proven in "
+            f"[{certificate.evidence['noise_scale_lower']:.6g}, "
+            f"{certificate.evidence['noise_scale_upper']:.6g}]) exceeds any design margin up "
+            f"to {MAX_DESIGN_RTOL:g} epsilon; the posterior covariance on the grid is too "
+            "ill-conditioned (repeated or nearly repeated grid points?)"
+        )
+
+    def _design_sigma(self, rtol):
+        """The smallest scale in [1e-6, 1e6] whose epsilon is at most ``(1 - rtol)`` epsilon."""
+        target = (1.0 - rtol) * self.epsilon
         values = np.array([self._epsilon_at(s) for s in SIGMA_GRID])
         feasible = np.flatnonzero(values <= target)
         if feasible.size == 0:
@@ -419,43 +472,95 @@ class PosteriorSamplingMechanism:
         return sigma
 
     def certificate(self):
-        """The (epsilon, delta) guarantee, recomputed at the scale the noise implies.
+        """The (epsilon, delta) guarantee, recomputed from the noise, with a rigorous rounding bound.
 
         Returns
         -------
         Certificate
             Notion ``"renyi-dp"``; parameters ``epsilon`` (the target), ``delta``,
             ``order`` (the Renyi order of the conversion), ``paths``; margin = target
-            epsilon minus the recomputed epsilon (nats); evidence: ``epsilon_bound``,
-            ``sigma`` and ``eta`` implied by the noise, ``noise_scale`` c,
-            ``family_residual``, the bound's ``V`` and ``Delta``, ``rule``.
+            epsilon minus the computed epsilon (nats), tolerance a rigorous bound on its
+            distance to the exact margin at that order, passed iff ``margin - tolerance
+            >= 0``; evidence: ``epsilon_bound`` and its enclosure ``epsilon_lower``,
+            ``epsilon_upper``; ``sigma`` and ``eta`` implied by the noise; the noise
+            scale c (``noise_scale``) and its enclosure (``noise_scale_lower``,
+            ``noise_scale_upper``); ``family_residual`` (estimated relative spread of
+            the generalised eigenvalues), ``in_family``; ``design_error`` and
+            ``noise_rounding`` (squared data units); ``cholesky_tests``; the bound's
+            ``V`` and ``Delta``; ``rule``.
+
+        Notes
+        -----
+        See the class Notes and :doc:`/theory/posterior-sampling`, "Certificates in
+        floating point".
         """
         if self._certificate is None:
             self._certificate = self._recompute()
         return self._certificate
 
+    def _exact_covariances(self):
+        """The enclosed unit posterior and prior covariances on the grid (cached)."""
+        if self._enclosures is None:
+            self._enclosures = _posterior_enclosure(self.X, self.grid, self.lengthscale, self.ridge)
+        return self._enclosures
+
     def _recompute(self):
-        noise = self.noise_covariance.matrix()
-        design = self._design_covariance
-        c = float(np.sum(noise * design) / np.sum(design * design))
-        residual = float(np.linalg.norm(noise - c * design) / max(np.linalg.norm(noise), 1e-300))
-        sigma, eta = float(np.sqrt(c) * self.sigma), float(np.sqrt(c) * self.eta)
-        tolerance = RENYI_RTOL * self.epsilon
+        design = _design_enclosure(*self._exact_covariances(), self.sigma, self.eta)
+        scale = _noise_scale(self.noise_covariance, design)
         parameters = {"epsilon": self.epsilon, "delta": self.delta, "paths": self.paths}
-        evidence = {"noise_scale": c, "family_residual": residual, "sigma": sigma, "eta": eta}
-        if residual > FAMILY_RTOL or not c > 0:
-            evidence["rule"] = "noise covariance not a multiple of sigma^2 k_D + eta^2 k: fails"
+        evidence = {
+            "noise_scale": scale.estimate,
+            "noise_scale_lower": scale.lower,
+            "noise_scale_upper": scale.upper,
+            "family_residual": scale.spread,
+            "in_family": scale.in_family,
+            "design_error": scale.design_error,
+            "noise_rounding": scale.noise_error,
+            "cholesky_tests": scale.tests,
+        }
+        if not scale.in_family:
+            evidence["rule"] = (
+                "noise not proven to lie between c and (1 + FAMILY_RTOL) c times "
+                "sigma^2 k_D + eta^2 k: fails"
+            )
             parameters["order"] = float("nan")
-            return Certificate("renyi-dp", parameters, False, -np.inf, tolerance, evidence)
+            return Certificate("renyi-dp", parameters, False, -np.inf, np.inf, evidence)
+        return self._certify(scale, parameters, evidence)
+
+    def _certify(self, scale, parameters, evidence):
+        """The certificate of a noise in the family: the bound at the estimate, enclosed."""
+        c = scale.estimate
+        sigma, eta = float(np.sqrt(c) * self.sigma), float(np.sqrt(c) * self.eta)
         bound = self._bound(sigma, eta)
         epsilon, order = bound.epsilon(self.delta, self.paths)
-        parameters["order"] = float(order)
-        margin = float(self.epsilon - epsilon)
-        evidence.update(epsilon_bound=float(epsilon), V=float(bound.V), Delta=float(bound.Delta))
-        evidence["rule"] = "margin >= -tolerance (relative tolerance, not a rigorous bound)"
-        return Certificate(
-            "renyi-dp", parameters, bool(margin >= -tolerance), margin, tolerance, evidence
+        lower, upper = epsilon_enclosure_exp_1d(
+            order,
+            (scale.lower, scale.upper),
+            n=len(self.X),
+            lengthscale=self.lengthscale,
+            ridge=self.ridge,
+            sigma=self.sigma,
+            eta=self.eta,
+            response_bound=self.response_bound,
+            delta=self.delta,
+            paths=self.paths,
         )
+        margin = float(self.epsilon - epsilon)
+        distance = max(upper - epsilon, epsilon - lower, 0.0)
+        tolerance = INFLATE * distance + 2 * UNIT_ROUNDOFF * abs(margin)
+        parameters["order"] = float(order)
+        evidence.update(
+            sigma=sigma,
+            eta=eta,
+            epsilon_bound=float(epsilon),
+            epsilon_lower=lower,
+            epsilon_upper=upper,
+            V=float(bound.V),
+            Delta=float(bound.Delta),
+            rule=RULE,
+        )
+        passed = bool(margin - tolerance >= 0.0)
+        return Certificate("renyi-dp", parameters, passed, margin, float(tolerance), evidence)
 
     def release(self, y, *, seed=None):
         """Release L posterior paths on the grid for responses y, with the certificate.
@@ -490,7 +595,12 @@ class PosteriorSamplingMechanism:
         rng, seed_keys = generator(seed)
         mean = self._weights @ y
         values = mean + self.noise_covariance.sample(rng, self.paths)
-        details = {"posterior_mean": mean, "sigma": self.sigma, "eta": self.eta}
+        details = {
+            "posterior_mean": mean,
+            "sigma": self.sigma,
+            "eta": self.eta,
+            "design_rtol": self.design_rtol,
+        }
         return Release(values, self.noise_covariance, self.certificate(), seed_keys, details)
 
     def with_noise(self, noise_covariance):
