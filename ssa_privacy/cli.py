@@ -17,7 +17,9 @@ from pathlib import Path
 
 from ssa_privacy import __version__
 from ssa_privacy.output import json_text
-from ssa_privacy.studies import _options, load_study, study_names
+from ssa_privacy.output_set import checkpoint_folder, discard_checkpoints
+from ssa_privacy.runner import Runner
+from ssa_privacy.studies import _options, load_study, study_info, study_names
 
 #: The command's name, which starts every error line.
 PROG = "ssa-privacy"
@@ -51,8 +53,15 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(self.prog, message)
 
 
-def build_parser():
+def build_parser(study=None):
     """Return the argument parser, with one ``run`` sub-command per study.
+
+    Parameters
+    ----------
+    study : str, optional
+        The study whose own options to add (its module is imported); the others get
+        only their description, read without importing them, so that ``--help`` and
+        ``list`` stay fast.
 
     Returns
     -------
@@ -71,32 +80,95 @@ def build_parser():
     studies = run.add_subparsers(dest="study", required=True, metavar="STUDY")
     parser.study_parsers = {}
     for name in study_names():
-        module = load_study(name)
-        sub = studies.add_parser(name, help=module.DESCRIPTION, description=module.DESCRIPTION)
-        sub.add_argument(
-            "--out",
-            type=_options.output_folder,
-            default=str(Path("figures") / name),
-            help=f"output folder, replaced as a whole when the run completes (default: "
-            f"figures/{name}); a folder holding other files is refused",
-        )
-        if getattr(module, "USES_SEED", True):
-            sub.add_argument(
-                "--seed",
-                type=_options.non_negative_int,
-                default=0,
-                help="base random seed, a non-negative integer (default: 0)",
-            )
-        sub.add_argument("--no-progress", action="store_true", help="hide progress bars")
-        sub.add_argument(
-            "--debug",
-            action="store_true",
-            default=argparse.SUPPRESS,
-            help="show the Python traceback of an error",
-        )
-        module.add_arguments(sub)
+        info = study_info(name)
+        sub = studies.add_parser(name, help=info.description, description=info.description)
+        if name == study:
+            _add_common_options(sub, name, info)
+            load_study(name).add_arguments(sub)
         parser.study_parsers[name] = sub
     return parser
+
+
+def _add_common_options(sub, name, info):
+    """The options every study has: output, seed, progress, debug, and the runner's."""
+    sub.add_argument(
+        "--out",
+        type=_options.output_folder,
+        default=str(Path("figures") / name),
+        help=f"output folder, replaced as a whole when the run completes (default: "
+        f"figures/{name}); a folder holding other files is refused",
+    )
+    if info.uses_seed:
+        sub.add_argument(
+            "--seed",
+            type=_options.non_negative_int,
+            default=0,
+            help="base random seed, a non-negative integer (default: 0)",
+        )
+    sub.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    sub.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="show the Python traceback of an error",
+    )
+    if info.uses_runner:
+        _add_runner_options(sub)
+
+
+def _add_runner_options(sub):
+    group = sub.add_argument_group("where the tasks run (results do not depend on it)")
+    where = group.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers",
+        type=_options.positive_int,
+        default=None,
+        help="local worker processes; 1 runs serially (default: the usable cores)",
+    )
+    where.add_argument(
+        "--scheduler",
+        type=_options.scheduler_address,
+        default=None,
+        help="address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786",
+    )
+    where.add_argument(
+        "--dask-local",
+        type=_options.positive_int,
+        default=None,
+        metavar="N",
+        help="start a local Dask cluster of N single-threaded workers",
+    )
+    group.add_argument(
+        "--resume",
+        action="store_true",
+        help="reuse the tasks an interrupted run of the same command stored beside --out",
+    )
+
+
+def _requested_study(argv):
+    """The study named after ``run`` in ``argv``, if any."""
+    if "run" not in argv:
+        return None
+    names = set(study_names())
+    for token in argv[argv.index("run") + 1 :]:
+        if token in names:
+            return token
+        if not token.startswith("-"):
+            return None
+    return None
+
+
+def _runner(options, progress):
+    """Take the runner's options out of ``options`` and build the Runner."""
+    out = Path(options["out"])
+    return Runner(
+        options.pop("workers"),
+        scheduler=options.pop("scheduler"),
+        dask_local=options.pop("dask_local"),
+        progress=progress,
+        checkpoints=checkpoint_folder(out),
+        resume=options.pop("resume"),
+    )
 
 
 def _say(message):
@@ -186,7 +258,7 @@ class _GuardedStream:
 
 def _command(argv, state):
     """Parse ``argv`` and run it; return the exit status."""
-    parser = build_parser()
+    parser = build_parser(_requested_study(argv))
     try:
         args, extras = parser.parse_known_args(argv)
     except UsageError as error:
@@ -203,12 +275,16 @@ def _command(argv, state):
         return EXIT_ERROR
     if command == "list":
         for name in study_names():
-            print(f"{name:16s} {load_study(name).DESCRIPTION}")
+            print(f"{name:16s} {study_info(name).description}")
         return 0
     options.pop("debug", None)
     progress = not options.pop("no_progress")
     try:
+        if study_info(study).uses_runner:
+            options["runner"] = _runner(options, progress)
         summary = load_study(study).run(progress=progress, **options)
+        if "runner" in options:
+            discard_checkpoints(options["runner"].checkpoints)
     except Exception as error:
         if state["debug"]:
             traceback.print_exception(error)

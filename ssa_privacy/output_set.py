@@ -135,8 +135,14 @@ def check_output_folder(folder, name="out"):
     return target
 
 
-def _clean_parts(folder):
-    """Delete the per-file temporaries in ``folder`` left by processes no longer running."""
+def clean_parts(folder):
+    """Delete the per-file temporaries in ``folder`` left by processes no longer running.
+
+    Parameters
+    ----------
+    folder : Path
+        An existing folder.
+    """
     for entry in folder.iterdir():
         match = _PART.match(entry.name)
         if match and entry.is_file() and not (match["pid"] and _alive(int(match["pid"]))):
@@ -288,7 +294,7 @@ def writing_folder(folder):
         if path.exists() and not path.is_dir():
             raise NotADirectoryError(f"out {str(path)!r} is a file, not a folder")
         path.mkdir(parents=True, exist_ok=True)
-        _clean_parts(path)
+        clean_parts(path)
         return path
     target = check_output_folder(path)
     if any(stage.target == target for stage in staged):
@@ -296,3 +302,39 @@ def writing_folder(folder):
     stage = _StagedFolder(target)
     staged.append(stage)
     return stage.staging
+
+
+def checkpoint_folder(folder):
+    """Where a run of a study into ``folder`` keeps its finished tasks for ``--resume``.
+
+    Parameters
+    ----------
+    folder : str or path-like
+        The study's output folder.
+
+    Returns
+    -------
+    Path
+        ``.<name>.checkpoints`` beside the output folder: outside the staging folder, so
+        that it survives an interrupted run, and removed by the command line when a run
+        completes (:func:`discard_checkpoints`).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``folder`` is not a folder name.
+    """
+    path = _folder_name(folder, "out")
+    return path.parent / f".{path.name}.checkpoints"
+
+
+def discard_checkpoints(folder):
+    """Delete a checkpoint folder (after the run it served has completed).
+
+    Parameters
+    ----------
+    folder : Path or None
+        The folder from :func:`checkpoint_folder`; None does nothing.
+    """
+    if folder is not None and Path(folder).exists():
+        _remove(Path(folder))

@@ -204,6 +204,10 @@ class LTIPlant:
         for name, value in (("A", A), ("C", C), ("Q", Q), ("dt", dt), ("system", system)):
             object.__setattr__(self, name, value)
 
+    def __reduce__(self):
+        """Pickle by the matrices (python-control systems hold unpicklable lambdas)."""
+        return (LTIPlant, (self.A, self.C, self.Q, self.dt))
+
     @classmethod
     def from_statespace(cls, sys, process_noise=None):
         """The plant of a discrete-time python-control system driven by Gaussian noise.

@@ -336,6 +336,43 @@ def test_parameter_names_become_the_options_typed(monkeypatch, places, capsys):
     assert error_line(capsys).endswith("--burn-in must lie in [0, steps); --mc-samples")
 
 
+@pytest.mark.parametrize(
+    ("options", "backend", "workers"),
+    [
+        (["--workers", "1"], "serial", 1),
+        (["--workers", "3"], "process-pool", 3),
+        (["--dask-local", "2"], "dask", 2),
+        (["--scheduler", "tcp://127.0.0.1:8786"], "dask", None),
+    ],
+)
+def test_runner_options_choose_the_backend(monkeypatch, places, options, backend, workers):
+    seen = {}
+    monkeypatch.setattr(pml_bounds, "run", lambda **options: seen.update(options) or {"x": 1})
+    assert main(["run", "pml-bounds", "--out", str(places["out"]), *options]) == 0
+    description = seen["runner"].describe()
+    assert description["backend"] == backend and description["workers"] == workers
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--workers", "0"],
+        ["--workers", "1", "--dask-local", "2"],
+        ["--scheduler", "localhost:8786"],
+        ["--dask-local", "-1"],
+    ],
+)
+def test_bad_runner_options_are_one_line_errors(places, options, capsys):
+    assert main(["run", "pml-bounds", "--out", str(places["out"]), *options]) == EXIT_ERROR
+    line = error_line(capsys)
+    assert any(word in line for word in ("--workers", "--dask-local", "--scheduler"))
+
+
+def test_studies_without_tasks_offer_no_runner_options(places, capsys):
+    assert main(["run", "example1", "--out", str(places["out"]), "--workers", "2"]) == EXIT_ERROR
+    assert "unrecognized arguments: --workers 2" in error_line(capsys)
+
+
 def test_interrupt_exits_130_with_one_line(monkeypatch, places, capsys):
     monkeypatch.setattr(example1, "run", _fake_run(KeyboardInterrupt()))
     assert main(["run", "example1", "--out", str(places["out"])]) == EXIT_INTERRUPTED
@@ -347,6 +384,9 @@ def test_options_reach_the_study_validated(monkeypatch, places, capsys):
     monkeypatch.setattr(pml_bounds, "run", lambda **options: seen.update(options) or {"x": 1})
     arguments = ["--out", str(places["out"]), "--seed", "3", "--epsilons", "5,6.5"]
     assert main(["run", "pml-bounds", *arguments, "--no-progress", "--runs", "4"]) == 0
+    runner = seen.pop("runner")
+    assert runner.backend == "process-pool" or runner.workers == 1
+    assert runner.checkpoints == places["out"].parent / f".{places['out'].name}.checkpoints"
     assert seen == {
         "out": places["out"],
         "seed": 3,

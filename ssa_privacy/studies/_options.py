@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from ssa_privacy.output import check_output_folder
+from ssa_privacy.runner import SCHEDULER_PATTERN
 
 
 def _integer(text, what):
@@ -271,3 +272,27 @@ def existing_folder(text):
     if not os.access(folder, os.R_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"folder {text!r} cannot be read")
     return folder
+
+
+def scheduler_address(text):
+    """Return ``text`` as the address of a Dask scheduler (``--scheduler``).
+
+    Parameters
+    ----------
+    text : str
+        The address, e.g. ``tcp://10.0.0.5:8786``.
+
+    Returns
+    -------
+    str
+        The address.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        If it is not of the form ``PROTOCOL://HOST:PORT`` (tcp, tls, ws, wss, ucx,
+        inproc).
+    """
+    if not SCHEDULER_PATTERN.match(text):
+        raise argparse.ArgumentTypeError(f"expected an address like tcp://HOST:PORT, got {text!r}")
+    return text

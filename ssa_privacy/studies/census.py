@@ -21,11 +21,13 @@ from ssa_privacy.data import load_census
 from ssa_privacy.gp import fit_hyperparameters
 from ssa_privacy.output import StudyOutput, transactional
 from ssa_privacy.privacy import SyntheticNoiseMechanism, privacy_aware_gp, release
+from ssa_privacy.runner import Runner, Task
 from ssa_privacy.studies import _census_figures as figures
 from ssa_privacy.studies import _dp_rows as dp
 from ssa_privacy.studies import _options as opt
 from ssa_privacy.studies._common import mean_std, replication_rng, rmse, stopwatch
 
+USES_RUNNER = True
 DESCRIPTION = (
     "[TCB] 5.2: privacy-aware GP and DP-cloaking of census income, PUMS data (Figs 8-9; Table 4)"
 )
@@ -140,7 +142,11 @@ class Design:
 
 
 def replicate(design, seed, replication, attack_restarts):
-    """All alphas for one seed: released data, predictions, certificates and times."""
+    """All alphas for one seed: released data, predictions, certificates and times.
+
+    One task of the runner; its random numbers come from ``default_rng([seed,
+    replication, alpha_index])``.
+    """
     times, out = {}, {}
     for ia, alpha in enumerate(ALPHAS):
         rng = replication_rng(seed, replication, ia)
@@ -303,6 +309,7 @@ def run(
     split="authors",
     restarts=3,
     attack_restarts=1,
+    runner=None,
 ):
     """Run the census study; write Figures 8-9 and Table 4 into ``out``; print PA vs DP.
 
@@ -325,6 +332,10 @@ def run(
         Train/test split (see :func:`ssa_privacy.data.load_census`).
     restarts, attack_restarts : int
         Optimiser starts of the owner's and the attacker's maximum-likelihood fits.
+    runner : Runner, optional
+        Runs the replications (one task each; default: serially in this process).
+        Results do not depend on it; ``results.json`` records it and each task's seed
+        keys.
 
     Returns
     -------
@@ -358,10 +369,15 @@ def run(
     }
     output = StudyOutput(out, "census", params)
     design = Design(load_census(data, split=split, seed=seed), restarts, seed)
-    reps = [
-        replicate(design, seed, i, attack_restarts)
-        for i in tqdm(range(replications), desc="census", disable=not progress)
+    runner = Runner(workers=1, progress=progress) if runner is None else runner
+    tasks = [
+        Task(key=("replication", i), arguments={"replication": i}, seed_keys=(seed, i))
+        for i in range(replications)
     ]
+    shared = {"design": design, "seed": seed, "attack_restarts": attack_restarts}
+    fingerprint = (params, str(data))
+    reps = runner.map(replicate, tasks, shared=shared, name="census", fingerprint=fingerprint)
+    output.parameters["runner"] = runner.describe()
     cloaking = dp_cloaking_runs(design, seed, replications, progress)
     dropout_times = {}
     with stopwatch(dropout_times, "dropout"):

@@ -24,7 +24,6 @@ against ``1 - delta``.
 import functools
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from ssa_privacy._validation import (
     as_finite_array,
@@ -32,7 +31,6 @@ from ssa_privacy._validation import (
     nonempty,
     open_interval,
     positive_int,
-    random_generator,
 )
 from ssa_privacy.estimation import empirical_error_covariance, error_covariance_bounds, steady_state
 from ssa_privacy.output import StudyOutput, transactional
@@ -44,8 +42,10 @@ from ssa_privacy.privacy.pml_leakage import (
     monte_carlo_leakage_probability,
 )
 from ssa_privacy.privacy.pml_plant import design_noise
+from ssa_privacy.runner import Runner, Task
 from ssa_privacy.studies import _options as opt
 
+USES_RUNNER = True
 DESCRIPTION = (
     "[LKC] §4: Kalman error covariance vs PML bounds (28)-(29) and P[l <= eps] over epsilon"
 )
@@ -109,6 +109,13 @@ def add_arguments(parser):
 def _design(plant, method, convention, epsilon, delta):
     """The designed Theta (dense, as the design returned it)."""
     return design_noise(plant, epsilon, delta, method=METHODS[method], convention=convention).Theta
+
+
+def _case(plant, name, epsilon, delta, options, seed_keys):
+    """One task of the runner: design ``name`` at ``epsilon``, its Theta and results row."""
+    Theta = _design(plant, *DESIGNS[name], epsilon, delta)
+    rng = np.random.default_rng(list(seed_keys))
+    return Theta, _row(plant, name, epsilon, delta, Theta, options, rng)
 
 
 def _row(plant, name, epsilon, delta, Theta, options, rng):
@@ -272,12 +279,15 @@ def run(
     delta=0.01,
     epsilons=DEFAULT_EPSILONS,
     mc_samples=400_000,
+    runner=None,
 ):
     """Run the study; write design.json, results.csv/json and the two figures into ``out``.
 
     Every option is checked before anything is written (runs >= 2, steps >= 1,
     ``0 <= burn_in < steps``, delta in (0, 1), epsilons above condition (9) for l = 2,
-    mc_samples >= 1, seed a non-negative integer).
+    mc_samples >= 1, seed a non-negative integer). Each (epsilon, design) pair is one
+    task of ``runner`` (default: serial), with random numbers from ``default_rng([seed,
+    task index])``; results do not depend on the runner.
     """
     runs, steps = positive_int(runs, "runs"), positive_int(steps, "steps")
     if runs < 2:
@@ -291,7 +301,7 @@ def run(
     )
     check_epsilon(np.array(epsilons), delta, np.linalg.matrix_rank(C_PLANT))
     mc_samples = positive_int(mc_samples, "mc_samples")
-    rng = random_generator(seed)
+    seed = non_negative_int(seed, "seed")
     options = dict(runs=runs, steps=steps, burn_in=burn_in, mc_samples=mc_samples)
     parameters = dict(
         seed=seed, delta=delta, epsilons=list(epsilons), A=A_PLANT, C=C_PLANT, Q=Q_PLANT, **options
@@ -299,10 +309,22 @@ def run(
     output = StudyOutput(out, "pml-bounds", parameters)
     plant = LTIPlant(A_PLANT, C_PLANT, Q_PLANT)
     cases = [(eps, name) for eps in epsilons for name in DESIGNS]
-    rows, thetas = [], {name: {} for name in DESIGNS}
-    for eps, name in tqdm(cases, desc="epsilon x design", disable=not progress):
-        Theta = thetas[name][str(eps)] = _design(plant, *DESIGNS[name], eps, delta)
-        rows.append(_row(plant, name, eps, delta, Theta, options, rng))
+    tasks = [
+        Task(
+            ("epsilon", eps, "design", name),
+            {"epsilon": eps, "name": name, "seed_keys": keys},
+            keys,
+        )
+        for index, (eps, name) in enumerate(cases)
+        for keys in [(seed, index)]
+    ]
+    runner = Runner(workers=1, progress=progress) if runner is None else runner
+    shared = {"plant": plant, "delta": delta, "options": options}
+    results = runner.map(_case, tasks, shared=shared, name="pml-bounds", fingerprint=parameters)
+    output.parameters["runner"] = runner.describe()
+    rows, thetas = [row for _, row in results], {name: {} for name in DESIGNS}
+    for (eps, name), (Theta, _) in zip(cases, results, strict=True):
+        thetas[name][str(eps)] = Theta
     output.write_json(
         "design.json",
         {

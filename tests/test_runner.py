@@ -1,0 +1,148 @@
+"""The runner: identical results on every backend, resumable, and the CLI's lazy imports."""
+
+import ast
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ssa_privacy.runner import Runner, Task
+from ssa_privacy.studies import pml_bounds
+
+SMALL = dict(runs=3, steps=30, burn_in=5, epsilons=(5.5, 7.0), mc_samples=2000)
+
+
+def noisy_sum(seed_keys, size, scale):
+    """A task whose result depends on its seed keys only."""
+    return float(np.random.default_rng(list(seed_keys)).standard_normal(size).sum() * scale)
+
+
+def fragile(index, stop_at, ledger):
+    """Append to a ledger, and fail at ``stop_at`` (an interrupted run)."""
+    with open(ledger, "a") as stream:
+        stream.write(f"{index}\n")
+    if index == stop_at:
+        raise KeyboardInterrupt
+    return index * index
+
+
+def _tasks(n):
+    return [Task(("i", i), {"seed_keys": (7, i), "size": 50}, (7, i)) for i in range(n)]
+
+
+def test_backends_agree_and_keep_task_order():
+    serial = Runner(workers=1, progress=False).map(noisy_sum, _tasks(5), shared={"scale": 2.0})
+    pool = Runner(workers=2, progress=False).map(noisy_sum, _tasks(5), shared={"scale": 2.0})
+    expected = [noisy_sum((7, i), 50, 2.0) for i in range(5)]
+    assert serial == pool == expected
+
+
+def test_resume_recomputes_nothing_it_has(tmp_path):
+    ledger = tmp_path / "ledger.txt"
+    tasks = [Task(("i", i), {"index": i}) for i in range(6)]
+    shared = {"stop_at": 3, "ledger": str(ledger)}
+    first = Runner(workers=1, progress=False, checkpoints=tmp_path / "ckpt")
+    with pytest.raises(KeyboardInterrupt):
+        first.map(fragile, tasks, shared=shared, name="sweep")
+    assert ledger.read_text().split() == ["0", "1", "2", "3"]
+    resumed = Runner(workers=1, progress=False, checkpoints=tmp_path / "ckpt", resume=True)
+    shared["stop_at"] = -1
+    # the shared arguments are part of what a stored result depends on only if they are
+    # in the fingerprint: here they are not, so tasks 0-2 are reused
+    results = resumed.map(fragile, tasks, shared=shared, name="sweep")
+    assert results == [i * i for i in range(6)]
+    assert ledger.read_text().split() == ["0", "1", "2", "3", "3", "4", "5"]
+    assert [t["resumed"] for t in resumed.describe()["tasks"]["sweep"]] == [True] * 3 + [False] * 3
+
+
+def test_a_changed_fingerprint_recomputes(tmp_path):
+    ledger = tmp_path / "ledger.txt"
+    tasks = [Task(("i", i), {"index": i}) for i in range(2)]
+    shared = {"stop_at": -1, "ledger": str(ledger)}
+    Runner(1, progress=False, checkpoints=tmp_path).map(
+        fragile, tasks, shared=shared, fingerprint=1
+    )
+    again = Runner(1, progress=False, checkpoints=tmp_path, resume=True)
+    again.map(fragile, tasks, shared=shared, fingerprint=2)
+    assert ledger.read_text().split() == ["0", "1", "0", "1"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "words"),
+    [
+        (dict(workers=0), ValueError, "workers"),
+        (dict(workers=True), TypeError, "workers"),
+        (dict(workers=1.5), TypeError, "workers"),
+        (dict(dask_local=0), ValueError, "dask_local"),
+        (dict(scheduler="localhost"), ValueError, "scheduler"),
+        (dict(scheduler="tcp://a:1", dask_local=2), ValueError, "not both"),
+        (dict(resume=True), ValueError, "checkpoints"),
+    ],
+)
+def test_bad_runner_options_are_named(kwargs, error, words):
+    with pytest.raises(error, match=words):
+        Runner(**kwargs)
+
+
+def test_bad_tasks_are_refused():
+    runner = Runner(1, progress=False)
+    with pytest.raises(ValueError, match="share the key"):
+        runner.map(noisy_sum, [Task(("a",)), Task(("a",))])
+    with pytest.raises(TypeError, match="Task"):
+        runner.map(noisy_sum, [("a",)])
+    with pytest.raises(ValueError, match="name"):
+        runner.map(noisy_sum, [], name="a/b")
+
+
+def _rows(folder):
+    with open(folder / "results.csv") as stream:
+        return list(csv.DictReader(stream))
+
+
+@pytest.fixture(scope="module")
+def serial_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("serial")
+    pml_bounds.run(out, 3, False, runner=Runner(workers=1, progress=False), **SMALL)
+    return out
+
+
+def test_a_study_on_a_two_worker_local_dask_cluster_matches_the_serial_run(serial_run, tmp_path):
+    pytest.importorskip("distributed")
+    runner = Runner(dask_local=2, progress=False)
+    pml_bounds.run(tmp_path, 3, False, runner=runner, **SMALL)
+    assert _rows(tmp_path) == _rows(serial_run)
+    record = json.loads((tmp_path / "results.json").read_text())["parameters"]["runner"]
+    assert record["backend"] == "dask" and record["workers"] == 2
+    assert [t["seed_keys"] for t in record["tasks"]["pml-bounds"]] == [[3, i] for i in range(6)]
+
+
+def test_a_study_on_a_process_pool_matches_the_serial_run(serial_run, tmp_path):
+    pml_bounds.run(tmp_path, 3, False, runner=Runner(workers=2, progress=False), **SMALL)
+    assert _rows(tmp_path) == _rows(serial_run)
+
+
+def test_help_and_list_do_not_import_the_numerical_stack():
+    code = (
+        "import sys; from ssa_privacy.cli import main; main(['list']); "
+        "heavy = [m for m in ('cvxpy', 'control', 'scipy', 'matplotlib') if m in sys.modules]; "
+        "print(heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_documented_sweep_runs_as_written(tmp_path):
+    text = (Path(__file__).parents[1] / "docs" / "cli.rst").read_text()
+    block = text[text.index("   # sweep.py") : text.index("``Runner(dask_local=2)``")]
+    (tmp_path / "sweep.py").write_text("\n".join(line[3:] for line in block.splitlines()))
+    out = subprocess.run(
+        [sys.executable, "sweep.py"], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    results = ast.literal_eval(out.stdout.strip().splitlines()[-1])
+    assert [epsilon for epsilon, _, _ in results] == [5.0, 6.0, 8.0]
+    traces = [trace for _, trace, _ in results]
+    assert traces == sorted(traces, reverse=True) and all(passed for *_, passed in results)
