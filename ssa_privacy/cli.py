@@ -158,6 +158,13 @@ def _requested_study(argv):
     return None
 
 
+def _use_file_backend():
+    """Draw figures without a screen (set once, before a study is imported)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+
+
 def _runner(options, progress):
     """Take the runner's options out of ``options`` and build the Runner."""
     out = Path(options["out"])
@@ -279,6 +286,7 @@ def _command(argv, state):
         return 0
     options.pop("debug", None)
     progress = not options.pop("no_progress")
+    _use_file_backend()
     try:
         if study_info(study).uses_runner:
             options["runner"] = _runner(options, progress)

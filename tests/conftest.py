@@ -1,4 +1,4 @@
-"""Shared test configuration: the hypothesis profiles.
+"""Shared test configuration: the hypothesis profiles and a screenless plotting backend.
 
 Two profiles, chosen by the environment variable ``HYPOTHESIS_PROFILE`` (default
 ``"default"``):
@@ -17,7 +17,11 @@ A property test takes its number of examples from the profile when it does not p
 
 import os
 
+import matplotlib
 from hypothesis import HealthCheck, settings
+
+# The studies draw their figures into files; the command line sets this backend itself.
+matplotlib.use("Agg")
 
 #: Examples per property test in the everyday run.
 DEFAULT_EXAMPLES = 50

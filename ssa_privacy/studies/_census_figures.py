@@ -1,8 +1,5 @@
 """Figures of the census study ([TCB] Figures 8 and 9)."""
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from ssa_privacy.studies._common import METHOD_COLOURS as COLOURS

@@ -6,9 +6,6 @@ stay >= 0.5 (Delta = 0.5). The optimal synthetic noise (8) is compared with the 
 diagonal (independent) noise, found by an SDP.
 """
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
