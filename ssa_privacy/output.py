@@ -15,6 +15,7 @@ JSON text. Files are created with the permissions the umask allows.
 """
 
 import csv
+import importlib.metadata
 import io
 import json
 import os
@@ -30,6 +31,7 @@ from ssa_privacy import __version__
 from ssa_privacy.output_set import (  # noqa: F401 (re-exported: the studies import them here)
     RESULTS_FILE,
     check_output_folder,
+    current_call,
     output_transaction,
     transactional,
     writing_folder,
@@ -84,6 +86,51 @@ def write_text_atomic(path, text):
     """
     with atomic_path(path) as temporary:
         temporary.write_text(text, encoding="utf-8")
+
+
+#: The main dependencies whose installed versions every results.json records.
+DEPENDENCIES = (
+    "numpy",
+    "scipy",
+    "control",
+    "cvxpy",
+    "clarabel",
+    "filterpy",
+    "matplotlib",
+    "sgp4",
+    "mpmath",
+    "dask",
+    "distributed",
+)
+
+
+def dependency_versions():
+    """Installed versions of the main dependencies (None for one not installed).
+
+    Returns
+    -------
+    dict
+        Distribution name to version string, from the installed metadata.
+    """
+    versions = {}
+    for name in DEPENDENCIES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def _recorded_call():
+    call = current_call()
+    if call is None:
+        return None
+    plain = (str, int, float, bool, type(None), list, tuple, dict, Path, np.ndarray, np.generic)
+    return {
+        name: value if isinstance(value, plain) else repr(value)
+        for name, value in call.items()
+        if name not in ("runner", "progress")
+    }
 
 
 def _jsonable(value):
@@ -295,7 +342,9 @@ class StudyOutput:
         Returns
         -------
         dict
-            Study name, package and dependency versions, creation time (UTC) and the
+            Study name, package and dependency versions, creation time (UTC), the
+            arguments of the study's ``run`` as called (:func:`~ssa_privacy.output_set.
+            current_call`; the runner is recorded under ``parameters.runner``) and the
             run's parameters.
         """
         return {
@@ -304,7 +353,9 @@ class StudyOutput:
             "version": __version__,
             "python": platform.python_version(),
             "numpy": np.__version__,
+            "dependencies": dependency_versions(),
             "created_utc": datetime.now(UTC).isoformat(timespec="seconds"),
+            "call": _recorded_call(),
             "parameters": self.parameters,
         }
 

@@ -23,6 +23,7 @@ allows. See :doc:`/cli` for the command line's view of it.
 
 import contextvars
 import functools
+import inspect
 import os
 import re
 import secrets
@@ -38,6 +39,7 @@ _PART = re.compile(r"\.(?P<name>.+)\.(?:(?P<pid>\d+)-[0-9a-f]{8}|[a-z0-9_]{8})\.
 #: Temporary folders beside a target ``<name>``: ``.<name>.<kind>-<pid>-<token>``.
 _BESIDE = re.compile(r"(?P<kind>staging|old)-(?P<pid>\d+)-[0-9a-f]{8}\Z")
 _ACTIVE = contextvars.ContextVar("ssa_privacy_output_sets", default=None)
+_CALL = contextvars.ContextVar("ssa_privacy_study_call", default=None)
 
 
 def _token():
@@ -245,7 +247,7 @@ def output_transaction():
 
 
 def transactional(function):
-    """Decorate a study's ``run`` so that its output is written as a set.
+    """Decorate a study's ``run``: its output is written as a set, its call recorded.
 
     Parameters
     ----------
@@ -255,15 +257,36 @@ def transactional(function):
     Returns
     -------
     callable
-        ``function`` run inside :func:`output_transaction`.
+        ``function`` run inside :func:`output_transaction`, with its bound arguments
+        available to :func:`current_call` (and so recorded in ``results.json``).
     """
+
+    signature = inspect.signature(function)
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
-        with output_transaction():
-            return function(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        token = _CALL.set(dict(bound.arguments))
+        try:
+            with output_transaction():
+                return function(*args, **kwargs)
+        finally:
+            _CALL.reset(token)
 
     return wrapper
+
+
+def current_call():
+    """The arguments of the study run in progress, as called (defaults filled in).
+
+    Returns
+    -------
+    dict or None
+        Parameter name to value for the innermost :func:`transactional` run, None
+        outside one.
+    """
+    return _CALL.get()
 
 
 def writing_folder(folder):
