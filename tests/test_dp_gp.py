@@ -380,7 +380,9 @@ def test_selection_check_fails_on_a_wrong_sensitivity(monkeypatch):
     kwargs = dict(epsilon=1.0, sensitivity=2.0, folds=2, seed=7)
     honest = hyperparameters.select_hyperparameters(X, y, [1.0, 3.0], [0.1, 0.5], **kwargs)
     assert honest.check.passed
-    assert honest.check.evidence["epsilon_achieved"] == pytest.approx(1.0, rel=1e-9)
+    margin = honest.check.evidence["selection_margin"]
+    assert margin == hyperparameters.SELECTION_MARGIN  # public, not fitted to the data
+    assert honest.check.evidence["epsilon_achieved"] == pytest.approx(1.0 - margin, rel=1e-12)
     calibrate = hyperparameters._utility_sensitivity
     monkeypatch.setattr(hyperparameters, "_utility_sensitivity", lambda s: 0.5 * calibrate(s))
     wrong = hyperparameters.select_hyperparameters(X, y, [1.0, 3.0], [0.1, 0.5], **kwargs)
@@ -391,8 +393,11 @@ def test_selection_check_fails_on_a_wrong_sensitivity(monkeypatch):
 def test_selection_check_rejects_probabilities_not_of_the_exponential_form():
     utilities = np.array([-3.0, -2.0, -1.0])
     probabilities = np.array([0.2, 0.3, 0.5])  # log p is not linear in u
-    certificate = hyperparameters._selection_certificate(utilities, probabilities, np.ones(3), 10.0)
+    certificate = hyperparameters._selection_certificate(
+        utilities, probabilities, np.ones(3), 10.0, 3.0
+    )
     assert not certificate.passed and certificate.evidence["fit_residual"] > 1e-3
+    assert certificate.tolerance == np.inf  # provably not of that form: nothing certified
 
 
 # --------------------------------------------------------------------------------------

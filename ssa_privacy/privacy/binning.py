@@ -24,7 +24,7 @@ from ssa_privacy._validation import (
     scalar,
 )
 from ssa_privacy.gp import GaussianProcess, as_inputs
-from ssa_privacy.privacy.dp_release import CHECK_RTOL, PrivacyCheck, _generator
+from ssa_privacy.privacy.dp_release import PrivacyCheck, _generator
 from ssa_privacy.privacy.mechanism import (
     Certificate,
     FactoredCovariance,
@@ -33,9 +33,12 @@ from ssa_privacy.privacy.mechanism import (
     data_vector,
     generator,
 )
+from ssa_privacy.privacy.rounding import INFLATE, RULE, UNIT_ROUNDOFF, gamma
 
-#: Relative slack of the certificate of :class:`LaplaceBinningMechanism` on epsilon.
-LAPLACE_RTOL = 1e-12
+#: Relative inflation of the calibrated Laplace scales, ``d / (n_b epsilon) (1 + 32 u)``:
+#: it exceeds the rounding of the calibration and of the covariance (about 4 u) plus the
+#: certificate's bound on its own rounding (about 11 u), see :func:`_laplace_scales`.
+SCALE_INFLATION = 32 * UNIT_ROUNDOFF
 _DESCRIPTION = "Laplace bin means, parallel composition over disjoint bins"
 
 
@@ -52,7 +55,8 @@ class BinnedRelease:
     values : ndarray, shape (B,)
         DP bin means (units of y); NaN for empty bins (nothing released).
     laplace_scales : ndarray, shape (B,)
-        Laplace scale ``d / (n_b epsilon)`` per bin (NaN for empty bins).
+        Laplace scale drawn with per bin, ``sqrt(Sigma_bb / 2)`` of the noise covariance:
+        ``d / (n_b epsilon) (1 + SCALE_INFLATION)`` when calibrated (NaN for empty bins).
     check : PrivacyCheck
         Pure epsilon-DP by parallel composition over disjoint bins.
     """
@@ -114,8 +118,19 @@ def _bin_index(X, edges):
 
 
 def _laplace_scales(counts, epsilon, sensitivity):
-    """The calibration: Laplace scale ``d / (n_b epsilon)`` of each occupied bin."""
-    return sensitivity / (counts * epsilon)
+    """The calibration: Laplace scale ``d / (n_b epsilon) (1 + SCALE_INFLATION)`` per occupied bin.
+
+    Notes
+    -----
+    Computed, ``b = d / (n_b epsilon) (1 + 32 u) (1 + theta)^3`` (three roundings; ``1 +
+    32 u`` is a float), and the covariance stores ``fl(2 fl(b^2))``, whose exact scale
+    ``sqrt(Sigma_bb / 2)`` is ``b (1 + theta)^(1/2)``: the exact loss is at most
+    ``epsilon (1 + 3.5 u) / (1 + 32 u)``. The certificate allows ``(rho + gamma_3) /
+    (1 - rho - gamma_3)`` of the computed loss with ``rho = gamma_2 + gamma_5`` for this
+    diagonal covariance, plus u of the margin: about 11 u in all, so a calibrated
+    release passes with some 18 u to spare.
+    """
+    return sensitivity / (counts * epsilon) * (1.0 + SCALE_INFLATION)
 
 
 def _bin_mean_sensitivity(counts, sensitivity):
@@ -123,25 +138,61 @@ def _bin_mean_sensitivity(counts, sensitivity):
     return sensitivity / counts
 
 
-def _laplace_certificate(scales, counts, epsilon, sensitivity, rtol):
+def _covariance_scales(noise, occupied):
+    """Laplace scales ``sqrt(Sigma_bb / 2)`` of the occupied bins and their relative error.
+
+    ``Sigma_bb = sum_k V_bk^2 lambda_k`` is a sum of ``nu_b`` non-zero terms (adding an
+    exact zero does not round), each with two roundings, so it is off by at most
+    ``gamma_{nu_b + 1} sum_k V_bk^2 |lambda_k|``; halving is exact and the square root is
+    within 2 ulps (4 u relative). The relative error of the scale is at most ``e_b /
+    Sigma_bb + gamma_5`` (``|sqrt(1 + x) - 1| <= |x|`` for ``|x| <= 1``); inf when that is
+    not below 1.
+    """
+    V, lam = noise.eigenvectors[occupied], noise.eigenvalues
+    variance = np.sum(V**2 * lam, axis=1)
+    nonzero = np.count_nonzero((V != 0) & (lam != 0), axis=1)
+    bound = np.sum(V**2 * np.abs(lam), axis=1)
+    error = INFLATE * np.array([gamma(k + 1) for k in nonzero]) * bound
+    with np.errstate(divide="ignore", invalid="ignore"):
+        relative = np.where(error < variance, INFLATE * error / variance + gamma(5), np.inf)
+    return np.sqrt(np.maximum(variance, 0.0) / 2), relative
+
+
+def _laplace_certificate(scales, counts, epsilon, sensitivity, scale_error):
     """Pure-DP certificate of Laplace bin means from the scales actually used.
 
     Recomputes the privacy loss ``(d / n_b) / b_b`` of every occupied bin from the
     scale b_b used and the sensitivity of that bin's mean (not from the calibration);
-    the release's epsilon is the largest (parallel composition).
+    the release's epsilon is the largest (parallel composition). ``scale_error`` (per
+    bin, or one number) bounds ``|b_exact - b_b| / b_b``.
+
+    Notes
+    -----
+    The computed loss is ``(d / n_b) / b (1 + theta_1)(1 + theta_2)`` and the exact one
+    ``(d / n_b) / (b (1 + phi))`` with ``|phi| <= rho_b``: they differ by at most ``t / (1
+    - t)`` of the computed loss, ``t = rho_b + gamma_3``. The maximum over bins moves by
+    at most the largest such bound, and the margin ``fl(epsilon - loss)`` by u of itself.
     """
     with np.errstate(divide="ignore"):
         losses = np.where(scales > 0, _bin_mean_sensitivity(counts, sensitivity) / scales, np.inf)
     loss = float(np.max(losses)) if len(losses) else 0.0
-    margin, tolerance = epsilon - loss, rtol * epsilon
+    margin = epsilon - loss
+    tolerance = 0.0
+    if np.isfinite(loss) and len(losses):
+        t = np.asarray(scale_error, dtype=float) + gamma(3)
+        with np.errstate(invalid="ignore"):
+            relative = np.where(t < 1, t / (1 - t), np.inf)
+        tolerance = INFLATE * (float(np.max(relative * losses)) + UNIT_ROUNDOFF * abs(margin))
     evidence = {
         "mechanism": _DESCRIPTION,
         "max_privacy_loss": loss,
         "occupied_bins": len(counts),
-        "rule": "margin >= -tolerance (relative slack on epsilon)",
+        "scale_inflation": SCALE_INFLATION,
+        "rule": RULE,
     }
     parameters = {"epsilon": float(epsilon), "delta": 0.0}
-    return Certificate("dp", parameters, bool(margin >= -tolerance), margin, tolerance, evidence)
+    passed = bool(margin - tolerance >= 0.0)
+    return Certificate("dp", parameters, passed, margin, tolerance, evidence)
 
 
 class LaplaceBinningMechanism:
@@ -151,8 +202,10 @@ class LaplaceBinningMechanism:
     noise covariance is diagonal, ``2 b_b^2`` on occupied bins (b_b the Laplace scale);
     the certificate recomputes epsilon from the scales ``sqrt(diag / 2)`` of the noise
     covariance actually used and the sensitivity ``d / n_b`` of each released mean:
-    ``epsilon_achieved = max_b (d / n_b) / b_b``, passed when it is at most epsilon
-    (relative slack ``LAPLACE_RTOL``).
+    ``epsilon_achieved = max_b (d / n_b) / b_b``, passed when epsilon exceeds it by more
+    than a rigorous bound on its rounding error. Releases draw Laplace noise of those
+    scales; the calibrated scales are inflated by ``1 + SCALE_INFLATION`` so that they
+    pass.
 
     Parameters
     ----------
@@ -171,7 +224,8 @@ class LaplaceBinningMechanism:
     counts : ndarray, shape (B,)
         Training points per bin, B the number of bins of the grid (C order).
     laplace_scales : ndarray, shape (B,)
-        The designed Laplace scales (NaN for empty bins).
+        The designed Laplace scales ``d / (n_b epsilon) (1 + SCALE_INFLATION)`` (NaN for
+        empty bins).
     noise_covariance : FactoredCovariance
         Covariance of the noise, dimension B.
 
@@ -216,15 +270,13 @@ class LaplaceBinningMechanism:
         self.noise_covariance = FactoredCovariance(
             2 * self.laplace_scales[occupied] ** 2, np.eye(n_bins)[:, occupied], "laplace"
         )
-        self._designed = True
 
     def _scales(self):
-        """Laplace scales of the noise used: designed, or ``sqrt(diag / 2)`` of the covariance."""
-        if self._designed:
-            return self.laplace_scales
-        noise = self.noise_covariance
-        variance = np.sum(noise.eigenvectors**2 * noise.eigenvalues, axis=1)
-        return np.where(self.counts > 0, np.sqrt(np.maximum(variance, 0.0) / 2), np.nan)
+        """Laplace scales ``sqrt(diag / 2)`` of the noise covariance (NaN for empty bins)."""
+        occupied = self.counts > 0
+        scales = np.full(len(self.counts), np.nan)
+        scales[occupied] = _covariance_scales(self.noise_covariance, occupied)[0]
+        return scales
 
     def _draw(self, y, rng):
         """Bin means of y plus Laplace noise of the scales used; NaN for empty bins."""
@@ -245,14 +297,14 @@ class LaplaceBinningMechanism:
         Certificate
             Notion ``"dp"``, parameters epsilon and delta = 0; ``margin`` = epsilon minus
             the largest per-bin privacy loss ``(d / n_b) / b_b`` (nats), b_b from the
-            diagonal of the noise covariance.
+            diagonal of the noise covariance; ``tolerance`` a rigorous bound on its
+            rounding error (see :func:`_covariance_scales` and
+            :func:`_laplace_certificate`); passed iff ``margin - tolerance >= 0``.
         """
         occupied = self.counts > 0
-        noise = self.noise_covariance
-        variance = np.sum(noise.eigenvectors**2 * noise.eigenvalues, axis=1)[occupied]
-        scales = np.sqrt(np.maximum(variance, 0.0) / 2)
+        scales, error = _covariance_scales(self.noise_covariance, occupied)
         return _laplace_certificate(
-            scales, self.counts[occupied], self.epsilon, self.sensitivity, LAPLACE_RTOL
+            scales, self.counts[occupied], self.epsilon, self.sensitivity, error
         )
 
     def with_noise(self, noise_covariance):
@@ -272,7 +324,6 @@ class LaplaceBinningMechanism:
         """
         other = copy.copy(self)
         other.noise_covariance = as_factored(noise_covariance, len(self.counts), "noise_covariance")
-        other._designed = False
         return other
 
     def release(self, y, *, seed=None):
@@ -336,7 +387,8 @@ def laplace_bin_means(X, y, edges, epsilon, sensitivity, seed=None):
     Returns
     -------
     BinnedRelease
-        The bin means; its check allows the relative slack ``CHECK_RTOL``.
+        The bin means; its check takes the scales drawn with as exact and bounds the
+        rounding of the losses computed from them.
 
     Raises
     ------
@@ -356,11 +408,7 @@ def laplace_bin_means(X, y, edges, epsilon, sensitivity, seed=None):
     values, scales = mechanism._draw(y, rng)
     occupied = mechanism.counts > 0
     certificate = _laplace_certificate(
-        scales[occupied],
-        mechanism.counts[occupied],
-        mechanism.epsilon,
-        mechanism.sensitivity,
-        CHECK_RTOL,
+        scales[occupied], mechanism.counts[occupied], mechanism.epsilon, mechanism.sensitivity, 0.0
     )
     check = PrivacyCheck.from_certificate(certificate)
     return BinnedRelease(mechanism.edges, mechanism.counts, values, scales, check)

@@ -27,7 +27,7 @@ from ssa_privacy._validation import positive, scalar
 from ssa_privacy.ellipsoid import minimum_volume_ellipsoid as optimal_cloaking_covariance
 from ssa_privacy.ellipsoid import projected_gradient_design as cloaking_lambdas_gradient  # noqa: F401
 from ssa_privacy.gp import as_inputs  # noqa: F401
-from ssa_privacy.privacy.accounting import CALIBRATIONS, noise_multiplier
+from ssa_privacy.privacy.accounting import CALIBRATIONS, analytic_gaussian_ratio, noise_multiplier
 from ssa_privacy.privacy.dp_release import (
     DPRelease,
     PrivacyCheck,
@@ -37,7 +37,8 @@ from ssa_privacy.privacy.dp_release import (
     _posterior_mean,
     cloaking_matrix,
     gaussian_check,
-    mahalanobis_sensitivity,
+    least_inflation,
+    mahalanobis_enclosure,
 )
 from ssa_privacy.privacy.mechanism import FactoredCovariance, Release, as_factored, generator
 
@@ -74,9 +75,13 @@ class CloakingMechanism:
 
     M depends only on the cloaking matrix C (kernel, noise and test inputs), not on the
     privacy level or the outputs: :meth:`at` gives the mechanism at another level
-    without solving again. The noise is ``s^2 M`` with ``s = d * noise_multiplier(epsilon,
-    delta) * sqrt(max_i c_i^T M^{-1} c_i)``; the certificate recomputes the worst shift
-    ``d c_i`` in the metric of the noise covariance actually used.
+    without solving again. The noise is ``s^2 M`` (M in the factored form ``shape``)
+    with ``s = d * noise_multiplier(epsilon, delta) * sqrt(g_hi) * (1 + tau)``: ``g_hi``
+    is a rigorous upper bound on ``max_i c_i^T M^+ c_i`` for the stored factors, and
+    ``1 + tau`` the least inflation tried that makes the certificate pass
+    (:func:`~ssa_privacy.privacy.dp_release.least_inflation`; 1 unless the calibration
+    is tight). The certificate recomputes the worst shift ``d c_i`` in the metric of the
+    noise covariance actually used, with a rigorous bound on its rounding error.
 
     Parameters
     ----------
@@ -110,7 +115,13 @@ class CloakingMechanism:
         ``shape`` the same as a FactoredCovariance.
     leverage : float
         ``max_i c_i^T M^{-1} c_i``, the larger of the solver's value and the one
-        recomputed from the factors (the old-form calls scale by its square root).
+        recomputed from its factors (:meth:`record`).
+    leverage_bound : float
+        ``g_hi``, the rigorous upper bound on ``max_i c_i^T M^+ c_i`` with M taken from
+        the factors of ``shape``; the noise scales by its square root.
+    inflation : float
+        ``1 + tau``, the inflation of the noise standard deviation the certificate needed
+        (1 when it passes as calibrated, and without a privacy level).
     epsilon, delta, sensitivity, calibration, mean
         The privacy level (None when not set) and the options.
 
@@ -156,15 +167,11 @@ class CloakingMechanism:
         level = _level(epsilon, delta, sensitivity, calibration, mean)
         self.C, self.jitter = cloaking_matrix(K_star_X, K_XX, noise_variance)
         self.solution = optimal_cloaking_covariance(self.C, rtol=rtol, tol=tol)
-        self._recomputed = float(np.max(self.solution.mahalanobis_squared(self.C)))
-        self.leverage = max(self.solution.max_leverage, self._recomputed)
+        recomputed = float(np.max(self.solution.mahalanobis_squared(self.C)))
+        self.leverage = max(self.solution.max_leverage, recomputed)
         self.M = self.solution.covariance()
         self.shape = FactoredCovariance(*self.solution.eigh(), "minimum-volume ellipsoid")
-        # The new-form scale also covers the leverage in the factored metric that the
-        # certificate uses, plus twice its rounding-error bound, so that the certificate
-        # recomputed from the scaled covariance cannot exceed the design.
-        g, error = _mahalanobis_squared(self.shape, self.C)
-        self._design_leverage = max(self.leverage, float(np.max(g + 2 * error)))
+        self.leverage_bound = float(np.max(_mahalanobis_squared(self.shape, self.C)[2]))
         self._apply(level)
 
     @classmethod
@@ -213,13 +220,21 @@ class CloakingMechanism:
         )
 
     def _apply(self, level):
-        """Set the privacy level and the designed noise ``s^2 M``."""
+        """Set the privacy level and the designed noise ``s^2 M``, inflated until certified."""
         self.epsilon, self.delta, self.sensitivity, self.calibration, self.mean = level
-        self._designed, self._scale, self._noise = True, None, None
-        if self.epsilon is not None:
-            s = noise_multiplier(self.epsilon, self.delta, self.calibration)
-            self._scale = self.sensitivity * s * np.sqrt(self._design_leverage)
-            self._noise = self.shape.scaled(self._scale**2)
+        self._scale, self._noise, self.inflation = None, None, 1.0
+        if self.epsilon is None:
+            return
+        s = noise_multiplier(self.epsilon, self.delta, self.calibration)
+        base = self.sensitivity * s * np.sqrt(self.leverage_bound)
+
+        def certify(factor):
+            return self._certificate(self.shape.scaled((base * factor) ** 2), factor)
+
+        root = analytic_gaussian_ratio(self.epsilon, self.delta)
+        self.inflation = least_inflation(certify, root)[0]
+        self._scale = base * self.inflation
+        self._noise = self.shape.scaled(self._scale**2)
 
     def _require_level(self, what):
         if self.epsilon is None:
@@ -276,10 +291,10 @@ class CloakingMechanism:
         Returns
         -------
         float
-            ``d * noise_multiplier * sqrt(leverage)``.
+            The standard deviation multiplier s of the mechanism at that level (see
+            :meth:`at`): ``d * noise_multiplier * sqrt(leverage_bound) * (1 + tau)``.
         """
-        d = positive(sensitivity, "sensitivity")
-        return d * noise_multiplier(epsilon, delta, calibration) * np.sqrt(self.leverage)
+        return self.at(epsilon, delta, sensitivity, calibration=calibration)._scale
 
     def _old_noise_covariance(self, epsilon, delta, sensitivity, calibration="hall"):
         return self.noise_scale(epsilon, delta, sensitivity, calibration) ** 2 * self.M
@@ -294,7 +309,11 @@ class CloakingMechanism:
             ``max_i ||Sigma^{-1/2} d c_i||`` under the noise covariance Sigma used.
         """
         self._require_level("certificate()")
-        m = mahalanobis_sensitivity(self._noise, self.sensitivity * self.C)
+        return self._certificate(self._noise, self.inflation)
+
+    def _certificate(self, noise, inflation):
+        """The certificate of ``noise`` at this level; ``inflation`` is recorded."""
+        m, error = mahalanobis_enclosure(noise, self.C, self.sensitivity)
         s = self.solution
         return gaussian_check(
             _DESCRIPTION,
@@ -302,8 +321,10 @@ class CloakingMechanism:
             self.epsilon,
             self.delta,
             self.calibration,
+            sensitivity_error=error,
             kept_rank=s.rank,
             duality_gap=s.duality_gap,
+            design_inflation=inflation,
         )
 
     def with_noise(self, noise_covariance):
@@ -323,7 +344,7 @@ class CloakingMechanism:
         noise = as_factored(noise_covariance, self.C.shape[0], "noise_covariance")
         other = copy.copy(self)
         other._noise = FactoredCovariance(noise.eigenvalues, noise.eigenvectors, noise.method)
-        other._designed, other._scale = False, None
+        other._scale, other.inflation = None, 1.0
         return other
 
     def release(
@@ -342,7 +363,9 @@ class CloakingMechanism:
         New form: ``release(y, *, seed=None) -> Release`` at the mechanism's level. Old
         form, kept for existing scripts: ``release(y, epsilon, delta, sensitivity,
         seed=None, *, mean=0.0, calibration="hall") -> DPRelease``; it gives the same
-        values as the new form at that level for the same seed.
+        values as the new form at that level for the same seed. Z is drawn from the
+        factors of the noise covariance, ``V (sqrt(lambda) z)``, the covariance that the
+        certificate certifies.
 
         Parameters
         ----------
@@ -377,41 +400,26 @@ class CloakingMechanism:
         self._require_level("release(y, *, seed)")
         rng, seed_keys = generator(seed)
         prediction = _posterior_mean(self.C, y, self.mean)
-        if self._designed:
-            noise = self._scale * self.solution.sample(rng, 1)[0]
-        else:
-            noise = self._noise.sample(rng)
-        details = self._details(self._scale, self.sensitivity)
-        return Release(prediction + noise, self._noise, self.certificate(), seed_keys, details)
-
-    def _details(self, scale, sensitivity):
+        noise = self._noise.sample(rng)
         s = self.solution
-        return {
+        details = {
             "jitter": self.jitter,
             "rank": s.rank,
             "iterations": s.iterations,
             "duality_gap": s.duality_gap,
             "max_leverage": s.max_leverage,
-            "noise_scale": scale,
-            "sensitivity": sensitivity,
+            "noise_scale": self._scale,
+            "noise_inflation": self.inflation,
+            "sensitivity": self.sensitivity,
         }
+        return Release(prediction + noise, self._noise, self.certificate(), seed_keys, details)
 
     def _old_release(self, y, epsilon, delta, sensitivity, seed, mean, calibration):
-        """The old form of :meth:`release` (a DPRelease, Hall's calibration by default)."""
-        scale = self.noise_scale(epsilon, delta, sensitivity, calibration)
-        d, s = float(sensitivity), self.solution
-        certificate = gaussian_check(
-            _DESCRIPTION,
-            d * np.sqrt(self._recomputed) / scale,
-            epsilon,
-            delta,
-            calibration,
-            kept_rank=s.rank,
-            duality_gap=s.duality_gap,
-        )
-        values = _posterior_mean(self.C, y, mean) + scale * s.sample(_generator(seed), 1)[0]
-        check = PrivacyCheck.from_certificate(certificate)
-        return DPRelease(values, scale**2 * self.M, check, self._details(scale, d))
+        """The old form of :meth:`release`: the new form at that level, as a DPRelease."""
+        level = self.at(epsilon, delta, sensitivity, calibration=calibration, mean=mean)
+        release = level.release(y, seed=_generator(seed))
+        check = PrivacyCheck.from_certificate(release.certificate)
+        return DPRelease(release.values, level._scale**2 * self.M, check, release.details)
 
     def record(self):
         """Size and optimality (KKT) numbers of the design, for results files.

@@ -59,18 +59,21 @@ class Certificate:
         covariance, ``epsilon`` and ``delta`` (and ``convention``) for PML and DP,
         ``order`` and ``epsilon`` for Renyi DP.
     passed : bool
-        True when the guarantee holds for the given inputs: ``margin >= tolerance``
-        where a rounding bound is known, ``margin >= -tolerance`` otherwise (see
-        ``evidence["rule"]``).
+        True when the guarantee provably holds for the given floating-point inputs:
+        ``margin - tolerance >= 0`` (``evidence["rule"]`` states it).
     margin : float
         How far inside the guarantee the release is, in the notion's own units:
         dimensionless for ``"posterior-covariance"`` (the largest fraction mu such that
         (5) still holds with Delta tightened to ``(1 - mu) Delta``); nats for ``"pml"``
         (``epsilon`` minus the (1 - delta)-quantile of the leakage); the target delta
-        minus the exact delta for ``"dp"`` (dimensionless); the target epsilon minus
-        the Renyi bound for ``"renyi-dp"`` (nats). Negative means the guarantee fails.
+        minus the exact delta for a Gaussian ``"dp"`` release (dimensionless), the
+        target epsilon minus the privacy loss for a pure ``"dp"`` one (Laplace bins, the
+        exponential mechanism; nats); the target epsilon minus the Renyi bound for
+        ``"renyi-dp"`` (nats). Negative means the guarantee fails.
     tolerance : float
-        Bound on the numerical error of ``margin`` (same units), behind ``passed``.
+        A rigorous bound on the distance from ``margin`` to the exact margin of the
+        floating-point inputs (same units), derived from the computation performed
+        (:mod:`ssa_privacy.privacy.rounding`); inf when none could be proven.
     evidence : dict
         The named numbers of the computation (e.g. the worst-case Mahalanobis
         sensitivity, the exact delta, the leakage quantile).
