@@ -1,5 +1,6 @@
 """Smoke test of the building study ([LKC] §5.2) through the CLI, with theory checks."""
 
+import csv
 import json
 
 import numpy as np
@@ -35,6 +36,8 @@ def run_dir(tmp_path_factory):
                 "40",
                 "--mc-samples",
                 "40000",
+                "--workers",
+                "1",
             ]
         )
         == 0
@@ -85,3 +88,23 @@ def test_both_designs_meet_the_exact_guarantee(run_dir):
         assert failures <= stats.binom.ppf(1 - 1e-4, samples, DELTA)
         # The Kalman error grows with the noise: P < Sigma_XX, and P < Theta (one observation).
         assert row["P_kalman_steady_state"] < min(row["Sigma_XX"], row["Theta"])
+
+
+def _table(path):
+    with open(path) as stream:
+        return list(csv.DictReader(stream))
+
+
+def test_two_workers_reproduce_the_serial_run(run_dir, tmp_path):
+    """Each Monte Carlo row draws from its own seed keys: the backend changes no number."""
+    arguments = ["run", "building", "--out", str(tmp_path), "--seed", "3", "--no-progress"]
+    assert main([*arguments, "--steps", "40", "--mc-samples", "40000", "--workers", "2"]) == 0
+    assert _table(tmp_path / "results.csv") == _table(run_dir / "results.csv")
+    pooled = json.loads((tmp_path / "results.json").read_text())["parameters"]["runner"]
+    serial = json.loads((run_dir / "results.json").read_text())["parameters"]["runner"]
+    assert (serial["backend"], pooled["backend"], pooled["workers"]) == (
+        "serial",
+        "process-pool",
+        2,
+    )
+    assert [t["seed_keys"] for t in pooled["tasks"]["building"]] == [[3, j] for j in range(1, 7)]

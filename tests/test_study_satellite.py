@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from ssa_privacy.privacy.dp_gp import c_delta, cloaking_noise_covariance
+from ssa_privacy.runner import Runner
 from ssa_privacy.studies import _dp_rows as dp
 from ssa_privacy.studies import satellite
 
@@ -146,6 +147,36 @@ def test_pa_and_dp_compared_on_the_same_seeds_and_printed(results):
         assert r["dp_cloaking_rmse"] == average[f"dp-cloaking epsilon={r['epsilon']}"]
     assert "Privacy-aware GP vs DP-cloaking" in printed
     assert len([line for line in printed.splitlines() if "|" in line]) == 1 + len(comparison)
+
+
+def _without_times(rows):
+    """Rows without their wall-clock columns (the only ones a rerun may change)."""
+    return [{k: v for k, v in row.items() if "time" not in k} for row in rows]
+
+
+def test_two_workers_reproduce_the_serial_run(results, tmp_path):
+    """Each replication draws from its own seed keys: the backend changes no number."""
+    out, payload, _ = results
+    with contextlib.redirect_stdout(io.StringIO()):
+        satellite.run(
+            tmp_path,
+            seed=1,
+            progress=False,
+            replications=3,
+            table_seeds=TABLE_SEEDS,
+            runner=Runner(workers=2, progress=False),
+        )
+    for name in ("results.csv", "trajectory.csv"):
+        with open(out / name) as serial, open(tmp_path / name) as pooled:
+            assert _without_times(csv.DictReader(pooled)) == _without_times(csv.DictReader(serial))
+    pooled = json.loads((tmp_path / "results.json").read_text())
+    for key in ("certificates_per_release", "checks", "pa_vs_dp"):
+        assert pooled[key] == payload[key]
+    assert _without_times(pooled["dp_releases"]) == _without_times(payload["dp_releases"])
+    record = pooled["parameters"]["runner"]
+    assert record["backend"] == "process-pool" and record["workers"] == 2
+    assert [t["seed_keys"] for t in record["tasks"]["satellite"]] == [[1, i] for i in range(3)]
+    assert payload["parameters"]["runner"]["backend"] == "serial"
 
 
 def test_study_noise_equals_the_library_cloaking_covariance():

@@ -1,5 +1,6 @@
 """Smoke test of the ssa-network study through the CLI, with theory checks on its numbers."""
 
+import csv
 import json
 
 import pytest
@@ -8,39 +9,35 @@ from scipy import stats
 from ssa_privacy.cli import main
 
 DELTA, SAMPLES = 0.01, 20000
+#: The smallest configuration: 3 UKF runs per level, two levels, a 4 h window.
+SMALL = [
+    "--no-progress",
+    "--runs",
+    "3",
+    "--epsilons",
+    "7,30",
+    "--hours",
+    "4",
+    "--burn-in-hours",
+    "2",
+    "--cw-runs",
+    "4",
+    "--cw-steps",
+    "120",
+    "--cw-burn-in",
+    "20",
+    "--delta",
+    str(DELTA),
+    "--mc-samples",
+    str(SAMPLES),
+]
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     out = tmp_path_factory.mktemp("ssa_network")
-    arguments = [
-        "run",
-        "ssa-network",
-        "--out",
-        str(out),
-        "--seed",
-        "2",
-        "--no-progress",
-        "--runs",
-        "3",
-        "--epsilons",
-        "7,30",
-        "--hours",
-        "4",
-        "--burn-in-hours",
-        "2",
-        "--cw-runs",
-        "4",
-        "--cw-steps",
-        "120",
-        "--cw-burn-in",
-        "20",
-        "--delta",
-        str(DELTA),
-        "--mc-samples",
-        str(SAMPLES),
-    ]
-    assert main(arguments) == 0
+    arguments = ["run", "ssa-network", "--out", str(out), "--seed", "2", *SMALL]
+    assert main([*arguments, "--workers", "1"]) == 0
     for stem in (
         "fig_ground_tracks",
         "fig_tracking_errors",
@@ -51,7 +48,7 @@ def results(tmp_path_factory):
             assert (out / f"{stem}.{extension}").stat().st_size > 0
     for name in ("results.csv", "cw_bounds.csv", "privacy_checks.csv", "passes.csv"):
         assert (out / name).stat().st_size > 0
-    return json.loads((out / "results.json").read_text())
+    return json.loads((out / "results.json").read_text()) | {"_out": out}
 
 
 def test_tighter_privacy_gives_a_larger_tracking_error(results):
@@ -99,3 +96,22 @@ def test_passes_come_from_several_stations(results):
     passes = results["passes"]
     assert len({p["station"] for p in passes}) >= 2
     assert all(p["max_elevation_deg"] >= 10.0 for p in passes)
+
+
+def _table(path):
+    with open(path) as stream:
+        return list(csv.DictReader(stream))
+
+
+def test_two_workers_reproduce_the_serial_run(results, tmp_path):
+    """Every task draws from its own seed keys: the backend changes no number."""
+    arguments = ["run", "ssa-network", "--out", str(tmp_path), "--seed", "2", *SMALL]
+    assert main([*arguments, "--workers", "2"]) == 0
+    for name in ("results.csv", "cw_bounds.csv", "privacy_checks.csv"):
+        assert _table(tmp_path / name) == _table(results["_out"] / name)
+    record = json.loads((tmp_path / "results.json").read_text())["parameters"]["runner"]
+    assert record["backend"] == "process-pool" and record["workers"] == 2
+    keys = {tuple(t["key"]): t["seed_keys"] for t in record["tasks"]["ssa-network"]}
+    assert keys[("ukf", "30", 1)] == [2, 1] and keys[("cw", "none", "fusion")] == [2, 2, 3, 3]
+    assert keys[("privacy", "Madrid")] == [2, 1, 4]
+    assert results["parameters"]["runner"]["backend"] == "serial"

@@ -12,7 +12,6 @@ private.
 
 import numpy as np
 from scipy import linalg
-from tqdm.auto import tqdm
 
 from ssa_privacy.estimation import empirical_error_covariance, error_covariance_bounds, steady_state
 from ssa_privacy.privacy.pml import linear_mechanism_covariances, linear_mechanism_noise, pml_margin
@@ -81,30 +80,36 @@ def cw_designs(scenario, stations, station_plant, eps):
     ]
 
 
-def cw_study(scenario, stations, options, rng, progress):
-    """Rows of the CW table: per level, one per station filter and one for the fusion."""
-    station_plant = scenario.cw_plant(C_POSITION, options["cw_dt"])
-    fusion_plant = scenario.cw_plant(np.vstack([C_POSITION] * len(stations)), options["cw_dt"])
+def cw_filter_row(scenario, options, noise, station, eps, rng):
+    """The CW row of one filter: a station's, or the fusion of all stations.
+
+    Parameters
+    ----------
+    scenario : ssa_privacy.studies.ssa_network.Scenario
+        The run's fixed quantities (CW plant, delta, convention).
+    options : dict
+        The study's options (``cw_dt``, ``cw_runs``, ``cw_steps``, ``cw_burn_in``).
+    noise : ndarray or list of ndarray
+        The station's privacy noise, shape (3, 3) (km^2); for the fusion, the list of
+        every station's.
+    station : int or None
+        The station's index in ``eps``; None for the fusion.
+    eps : tuple of float or None
+        The level's epsilon per station (nats); None for "no privacy".
+    rng : numpy.random.Generator
+        Draws of the simulation (:func:`cw_row`).
+
+    Returns
+    -------
+    dict
+        :func:`cw_row`, bounds at the design level of the station or, for the fusion and
+        for "no privacy", at the implied level.
+    """
     sensor = CW_SENSOR_STD**2 * np.eye(3)
-    rows, designs = [], {}
-    for label, eps in tqdm(scenario.levels, desc="CW levels", disable=not progress):
-        noise = designs[label] = cw_designs(scenario, stations, station_plant, eps)
-        for s, station in enumerate(stations):
-            row = cw_row(
-                station_plant,
-                noise[s] + sensor,
-                None if eps is None else eps[s],
-                scenario,
-                options,
-                rng,
-            )
-            rows.append({"level": label, "filter": station.name, **row})
+    if station is None:
+        plant = scenario.cw_plant(np.vstack([C_POSITION] * len(noise)), options["cw_dt"])
         fused = linalg.block_diag(*(Theta + sensor for Theta in noise))
-        rows.append(
-            {
-                "level": label,
-                "filter": "fusion",
-                **cw_row(fusion_plant, fused, None, scenario, options, rng),
-            }
-        )
-    return rows, designs
+        return cw_row(plant, fused, None, scenario, options, rng)
+    plant = scenario.cw_plant(C_POSITION, options["cw_dt"])
+    epsilon = None if eps is None else eps[station]
+    return cw_row(plant, noise + sensor, epsilon, scenario, options, rng)

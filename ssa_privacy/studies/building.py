@@ -16,7 +16,6 @@ the optimal noise is the closed form (36). The study
 """
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from ssa_privacy.aggregation import design_aggregation
 from ssa_privacy.estimation import filter_outputs, steady_state
@@ -29,8 +28,10 @@ from ssa_privacy.privacy.pml_leakage import (
     linear_mechanism_covariances,
     monte_carlo_leakage_probability,
 )
+from ssa_privacy.runner import Runner, Task
 from ssa_privacy.studies import _options as opt
 
+USES_RUNNER = True
 DESCRIPTION = "[LKC] §5.2: PML-private aggregation of 3 building zones (both conventions)"
 
 #: [LKC] §5.2 parameters: decay a_i, output C_i, weight L_i, occupancy variance Q_i (K^2).
@@ -69,41 +70,71 @@ def _designs():
     }
 
 
-def _leakage_rows(designs, samples, rng, progress):
-    rows = []
+def leakage_row(designs, convention, zone, samples, seed_keys):
+    """One task of the runner: P[l(X -> Y) <= epsilon] of one zone's design, both ways.
+
+    Parameters
+    ----------
+    designs : dict
+        :func:`_designs`: the aggregation design per convention.
+    convention : {"paper", "exact"}
+        The design's convention.
+    zone : int
+        Index of the zone (0, 1, 2).
+    samples : int
+        Monte Carlo draws per leakage formula.
+    seed_keys : tuple of int
+        Entropy of the draws, ``default_rng(list(seed_keys))``: first the exact PML's,
+        then the paper formula's.
+
+    Returns
+    -------
+    dict
+        The zone's results row: design, closed-form and Monte Carlo probabilities.
+    """
+    rng = np.random.default_rng(list(seed_keys))
+    design, C = designs[convention], np.array([[C_ZONE]])
+    Sigma, Theta, eps = design.Sigma_XX[zone], design.Theta[zone], EPSILON[zone]
+    Sigma_XY, Sigma_YY = linear_mechanism_covariances(C, Sigma, Theta)
+    mc = {
+        f: monte_carlo_leakage_probability(C, Sigma, Theta, eps, samples, rng, f)
+        for f in CONVENTIONS
+    }
+    return {
+        "design_convention": convention,
+        "zone": zone + 1,
+        "epsilon": eps,
+        "delta": DELTA,
+        "Sigma_XX": Sigma[0, 0],
+        "kappa": design.kappa[zone],
+        "Theta": Theta[0, 0],
+        "Theta_reported_by_paper": PAPER_THETA[zone],
+        "P_exact_leak_le_eps_analytic": leakage_probability(
+            Sigma, Sigma_XY, Sigma_YY, eps, "exact"
+        ),
+        "P_exact_leak_le_eps_mc": mc["exact"].estimate,
+        "P_exact_mc_ci99_low": mc["exact"].low,
+        "P_exact_mc_ci99_high": mc["exact"].high,
+        "P_paper_formula_le_eps_analytic": leakage_probability(
+            Sigma, Sigma_XY, Sigma_YY, eps, "paper"
+        ),
+        "P_paper_formula_le_eps_mc": mc["paper"].estimate,
+        "guarantee_holds_mc": mc["exact"].high >= 1.0 - DELTA,
+    }
+
+
+def _leakage_tasks(designs, seed):
+    """One task per (convention, zone); row j draws from ``default_rng([seed, j + 1])``."""
     cases = [(conv, i) for conv in designs for i in range(len(EPSILON))]
-    for conv, i in tqdm(cases, desc="Monte Carlo leakage", disable=not progress):
-        design, C = designs[conv], np.array([[C_ZONE]])
-        Sigma, Theta, eps = design.Sigma_XX[i], design.Theta[i], EPSILON[i]
-        Sigma_XY, Sigma_YY = linear_mechanism_covariances(C, Sigma, Theta)
-        mc = {
-            f: monte_carlo_leakage_probability(C, Sigma, Theta, eps, samples, rng, f)
-            for f in CONVENTIONS
-        }
-        rows.append(
-            {
-                "design_convention": conv,
-                "zone": i + 1,
-                "epsilon": eps,
-                "delta": DELTA,
-                "Sigma_XX": Sigma[0, 0],
-                "kappa": design.kappa[i],
-                "Theta": Theta[0, 0],
-                "Theta_reported_by_paper": PAPER_THETA[i],
-                "P_exact_leak_le_eps_analytic": leakage_probability(
-                    Sigma, Sigma_XY, Sigma_YY, eps, "exact"
-                ),
-                "P_exact_leak_le_eps_mc": mc["exact"].estimate,
-                "P_exact_mc_ci99_low": mc["exact"].low,
-                "P_exact_mc_ci99_high": mc["exact"].high,
-                "P_paper_formula_le_eps_analytic": leakage_probability(
-                    Sigma, Sigma_XY, Sigma_YY, eps, "paper"
-                ),
-                "P_paper_formula_le_eps_mc": mc["paper"].estimate,
-                "guarantee_holds_mc": mc["exact"].high >= 1.0 - DELTA,
-            }
+    return [
+        Task(
+            ("convention", conv, "zone", i + 1),
+            {"convention": conv, "zone": i, "seed_keys": keys},
+            keys,
         )
-    return rows
+        for j, (conv, i) in enumerate(cases)
+        for keys in [(seed, j + 1)]
+    ]
 
 
 def _simulate(designs, steps, rng):
@@ -166,8 +197,34 @@ def _figures(output, X, runs, designs):
 
 
 @transactional
-def run(out, seed, progress, steps=100, mc_samples=400_000):
-    """Run the study; write design.json, results.csv/json and Figures 2-3 into ``out``."""
+def run(out, seed, progress, steps=100, mc_samples=400_000, runner=None):
+    """Run the study; write design.json, results.csv/json and Figures 2-3 into ``out``.
+
+    Parameters
+    ----------
+    out : str or Path
+        Output folder.
+    seed : int
+        Base seed: the Monte Carlo row j (conventions exact then paper, zones 1-3) draws
+        from ``default_rng([seed, j + 1])``, the simulated trajectory from
+        ``default_rng([seed, 0])`` (= ``default_rng(seed)``).
+    progress : bool
+        Show a progress bar.
+    steps : int
+        Time steps of the simulated trajectories.
+    mc_samples : int
+        Monte Carlo draws per zone, convention and leakage formula.
+    runner : Runner, optional
+        Runs the Monte Carlo rows (one task per convention and zone; default: serially in
+        this process). Results do not depend on it; ``results.json`` records it and each
+        task's seed keys.
+
+    Returns
+    -------
+    dict
+        Summary: Sigma_XX, the designed and reported Theta, J and the Monte Carlo
+        probabilities, and the output folder.
+    """
     parameters = dict(
         seed=seed,
         steps=steps,
@@ -178,9 +235,10 @@ def run(out, seed, progress, steps=100, mc_samples=400_000):
         Q=Q_ZONE,
         epsilon=EPSILON,
         delta=DELTA,
+        seed_scheme="Monte Carlo row j: default_rng([seed, j + 1]); trajectory: "
+        "default_rng([seed, 0])",
     )
     output = StudyOutput(out, "building", parameters)
-    rng = np.random.default_rng(seed)
     designs = _designs()
     theta = {conv: designs[conv].Theta[:, 0, 0] for conv in designs}
     reproduces = bool(np.all(np.abs(theta["paper"] - PAPER_THETA) <= PRINTED_TOL))
@@ -199,8 +257,16 @@ def run(out, seed, progress, steps=100, mc_samples=400_000):
         },
     }
     output.write_json("design.json", design)
-    rows = _leakage_rows(designs, mc_samples, rng, progress)
-    X, runs = _simulate(designs, steps, rng)
+    runner = Runner(workers=1, progress=progress) if runner is None else runner
+    rows = runner.map(
+        leakage_row,
+        _leakage_tasks(designs, seed),
+        shared={"designs": designs, "samples": mc_samples},
+        name="building",
+        fingerprint=parameters,
+    )
+    output.parameters["runner"] = runner.describe()
+    X, runs = _simulate(designs, steps, np.random.default_rng([seed, 0]))
     for row in rows:
         conv, i = row["design_convention"], row["zone"] - 1
         row["P_kalman_steady_state"] = runs[conv]["P"][i]

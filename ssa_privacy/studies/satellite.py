@@ -12,7 +12,6 @@ the privacy-aware vs DP-cloaking comparison (also printed) and ``trajectory.csv`
 """
 
 import numpy as np
-from tqdm import tqdm
 
 from ssa_privacy._validation import positive_int
 from ssa_privacy.attacks import stationary_attack
@@ -27,11 +26,13 @@ from ssa_privacy.privacy import (
     release,
 )
 from ssa_privacy.privacy.dp_gp import c_delta
+from ssa_privacy.runner import Runner, Task
 from ssa_privacy.studies import _dp_rows as dp
 from ssa_privacy.studies import _options as opt
 from ssa_privacy.studies import _satellite_figures as figures
 from ssa_privacy.studies._common import mean_std, replication_rng, rmse, stopwatch
 
+USES_RUNNER = True
 DESCRIPTION = (
     "[TCB] 5.1: privacy-aware GP of a planar J2 orbit, DP-cloaking beside it (Figs 2-7; Table 3)"
 )
@@ -180,12 +181,81 @@ def dropout_means(design, times):
     return means
 
 
-def dp_cloaking_runs(design, seed, seeds, progress=False):
+def dp_cloaking_designs(design):
+    """The DP-cloaking noise shape and sensitivity of each output, designed once.
+
+    Each output's shape is :class:`._dp_rows.CloakingDesign` on that output's fitted GP
+    (the one the privacy-aware rows use), at the 301 points of the dense grid.
+
+    Parameters
+    ----------
+    design : Design
+        The study's fitted GPs and grids.
+
+    Returns
+    -------
+    dict
+        ``designs`` (one :class:`._dp_rows.CloakingDesign` per output) and
+        ``sensitivity`` (one float per output, output units).
+    """
+    return {
+        "designs": [dp.CloakingDesign(gp, design.X, design.t) for gp in design.gps],
+        "sensitivity": [dp.output_sensitivity(y) for y in design.Y.T],
+    }
+
+
+def dp_cloaking_replication(design, cloaking, seed, replication):
+    """The DP-cloaking releases of one replication, one per (epsilon, output).
+
+    Epsilon index j and output c draw from ``default_rng([seed, replication, 100 + j,
+    c])``.
+
+    Parameters
+    ----------
+    design : Design
+        The study's fitted GPs and grids.
+    cloaking : dict
+        :func:`dp_cloaking_designs` of ``design``.
+    seed, replication : int
+        Base seed and replication index.
+
+    Returns
+    -------
+    dict
+        ``values[epsilon, c]`` the release (shape (301,)); ``records`` the (epsilon,
+        delta), check and seed keys of every release; ``times[epsilon]`` per-release
+        times (s).
+    """
+    out = {"values": {}, "records": [], "times": {}}
+    for j, epsilon in enumerate(dp.EPSILONS):
+        for c, (cloak, gp) in enumerate(zip(cloaking["designs"], design.gps)):
+            keys = (seed, replication, dp.SEED_KEY_OFFSET + j, c)
+            with stopwatch(out["times"], epsilon):
+                released = cloak.release(
+                    design.Y[:, c],
+                    gp.mean,
+                    epsilon,
+                    cloaking["sensitivity"][c],
+                    replication_rng(*keys),
+                )
+            out["values"][epsilon, c] = released.values
+            out["records"].append(
+                dp.release_record(released, replication, keys, output=COMPONENTS[c])
+            )
+    return out
+
+
+def dp_cloaking_results(design, cloaking, replications):
     """DP-cloaking releases on the dense grid, one per (replication, epsilon, output).
 
-    The noise shape of each output is designed once (:class:`._dp_rows.CloakingDesign`
-    on that output's fitted GP, the one the privacy-aware rows use); replication i and
-    epsilon index j draw from ``default_rng([seed, i, 100 + j, output index])``.
+    Parameters
+    ----------
+    design : Design
+        The study's fitted GPs and grids.
+    cloaking : dict
+        :func:`dp_cloaking_designs` of ``design``.
+    replications : list of dict
+        :func:`dp_cloaking_replication` of replications 0, 1, ..., in order.
 
     Returns
     -------
@@ -195,36 +265,46 @@ def dp_cloaking_runs(design, seed, seeds, progress=False):
         deviation of a release (posterior plus DP noise); ``records`` the (epsilon,
         delta) and check of every release; ``times[epsilon]`` per-release times (s).
     """
-    designs = [dp.CloakingDesign(gp, design.X, design.t) for gp in design.gps]
-    out = {
-        "designs": designs,
-        "sensitivity": [dp.output_sensitivity(y) for y in design.Y.T],
-        "values": {},
-        "sd": {},
-        "records": [],
-        "times": {},
-    }
-    for i in tqdm(range(seeds), desc="satellite dp-cloaking", disable=not progress):
-        for j, epsilon in enumerate(dp.EPSILONS):
-            for c, (cloak, gp) in enumerate(zip(designs, design.gps)):
-                keys = (seed, i, dp.SEED_KEY_OFFSET + j, c)
-                with stopwatch(out["times"], epsilon):
-                    released = cloak.release(
-                        design.Y[:, c],
-                        gp.mean,
-                        epsilon,
-                        out["sensitivity"][c],
-                        replication_rng(*keys),
-                    )
-                out["values"].setdefault((epsilon, c), []).append(released.values)
-                out["records"].append(dp.release_record(released, i, keys, output=COMPONENTS[c]))
-    for c, (cloak, gp) in enumerate(zip(designs, design.gps)):
+    out = {**cloaking, "values": {}, "sd": {}, "records": [], "times": {}}
+    for released in replications:
+        for key, values in released["values"].items():
+            out["values"].setdefault(key, []).append(values)
+        out["records"] += released["records"]
+        for epsilon, times in released["times"].items():
+            out["times"].setdefault(epsilon, []).extend(times)
+    for c, (cloak, gp) in enumerate(zip(cloaking["designs"], design.gps)):
         posterior_variance = gp.predict(design.t)[1]
         for epsilon in dp.EPSILONS:
-            noise_variance = cloak.noise_scale(epsilon, out["sensitivity"][c]) ** 2 * np.diag(
+            noise_variance = cloak.noise_scale(epsilon, cloaking["sensitivity"][c]) ** 2 * np.diag(
                 cloak.M
             )
             out["sd"][epsilon, c] = np.sqrt(posterior_variance + noise_variance)
+    return out
+
+
+def replication_task(design, cloaking, seed, replication, table_seed):
+    """One task of the runner: replication ``replication`` of the study.
+
+    Parameters
+    ----------
+    design : Design
+        The study's fitted GPs and grids.
+    cloaking : dict
+        :func:`dp_cloaking_designs` of ``design``.
+    seed, replication : int
+        Base seed and replication index; every random number comes from
+        ``default_rng([seed, replication, ...])``.
+    table_seed : bool
+        A Table 3 replication: with the Stationary attack and the DP-cloaking releases.
+
+    Returns
+    -------
+    dict
+        :func:`replicate`'s dict, plus ``dp``: :func:`dp_cloaking_replication` (None
+        unless ``table_seed``).
+    """
+    out = replicate(design, seed, replication, with_attack=table_seed)
+    out["dp"] = dp_cloaking_replication(design, cloaking, seed, replication) if table_seed else None
     return out
 
 
@@ -376,6 +456,7 @@ def run(
     table_seeds=20,
     kernel_convention="paper",
     data=None,
+    runner=None,
 ):
     """Run the satellite study; write figures, tables and ``trajectory.csv`` into ``out``.
 
@@ -399,6 +480,11 @@ def run(
     data : None
         Kept for existing scripts; the study simulates its data, so only None is
         accepted.
+    runner : Runner, optional
+        Runs the replications (one task each, with the Stationary attack and the
+        DP-cloaking releases of the Table 3 replications; default: serially in this
+        process). Results do not depend on it; ``results.json`` records it and each
+        task's seed keys.
 
     Returns
     -------
@@ -433,11 +519,16 @@ def run(
     output = StudyOutput(out, "satellite", params)
     design = Design(KERNEL_CONVENTIONS[kernel_convention])
     output.write_csv("trajectory.csv", figures.trajectory_rows(design))
-    reps = [
-        replicate(design, seed, i, with_attack=i < table_seeds)
-        for i in tqdm(range(max(replications, table_seeds)), desc="satellite", disable=not progress)
+    cloaking = dp_cloaking_designs(design)
+    tasks = [
+        Task(("replication", i), {"replication": i, "table_seed": i < table_seeds}, (seed, i))
+        for i in range(max(replications, table_seeds))
     ]
-    cloaking = dp_cloaking_runs(design, seed, table_seeds, progress)
+    runner = Runner(workers=1, progress=progress) if runner is None else runner
+    shared = {"design": design, "cloaking": cloaking, "seed": seed}
+    reps = runner.map(replication_task, tasks, shared=shared, name="satellite", fingerprint=params)
+    output.parameters["runner"] = runner.describe()
+    cloaking = dp_cloaking_results(design, cloaking, [r["dp"] for r in reps[:table_seeds]])
     dropout_times = {}
     dropout = dropout_means(design, dropout_times)
     zero_design = Design(design.kernel, zero_mean=True)

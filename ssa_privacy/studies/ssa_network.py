@@ -41,7 +41,6 @@ linearised radar measurement at each station's highest elevation in the window.
 from dataclasses import dataclass
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from ssa_privacy._validation import positive_int
 from ssa_privacy.orbits.frames import hill_to_inertial
@@ -56,15 +55,17 @@ from ssa_privacy.privacy.pml import (
     linear_mechanism_noise,
     monte_carlo_leakage_probability,
 )
+from ssa_privacy.runner import Runner, Task
 from ssa_privacy.sensors.geodesy import EarthRotation
 from ssa_privacy.sensors.stations import MEASUREMENTS, GroundStation
 from ssa_privacy.sensors.tracking import OrbitTracker
 from ssa_privacy.studies import _options as opt
 from ssa_privacy.studies import _ssa_network_figures as figures
 from ssa_privacy.studies._common import replication_rng
-from ssa_privacy.studies._ssa_network_cw import C_POSITION, CW_SENSOR_STD, cw_study  # noqa: F401
-from ssa_privacy.tle import load_element_set
+from ssa_privacy.studies._ssa_network_cw import C_POSITION, cw_designs, cw_filter_row
+from ssa_privacy.tle import ElementSet, load_element_set
 
+USES_RUNNER = True
 DESCRIPTION = "SSA network: PML-privatized ground radars tracking a real LEO orbit (UKF), CW bounds"
 
 #: The three stations (approximate WGS-84 positions of the deep-space antennas).
@@ -87,6 +88,11 @@ FILTER_TOLERANCE = 1.0e-9
 #: Confidence of the Monte Carlo privacy intervals.
 CONFIDENCE = 0.99
 NO_PRIVACY = "none"
+#: Last seed key of a CW row's simulation, ``[seed, level, filter, 3]``, and third of a
+#: station's privacy checks, ``[seed, station, 4]``: no stream coincides with a UKF run's
+#: ``[seed, run, 0 | 1 | 2]`` (``default_rng`` pads keys with zeros: [s, r] = [s, r, 0]).
+CW_SEED_TAG = 3
+PRIVACY_SEED_TAG = 4
 
 
 def add_arguments(parser):
@@ -191,6 +197,17 @@ class Scenario:
         # A radar measurement has rank 4 (the CW report 3, with a lower floor).
         check_epsilon([eps for _, eps in self.levels], self.delta, len(MEASUREMENTS))
         self.levels.append((NO_PRIVACY, None))
+
+    def __getstate__(self):
+        """Pickle the element set by its lines (its ``sgp4`` record does not pickle)."""
+        state = dict(self.__dict__)
+        tle = state.pop("element_set")
+        state["_element_set_lines"] = (tle.name, tle.line1, tle.line2)
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        self.__dict__.update(state, element_set=ElementSet(*state.pop("_element_set_lines")))
 
     def cw_plant(self, C, dt):
         """The station-kept CW plant about the nominal orbit, with output matrix ``C``."""
@@ -298,27 +315,49 @@ def _track(scenario, times, level, truth, visible, rngs):
     return np.array(errors), np.array(covariances), range_std
 
 
-def _ukf_study(scenario, options, seed, progress):
-    """All UKF runs at all levels (common random numbers across levels)."""
-    runs = options["runs"]
-    truth = _truths(scenario, runs, seed)
+@dataclass
+class UKFSetup:
+    """What every UKF run shares: the filter grid, and each run's truth and visibility.
+
+    ``times`` are the filter epochs (s), ``evaluate`` marks the regular epochs after the
+    burn-in, ``truth`` (R, m, 6) and ``visible`` (R, m, S) are each run's true state and
+    which stations see it, on the filter epochs.
+    """
+
+    times: np.ndarray
+    evaluate: np.ndarray
+    truth: np.ndarray
+    visible: np.ndarray
+
+
+def _ukf_setup(scenario, options, seed):
+    """The UKF runs' truths (from ``default_rng([seed, run, 0])``) and filter grid."""
+    truth = _truths(scenario, options["runs"], seed)
     visible = np.stack(
         [s.visible(truth, scenario.fine, scenario.earth) for s in STATIONS], axis=-1
     )  # (R, m_fine, S)
     index, regular = _grid(visible, options["dt"], options["gap_step"])
     times = scenario.fine[index]
     evaluate = regular[index] & (times >= scenario.t0 + options["burn_in_hours"] * 3600.0)
+    return UKFSetup(times, evaluate, truth[:, index], visible[:, index])
+
+
+def _ukf_run(scenario, options, times, level, truth, visible, seed, run):
+    """One UKF run at one level: its sensor and privacy noise come from ``default_rng([seed,
+    run, 1])`` and ``default_rng([seed, run, 2])``, the same at every level."""
+    rngs = (replication_rng(seed, run, 1), replication_rng(seed, run, 2))
+    return _track(scenario, times, level, truth, visible, rngs)
+
+
+def _tracking(scenario, setup, runs):
+    """The UKF runs (level-major, as :func:`_ukf_tasks` lists them) gathered per level."""
     results = {label: {"errors": [], "P": [], "range_std": []} for label, _ in scenario.levels}
-    cases = [(label, eps, r) for label, eps in scenario.levels for r in range(runs)]
-    for label, eps, r in tqdm(cases, desc="UKF runs (level x run)", disable=not progress):
-        rngs = (replication_rng(seed, r, 1), replication_rng(seed, r, 2))
-        errors, covariances, stds = _track(
-            scenario, times, eps, truth[r, index], visible[r, index], rngs
-        )
+    labels = [label for label, _ in scenario.levels for _ in range(len(setup.truth))]
+    for label, (errors, covariances, stds) in zip(labels, runs, strict=True):
         results[label]["errors"].append(errors)
         results[label]["P"].append(covariances)
         results[label]["range_std"].extend(stds)
-    return Tracking(times, evaluate, truth[0, index], results)
+    return Tracking(setup.times, setup.evaluate, setup.truth[0], results)
 
 
 def _rmse_per_run(errors, evaluate, block):
@@ -405,37 +444,133 @@ def _privacy_row(kind, station, epsilon, C, Sigma, Theta, scenario, samples, rng
     }
 
 
-def _privacy_checks(scenario, cw_designs, samples, rng):
-    """Monte Carlo P[l <= epsilon] of every designed mechanism: CW reports, and radar
-    measurements linearised at each station's highest elevation on the nominal track."""
+def _privacy_checks(scenario, options, station, cw_noise, seed_keys):
+    """Monte Carlo P[l <= epsilon] of one station's designed mechanisms, at every level:
+    its CW report, and its radar measurement linearised at its highest elevation on the
+    nominal track. The draws come from ``default_rng(seed_keys)``, in row order."""
+    rng = np.random.default_rng(list(seed_keys))
+    samples, site = options["mc_samples"], STATIONS[station]
+    k = int(np.argmax(site.measure(scenario.nominal, scenario.fine, scenario.earth)[:, 1]))
+    model = site.linearised_measurement(scenario.nominal[k], scenario.fine[k], scenario.earth)
+    H, Sigma = model.H, scenario.prior_eci(model.state)
     rows = []
-    for s, station in enumerate(STATIONS):
-        k = int(np.argmax(station.measure(scenario.nominal, scenario.fine, scenario.earth)[:, 1]))
-        model = station.linearised_measurement(
-            scenario.nominal[k], scenario.fine[k], scenario.earth
+    for label, eps in scenario.levels[:-1]:
+        rows.append(
+            _privacy_row(
+                "CW relative position",
+                site,
+                eps[station],
+                C_POSITION,
+                scenario.Sigma_cw,
+                cw_noise[label][station],
+                scenario,
+                samples,
+                rng,
+            )
         )
-        H, Sigma = model.H, scenario.prior_eci(model.state)
-        for label, eps in scenario.levels[:-1]:
-            rows.append(
-                _privacy_row(
-                    "CW relative position",
-                    station,
-                    eps[s],
-                    C_POSITION,
-                    scenario.Sigma_cw,
-                    cw_designs[label][s],
-                    scenario,
-                    samples,
-                    rng,
-                )
+        Theta = scenario.station_noise(model, eps[station])
+        rows.append(
+            _privacy_row(
+                "radar (linearised)", site, eps[station], H, Sigma, Theta, scenario, samples, rng
             )
-            Theta = scenario.station_noise(model, eps[s])
-            rows.append(
-                _privacy_row(
-                    "radar (linearised)", station, eps[s], H, Sigma, Theta, scenario, samples, rng
-                )
-            )
+        )
     return rows
+
+
+def _cw_row(scenario, options, level, station, noise, seed_keys):
+    """One row of the CW table: a station's filter (``station`` its index) or, with
+    ``station`` None, the fusion's, at level index ``level``; the simulation draws from
+    ``default_rng(seed_keys)``."""
+    label, eps = scenario.levels[level]
+    rng = np.random.default_rng(list(seed_keys))
+    name = "fusion" if station is None else STATIONS[station].name
+    return {
+        "level": label,
+        "filter": name,
+        **cw_filter_row(scenario, options, noise, station, eps, rng),
+    }
+
+
+#: The kinds of task of the study's runner map.
+PARTS = {"ukf": _ukf_run, "cw": _cw_row, "privacy": _privacy_checks}
+
+
+def network_task(scenario, options, part, arguments):
+    """One task of the runner: a UKF run, a CW table row or a station's privacy checks.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The run's fixed quantities.
+    options : dict
+        The study's options.
+    part : {"ukf", "cw", "privacy"}
+        Kind of task (:data:`PARTS`).
+    arguments : dict
+        Keyword arguments of that kind's function.
+
+    Returns
+    -------
+    object
+        A UKF run (errors, covariances, privacy range standard deviations), a CW row
+        (dict) or a station's privacy-check rows (list of dict).
+    """
+    return PARTS[part](scenario, options, **arguments)
+
+
+def _task(key, part, entropy, **arguments):
+    """A task of :func:`network_task` whose random numbers come from ``entropy``."""
+    return Task(key, {"part": part, "arguments": arguments}, entropy)
+
+
+def _tasks(scenario, setup, cw_noise, seed):
+    """The study's tasks, longest first: UKF runs (level x run), CW rows (level x filter),
+    privacy checks (station); each with the keys of its random numbers."""
+    tasks = [
+        _task(
+            ("ukf", label, run),
+            "ukf",
+            (seed, run),
+            times=setup.times,
+            level=eps,
+            truth=setup.truth[run],
+            visible=setup.visible[run],
+            seed=seed,
+            run=run,
+        )
+        for label, eps in scenario.levels
+        for run in range(len(setup.truth))
+    ]
+    filters = [*range(len(STATIONS)), None]  # the stations, then the fusion
+    for level, (label, _) in enumerate(scenario.levels):
+        for index, station in enumerate(filters):
+            keys = (seed, level, index, CW_SEED_TAG)
+            noise = cw_noise[label] if station is None else cw_noise[label][station]
+            name = "fusion" if station is None else STATIONS[station].name
+            tasks.append(
+                _task(
+                    ("cw", label, name),
+                    "cw",
+                    keys,
+                    level=level,
+                    station=station,
+                    noise=noise,
+                    seed_keys=keys,
+                )
+            )
+    for station, site in enumerate(STATIONS):
+        keys = (seed, station, PRIVACY_SEED_TAG)
+        tasks.append(
+            _task(
+                ("privacy", site.name),
+                "privacy",
+                keys,
+                station=station,
+                cw_noise=cw_noise,
+                seed_keys=keys,
+            )
+        )
+    return tasks
 
 
 def _check_options(options):
@@ -478,8 +613,50 @@ def run(
     cw_burn_in=50,
     cw_dt=60.0,
     mc_samples=100_000,
+    runner=None,
 ):
-    """Run the study; write the tables and the four figures into ``out``."""
+    """Run the study; write the tables and the four figures into ``out``.
+
+    Parameters
+    ----------
+    out : str or Path
+        Output folder.
+    seed : int
+        Base seed. UKF run r draws its initial offset, sensor noise and privacy noise
+        from ``default_rng([seed, r, 0])``, ``[seed, r, 1]`` and ``[seed, r, 2]`` (the
+        same at every level); the CW row of level index l and filter index f (stations,
+        then the fusion) from ``[seed, l, f, 3]``; station s's privacy checks from
+        ``[seed, s, 4]``.
+    progress : bool
+        Show a progress bar.
+    satellite : str
+        ``"iss"`` or a catalogue number of ``SGP4-VER.TLE``.
+    start_hours, hours, dt, gap_step, burn_in_hours : float
+        Window start after epoch and length (h), measurement interval and filter step
+        between passes (s), time left out of the RMSE (h).
+    epsilons, offsets : sequence of float
+        Privacy levels (epsilon of the first station, nats) and per-station offsets.
+    delta : float
+        PML failure probability.
+    convention : {"exact", "paper"}
+        PML convention of the noise design and of the bounds.
+    runs, cw_runs, cw_steps, cw_burn_in : int
+        UKF runs per level; CW simulation runs, steps per run and steps left out.
+    cw_dt : float
+        CW sampling period (s).
+    mc_samples : int
+        Draws per mechanism for P[l <= epsilon].
+    runner : Runner, optional
+        Runs the UKF runs (one task per level and run), the CW rows (one per level and
+        filter) and the privacy checks (one per station); default: serially in this
+        process. Results do not depend on it; ``results.json`` records it and each
+        task's seed keys.
+
+    Returns
+    -------
+    dict
+        The summary written to ``results.json`` and the output folder.
+    """
     options = dict(
         satellite=satellite,
         start_hours=start_hours,
@@ -501,12 +678,27 @@ def run(
     _check_options(options)
     scenario = Scenario(options)
     output = StudyOutput(out, "ssa-network", {"seed": seed, **options})
-    tracking = _ukf_study(scenario, options, seed, progress)
+    setup = _ukf_setup(scenario, options, seed)
+    station_plant = scenario.cw_plant(C_POSITION, options["cw_dt"])
+    cw_noise = {
+        label: cw_designs(scenario, STATIONS, station_plant, eps) for label, eps in scenario.levels
+    }
+    tasks = _tasks(scenario, setup, cw_noise, seed)
+    runner = Runner(workers=1, progress=progress) if runner is None else runner
+    results = runner.map(
+        network_task,
+        tasks,
+        shared={"scenario": scenario, "options": options},
+        name="ssa-network",
+        fingerprint={"seed": seed, **options},
+    )
+    output.parameters["runner"] = runner.describe()
+    parts = {part: [r for t, r in zip(tasks, results) if t.key[0] == part] for part in PARTS}
+    tracking = _tracking(scenario, setup, parts["ukf"])
     rows = _ukf_rows(scenario, tracking)
     monotone = _monotone(rows)
-    rng = np.random.default_rng([seed, 1])
-    cw_rows, cw_designs = cw_study(scenario, STATIONS, options, rng, progress)
-    privacy_rows = _privacy_checks(scenario, cw_designs, mc_samples, rng)
+    cw_rows = parts["cw"]
+    privacy_rows = [row for station in parts["privacy"] for row in station]
     holds = [k for k in cw_rows[0] if k.startswith("holds_")]
     for row in rows:
         mine = [r for r in cw_rows if r["level"] == row["level"]]
