@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ssa_privacy.constants import R_EARTH
 from ssa_privacy.orbits.elements import (
     angular_momentum,
     elements_to_state,
@@ -61,6 +62,54 @@ def test_several_states_are_propagated_as_one_system_with_the_same_result():
     assert together.shape == (2, 7, 6)
     for start, path in zip(starts, together):
         np.testing.assert_allclose(path, model.propagate(times, start), atol=1e-7)
+
+
+def leo_states(count, seed):
+    """ECI states of random LEO orbits: perigee and apogee altitudes in 400-1,500 km."""
+    rng = np.random.default_rng(seed)
+    perigee, apogee = R_EARTH + np.sort(rng.uniform(400.0, 1500.0, (2, count)), axis=0)
+    a, e = (perigee + apogee) / 2, (apogee - perigee) / (apogee + perigee)
+    angles = rng.uniform(0.0, 2 * np.pi, (3, count))
+    return elements_to_state(a, e, np.arccos(rng.uniform(-1.0, 1.0, count)), *angles)
+
+
+@pytest.mark.parametrize(("tolerance", "first_step"), [(1e-10, None), (1e-8, 30.0)])
+def test_many_objects_are_as_accurate_as_each_object_alone(tolerance, first_step):
+    """Against a 1e-13 reference, no object of the batch is worse than alone (x 1.5).
+
+    The batch's tolerance is divided by sqrt(N), so each object's own error estimate
+    meets the requested one; the global error follows the local one, up to the safety
+    factor of the comparison.
+    """
+    model = J2Propagator()
+    starts = np.vstack([leo_states(5, seed=11), eccentric_state()])
+    times = np.linspace(0.0, DAY, 97)
+    many = model.propagate_many(times, starts, tolerance, tolerance, first_step)
+    assert many.shape == (6, 97, 6)
+    for start, path in zip(starts, many, strict=True):
+        reference = model.propagate(times, start, 1e-13, 1e-13)
+        alone = model.propagate(times, start, tolerance, tolerance, first_step)
+        scale = np.linalg.norm(reference, axis=1)
+        error_many = np.max(np.linalg.norm(path - reference, axis=1) / scale)
+        error_alone = np.max(np.linalg.norm(alone - reference, axis=1) / scale)
+        assert error_many <= 1.5 * error_alone + 1e-12
+
+
+def test_many_objects_on_a_zero_span_or_with_no_object():
+    model = J2Propagator()
+    starts = leo_states(3, seed=1)
+    np.testing.assert_array_equal(model.propagate_many([5.0, 5.0], starts)[:, 1], starts)
+    assert model.propagate_many([0.0, 60.0], np.zeros((0, 6))).shape == (0, 2, 6)
+
+
+def test_an_orbit_falling_into_the_centre_fails_in_both_propagations():
+    """Radial fall from 7,000 km reaches the singularity r = 0 after about 1,000 s."""
+    model = J2Propagator()
+    falling = np.array([7000.0, 0.0, 0.0, -1.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="integration failed"):
+        model.propagate([0.0, 3000.0], falling)
+    with pytest.raises(ValueError, match=r"integration failed.*states0 rows 0 to 1"):
+        model.propagate_many([0.0, 3000.0], np.vstack([eccentric_state(), falling]))
 
 
 @settings(max_examples=60, deadline=None)
@@ -160,6 +209,15 @@ def test_j2_propagation_of_the_iss_stays_within_10_km_of_sgp4_over_a_day():
             "equatorial or circular",
         ),
         (lambda: load_element_set("99999"), "name must be"),
+        (lambda: J2Propagator().propagate_many([0.0, 1.0], eccentric_state()), "states0"),
+        (lambda: J2Propagator().propagate_many([0.0, 1.0], np.full((2, 6), np.nan)), "states0"),
+        (lambda: J2Propagator().propagate_many([0.0, 1.0], np.zeros((1, 6))), "states0"),
+        (lambda: J2Propagator().propagate_many([1.0, 0.0], leo_states(2, 0)), "non-decreasing"),
+        (lambda: J2Propagator().propagate_many([0.0, 1.0], leo_states(2, 0), atol=1.0), "atol"),
+        (
+            lambda: J2Propagator().propagate_many([0.0, 1.0], leo_states(2, 0), first_step=2.0),
+            "first_step",
+        ),
     ],
 )
 def test_bad_input_raises_a_clear_error(call, message):

@@ -4,14 +4,18 @@ State ``(x, y, z, vx, vy, vz)`` in km and km/s, the z axis being Earth's rotatio
 with the dimensionless J2 of EGM-96 by default. The propagator also gives the conserved
 energy and the analytic J2 secular rates of the node and of the argument of perigee;
 conversions to and from orbital elements are in :mod:`ssa_privacy.orbits.elements`,
-element sets (TLEs) enter through :mod:`ssa_privacy.tle`. See
-:doc:`/theory/orbits-and-sensors`.
+element sets (TLEs) enter through :mod:`ssa_privacy.tle`. Many objects are propagated at
+once by :meth:`J2Propagator.propagate_many`: batches of them stacked into one system for
+scipy's DOP853, with the tolerance tightened so that each object's own error estimate
+meets it. See :doc:`/theory/orbits-and-sensors`.
 
 References
 ----------
 D. A. Vallado, "Fundamentals of Astrodynamics and Applications", 4th ed., 2013: Ch. 8
 (special perturbations, the J2 acceleration) and Ch. 9 (secular J2 rates). H. D. Curtis,
 "Orbital Mechanics for Engineering Students", 3rd ed., §4.7 (J2 secular rates), Ch. 10.
+E. Hairer, S. P. Norsett and G. Wanner, "Solving Ordinary Differential Equations I",
+2nd ed., 1993, §II.4 (step-size control with a root-mean-square error norm).
 """
 
 from dataclasses import dataclass
@@ -27,6 +31,8 @@ from ssa_privacy.orbits._checks import vectors
 TIGHT_TOLERANCE = 1e-10
 #: Loosest tolerance :meth:`J2Propagator.propagate` accepts (for a filter's process model).
 LOOSEST_TOLERANCE = 1e-6
+#: Objects per stacked system of :meth:`J2Propagator.propagate_many`.
+BATCH = 256
 
 
 def _tolerance(value, name):
@@ -34,6 +40,30 @@ def _tolerance(value, name):
     if value > LOOSEST_TOLERANCE:
         raise ValueError(f"{name} must be at most {LOOSEST_TOLERANCE}, got {value}")
     return value
+
+
+def _output_times(times):
+    """``times`` as a finite, non-empty, non-decreasing float grid (s)."""
+    times = as_finite_array(times, "times", ndim=1)
+    if len(times) == 0 or np.any(np.diff(times) < 0):
+        raise ValueError("times must be a non-empty, non-decreasing grid")
+    return times
+
+
+def _initial_states(states, name, ndims, shape):
+    """``states`` as finite ECI states with ``ndim`` in ``ndims`` and no zero position."""
+    states = vectors(states, name)
+    if states.ndim not in ndims:
+        raise ValueError(f"{name} must have shape {shape}, got {states.shape}")
+    if np.any(np.linalg.norm(states[..., :3], axis=-1) == 0):
+        raise ValueError(f"{name} has a zero position vector (the centre of the Earth)")
+    return states
+
+
+def _controls(rtol, atol, first_step):
+    """Checked tolerances (at most :data:`LOOSEST_TOLERANCE`) and optional first step."""
+    rtol, atol = _tolerance(rtol, "rtol"), _tolerance(atol, "atol")
+    return rtol, atol, None if first_step is None else positive(first_step, "first_step")
 
 
 @dataclass(frozen=True)
@@ -125,7 +155,8 @@ class J2Propagator:
             Non-decreasing output times (s); the initial state is at ``times[0]``.
         state0 : array_like, shape (6,) or (k, 6)
             Initial ECI state(s), km and km/s. Several states are integrated together as
-            one system (the step size then follows the most demanding one).
+            one system (the step size then follows the most demanding one);
+            :meth:`propagate_many` integrates each with its own step size.
         rtol, atol : float, optional
             Tolerances of DOP853, default 1e-10, at most :data:`LOOSEST_TOLERANCE`.
             Studies use 1e-10 for the truth; a filter's process model may use a looser one.
@@ -151,17 +182,9 @@ class J2Propagator:
         -----
         Cowell's method (direct integration of the perturbed motion), Vallado Ch. 8.
         """
-        times = as_finite_array(times, "times", ndim=1)
-        if len(times) == 0 or np.any(np.diff(times) < 0):
-            raise ValueError("times must be a non-empty, non-decreasing grid")
-        state0 = vectors(state0, "state0")
-        if state0.ndim > 2:
-            raise ValueError(f"state0 must have shape (6,) or (k, 6), got {state0.shape}")
-        if np.any(np.linalg.norm(state0[..., :3], axis=-1) == 0):
-            raise ValueError("state0 has a zero position vector (the centre of the Earth)")
-        rtol, atol = _tolerance(rtol, "rtol"), _tolerance(atol, "atol")
-        if first_step is not None:
-            first_step = positive(first_step, "first_step")
+        times = _output_times(times)
+        state0 = _initial_states(state0, "state0", (1, 2), "(6,) or (k, 6)")
+        rtol, atol, first_step = _controls(rtol, atol, first_step)
         flat = np.atleast_2d(state0)
         if times[-1] == times[0]:
             path = np.repeat(flat[:, None, :], len(times), axis=1)
@@ -182,6 +205,74 @@ class J2Propagator:
                 raise ValueError("orbit integration produced non-finite states")
             path = solution.y.reshape(len(flat), 6, len(times)).transpose(0, 2, 1)
         return path[0] if state0.ndim == 1 else path
+
+    def propagate_many(
+        self, times, states0, rtol=TIGHT_TOLERANCE, atol=TIGHT_TOLERANCE, first_step=None
+    ):
+        """Integrate many objects at once: batches stacked into one system each.
+
+        Parameters
+        ----------
+        times : array_like, shape (m,)
+            Non-decreasing output times (s), shared by all objects; the initial states are
+            at ``times[0]``.
+        states0 : array_like, shape (N, 6)
+            Initial ECI states of the N objects, km and km/s.
+        rtol, atol : float, optional
+            Tolerances of DOP853 for each object, default 1e-10, at most
+            :data:`LOOSEST_TOLERANCE`.
+        first_step : float, optional
+            Initial step size (s), at most ``times[-1] - times[0]``; by default
+            ``solve_ivp`` chooses it.
+
+        Returns
+        -------
+        ndarray, shape (N, m, 6)
+            The states at ``times`` (km, km/s).
+
+        Raises
+        ------
+        ValueError
+            If the times are empty, not finite or decreasing, ``states0`` is not of shape
+            (N, 6), not finite or has a state at the origin, a tolerance or ``first_step``
+            is out of range, or an integration fails or leaves the finite numbers (the
+            message names the batch's rows).
+        TypeError
+            If an argument is not made of real numbers.
+
+        Notes
+        -----
+        ``solve_ivp`` controls the step with the root-mean-square of the scaled error
+        estimate over all components (Hairer, Norsett and Wanner §II.4). Over a batch of
+        B objects that norm is ``sqrt(mean_n e_n^2)`` of the objects' own norms
+        ``e_n``, so with the tolerances divided by ``sqrt(B)`` every accepted step has
+        ``e_n <= 1`` for each object: each object's local error is controlled at least
+        as tightly as when it is integrated alone (the step follows the hardest object
+        of the batch). The results therefore differ from :meth:`propagate` of one
+        object by at most about that call's own integration error (about 1e-8 relative
+        over a day in LEO at 1e-10, ``benchmarks/bench_propagation.py``), and are closer
+        to the exact solution. Batches of :data:`BATCH` objects keep the tightening and
+        the effect of one demanding orbit on the others bounded.
+        """
+        times = _output_times(times)
+        states0 = _initial_states(states0, "states0", (2,), "(N, 6)")
+        rtol, atol, first_step = _controls(rtol, atol, first_step)
+        span = times[-1] - times[0]
+        if first_step is not None and first_step > span:
+            raise ValueError(f"first_step must be at most the time span {span} s, got {first_step}")
+        out = np.empty((len(states0), len(times), 6))
+        for start in range(0, len(states0), BATCH):
+            rows = slice(start, min(start + BATCH, len(states0)))
+            shrink = np.sqrt(rows.stop - rows.start)
+            try:
+                out[rows] = self.propagate(
+                    times, states0[rows], rtol / shrink, atol / shrink, first_step
+                )
+            except ValueError as error:
+                raise ValueError(
+                    f"{error} (states0 rows {rows.start} to {rows.stop - 1})"
+                ) from None
+        return out
 
     def energy(self, states):
         """Specific mechanical energy including the J2 potential (km^2/s^2).
