@@ -7,14 +7,21 @@ import numpy as np
 import pytest
 
 from ssa_privacy.privacy.accounting import c_delta, gaussian_mechanism_delta
+from ssa_privacy.runner import Runner
 from ssa_privacy.studies import kung
+
+SMALL = {"replications": 2, "selection_replications": 1, "folds": 2}
+
+
+@pytest.fixture(scope="module")
+def serial(tmp_path_factory):
+    out = tmp_path_factory.mktemp("kung")
+    return out, kung.run(out, seed=0, progress=False, **SMALL)
 
 
 @pytest.mark.slow
-def test_kung_study_writes_outputs_and_every_release_is_certified(tmp_path):
-    summary = kung.run(
-        tmp_path, seed=0, progress=False, replications=2, selection_replications=1, folds=2
-    )
+def test_kung_study_writes_outputs_and_every_release_is_certified(serial):
+    tmp_path, summary = serial
     for stem in ("kung_releases", "kung_selection"):
         assert (tmp_path / f"{stem}.png").stat().st_size > 0 and (
             tmp_path / f"{stem}.pdf"
@@ -50,3 +57,15 @@ def test_kung_study_writes_outputs_and_every_release_is_certified(tmp_path):
         grid["standard_release_exact"]["noise_sd_cm_median"]
     )
     assert np.isfinite(summary["rmse_cm_cloaking_l=25, s2=0.3"])
+
+
+@pytest.mark.slow
+def test_two_workers_give_the_serial_results(serial, tmp_path):
+    serial_out, serial_summary = serial
+    runner = Runner(workers=2, progress=False)
+    summary = kung.run(tmp_path, seed=0, progress=False, runner=runner, **SMALL)
+    assert summary == serial_summary
+    for name in ("results.csv", "grid.csv"):
+        assert (tmp_path / name).read_text() == (serial_out / name).read_text()
+    tasks = json.loads((tmp_path / "results.json").read_text())["parameters"]["runner"]["tasks"]
+    assert [t["seed_keys"] for t in tasks["kung"]] == [[0, 3, 0], [0, 0], [0, 2, 0], [0, 2, 1]]

@@ -5,10 +5,14 @@ import json
 import pytest
 
 from ssa_privacy.cli import main
+from ssa_privacy.runner import Runner
+from ssa_privacy.studies import sgp4_validation
+
+SMALL = {"satellites": "iss,06251,28872", "hours": 3.0, "secular_days": 1.5}
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
+def serial_out(tmp_path_factory):
     out = tmp_path_factory.mktemp("sgp4_validation")
     arguments = [
         "run",
@@ -16,14 +20,22 @@ def results(tmp_path_factory):
         "--out",
         str(out),
         "--no-progress",
+        "--workers",
+        "1",
         "--satellites",
-        "iss,06251,28872",
+        SMALL["satellites"],
         "--hours",
-        "3",
+        str(SMALL["hours"]),
         "--secular-days",
-        "1.5",
+        str(SMALL["secular_days"]),
     ]
     assert main(arguments) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def results(serial_out):
+    out = serial_out
     for stem in ("fig_sgp4_difference", "fig_secular_rates"):
         for extension in ("png", "pdf"):
             assert (out / f"{stem}.{extension}").stat().st_size > 0
@@ -48,3 +60,20 @@ def test_secular_rates_match_the_analytic_ones_within_one_percent(results):
     for row in results["secular_rates"]:
         assert row["raan_rate_relative_error"] < 0.01
         assert row["argp_rate_relative_error"] < 0.01
+
+
+def test_two_workers_give_the_serial_results(serial_out, tmp_path):
+    out = tmp_path / "parallel"
+    sgp4_validation.run(out, progress=False, runner=Runner(workers=2, progress=False), **SMALL)
+    for name in ("results.csv", "secular_rates.csv"):
+        assert (out / name).read_text() == (serial_out / name).read_text()
+    serial, parallel = (json.loads((o / "results.json").read_text()) for o in (serial_out, out))
+    assert parallel["results"] == serial["results"]
+    assert parallel["secular_rates"] == serial["secular_rates"]
+    assert parallel["parameters"]["runner"]["backend"] == "process-pool"
+    assert serial["parameters"]["runner"]["backend"] == "serial"
+    tasks = parallel["parameters"]["runner"]["tasks"]
+    assert [t["key"] for t in tasks["sgp4-validation-sgp4"]] == [
+        ["satellite", key] for key in ("25544", "06251", "28872")
+    ]
+    assert all(t["seed_keys"] is None for t in tasks["sgp4-validation-secular"])

@@ -29,8 +29,10 @@ from ssa_privacy.privacy.posterior_sampling import (
     ou_prior_paths,
     sample_posterior_paths_exp_1d,
 )
+from ssa_privacy.runner import Runner, Task
 from ssa_privacy.studies import _options as opt
 
+USES_RUNNER = True
 DESCRIPTION = (
     "[MAC] §5: 1-D excursion-set utility with and without the posterior-sampling DP constraint"
 )
@@ -55,6 +57,8 @@ THRESHOLD = 0.0
 PROBABILITY_CLIP = 1e-6
 #: Accept a target only if its excursion set covers this fraction range of [0, 1].
 VOLUME_RANGE = (0.1, 0.9)
+#: Last seed key of the released path drawn for an example figure.
+FIGURE_SEED_KEY = 1
 
 
 def add_arguments(parser):
@@ -263,6 +267,11 @@ def _median_iqr(values):
     return float(median), float(q3 - q1)
 
 
+def _noise_level_task(options, noise, seed_keys):
+    """One task of the runner: :func:`_noise_level` with ``default_rng(list(seed_keys))``."""
+    return _noise_level(noise, options, np.random.default_rng(list(seed_keys)), False)
+
+
 def _noise_level(noise, options, rng, progress):
     """Search, select and evaluate at one noise level; returns the results row and an example."""
     pairs = [
@@ -402,6 +411,7 @@ def run(
     epsilon_max=3.0,
     delta=0.005,
     true_lengthscale=1.0,
+    runner=None,
 ):
     """Run the study; write figures and results; return a summary.
 
@@ -410,9 +420,11 @@ def run(
     out : Path
         Output folder.
     seed : int
-        Base seed (one stream per noise level).
+        Base seed: noise level i draws its pairs, data and releases from
+        ``default_rng([seed, i])``, and the released path of its example figure from
+        ``default_rng([seed, i, 1])``.
     progress : bool
-        Show progress bars.
+        Show a progress bar.
     replications, validation : int
         Search and validation pairs per noise level.
     n : int
@@ -425,6 +437,10 @@ def run(
         Privacy constraint ``epsilon(delta) < epsilon_max`` for one path.
     true_lengthscale : float
         Length scale of the target prior.
+    runner : Runner, optional
+        Runs the noise levels (one task each; default: serially in this process).
+        Results do not depend on it; ``results.json`` records it and each task's seed
+        keys.
 
     Returns
     -------
@@ -443,30 +459,37 @@ def run(
         "delta": delta,
         "true_lengthscale": true_lengthscale,
     }
-    output = StudyOutput(
-        out,
-        "excursion",
-        {
-            "seed": seed,
-            **options,
-            "noise_levels": NOISE_LEVELS,
-            "grid_size": GRID_SIZE,
-            "threshold": THRESHOLD,
-        },
+    parameters = {
+        "seed": seed,
+        **options,
+        "noise_levels": NOISE_LEVELS,
+        "grid_size": GRID_SIZE,
+        "threshold": THRESHOLD,
+        "seed_scheme": "default_rng([seed, noise_level_index]); example figure path: "
+        f"default_rng([seed, noise_level_index, {FIGURE_SEED_KEY}])",
+    }
+    output = StudyOutput(out, "excursion", parameters)
+    runner = Runner(workers=1, progress=progress) if runner is None else runner
+    tasks = [
+        Task(key=("noise_M", noise), arguments={"noise": noise, "seed_keys": keys}, seed_keys=keys)
+        for index, noise in enumerate(NOISE_LEVELS)
+        for keys in [(seed, index)]
+    ]
+    results = runner.map(
+        _noise_level_task,
+        tasks,
+        shared={"options": options},
+        name="excursion",
+        fingerprint=parameters,
     )
-    streams = np.random.SeedSequence(seed).spawn(len(NOISE_LEVELS))
-    rows, examples = [], []
-    for noise, stream in tqdm(
-        list(zip(NOISE_LEVELS, streams)), disable=not progress, desc="noise levels"
-    ):
-        rng = np.random.default_rng(stream)
-        row, example = _noise_level(noise, options, rng, progress)
-        rows.append(row)
-        examples.append((example, noise, rng))
+    output.parameters["runner"] = runner.describe()
+    rows = [row for row, _ in results]
     output.save_figure(_figure_summary(rows), "excursion_summary")
-    for example, noise, rng in (examples[0], examples[-1]):
+    for index in (0, len(NOISE_LEVELS) - 1):
+        noise, rng = NOISE_LEVELS[index], np.random.default_rng([seed, index, FIGURE_SEED_KEY])
         output.save_figure(
-            _figure_example(example, noise, rng), f"excursion_example_nsr_{noise / (1 - noise):.2f}"
+            _figure_example(results[index][1], noise, rng),
+            f"excursion_example_nsr_{noise / (1 - noise):.2f}",
         )
     summary = {
         f"nsr_{r['nsr']:.2f}": {

@@ -22,7 +22,6 @@ The mechanisms, their theory and the reproduction notes: :doc:`/theory/dp-gp` an
 """
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from ssa_privacy.data import load_kung_women as load_women
 from ssa_privacy.gp import RBF, GaussianProcess
@@ -37,8 +36,10 @@ from ssa_privacy.privacy.cloaking import cloaking_release
 from ssa_privacy.privacy.hall import RKHS_METHODS, rkhs_sensitivity, standard_release
 from ssa_privacy.privacy.hyperparameters import select_hyperparameters
 from ssa_privacy.privacy.normalisation import clip_and_normalise
+from ssa_privacy.runner import Runner, Task
 from ssa_privacy.studies import _options as opt
 
+USES_RUNNER = True
 DESCRIPTION = "[SMI] !Kung women: standard and cloaking DP-GP, binning, DP hyperparameter selection"
 
 DATA_FILE = "howell1_kung_san.csv"
@@ -61,6 +62,14 @@ PAPER = {
     "cloaking": (14.3, 14.3),
     "cloaking_em": (17.4, 17.4),
 }
+#: Second seed key of each part of the work: ``default_rng([seed, key, ...])``.
+SEED_KEYS = {"grid": 0, "split": 1, "releases": 2, "selection": 3}
+SEED_SCHEME = (
+    "grid releases: default_rng([seed, 0]); permutation of split i: default_rng([seed, 1, "
+    "i]); releases on split i (cloaking, then simple and integral binning per width, in "
+    "the order of the rows): default_rng([seed, 2, i]); DP selection and its releases on "
+    "split i: default_rng([seed, 3, i])"
+)
 
 
 def add_arguments(parser):
@@ -93,9 +102,13 @@ def add_arguments(parser):
     )
 
 
-def _splits(n, count, rng):
+def _splits(n, count, seed):
+    """The (test, train) index arrays of split i, from ``default_rng([seed, 1, i])``."""
     size = int(round(TEST_FRACTION * n))
-    return [np.split(rng.permutation(n), [size]) for _ in range(count)]
+    return [
+        np.split(np.random.default_rng([seed, SEED_KEYS["split"], i]).permutation(n), [size])
+        for i in range(count)
+    ]
 
 
 def _cloaking(age, height, test_age, lengthscale, noise_variance, rng):
@@ -134,17 +147,55 @@ def _non_private(age, height, test_age):
     return norm.unnormalise(mean), None
 
 
-def _rmse_row(method, setting, predict, splits, age, height, paper, progress):
+def _methods():
+    """The rows evaluated on every split, in order.
+
+    Returns
+    -------
+    list of tuple
+        ``(method, setting, paper range, predict)``; ``predict(age, height, test_age,
+        rng)`` returns the values (cm) at the test ages and the release's check.
+    """
+    methods = [
+        ("non_private_gp", "l=25, s2=0.3", None, lambda a, h, t, rng: _non_private(a, h, t)),
+        (
+            "cloaking",
+            "l=25, s2=0.3",
+            PAPER["cloaking"],
+            lambda a, h, t, rng: _cloaking(a, h, t, LENGTHSCALE, NOISE_VARIANCE, rng),
+        ),
+    ]
+    for width in BIN_WIDTHS:
+        for method, integral in (("simple_binning", False), ("integral_binning", True)):
+            methods.append(
+                (
+                    method,
+                    f"bin width {width:g} yr",
+                    PAPER[method],
+                    lambda a, h, t, rng, w=width, i=integral: _binning(a, h, t, w, i, rng),
+                )
+            )
+    return methods
+
+
+def _split_releases(age, height, test, train, rng):
+    """Errors (cm) at the test ages and checks of every method of :func:`_methods` on one split.
+
+    The releases draw from ``rng`` in the order of :func:`_methods`.
+    """
+    results = []
+    for *_, predict in _methods():
+        values, check = predict(age[train], height[train], age[test], rng)
+        results.append((values - height[test], check))
+    return results
+
+
+def _rmse_row(method, setting, errors, checks, paper):
     """Pooled RMSE (cm) of a method over the splits, with the checks of its releases."""
-    errors, checks = [], []
-    for test, train in tqdm(splits, disable=not progress, desc=f"{method} {setting}", leave=False):
-        values, check = predict(age[train], height[train], age[test])
-        errors.append(values - height[test])
-        checks.append(check)
     row = {
         "method": method,
         "setting": setting,
-        "replications": len(splits),
+        "replications": len(errors),
         "rmse_cm": float(np.sqrt(np.mean(np.concatenate(errors) ** 2))),
         "paper_rmse_low_cm": paper[0] if paper else None,
         "paper_rmse_high_cm": paper[1] if paper else None,
@@ -166,38 +217,52 @@ def _check_columns(checks, epsilon):
     }
 
 
-def _cloaking_em_row(splits, age, height, folds, rng, progress):
+def _selection_split(age, height, test, train, folds, rng):
+    """DP hyperparameter selection on one split, and every candidate's cloaking release.
+
+    The selection runs on the training part; every candidate's cloaking release is
+    evaluated on the test part.
+
+    Returns
+    -------
+    tuple
+        ``(expected, realised, selection, checks)``: the mean squared error (cm^2)
+        averaged with the selection probabilities, that of the candidate drawn, the
+        selection and the checks of the candidates' releases.
+    """
+    y, norm = clip_and_normalise(height[train], RAW_SENSITIVITY)
+    selection = select_hyperparameters(
+        age[train],
+        y,
+        SELECTION_LENGTHSCALES,
+        SELECTION_NOISE_VARIANCES,
+        epsilon=EPSILON,
+        sensitivity=norm.sensitivity,
+        folds=folds,
+        release=(EPSILON, DELTA),
+        seed=rng,
+    )
+    squared, checks = [], []
+    for lengthscale, noise_variance in selection.candidates:
+        values, check = _cloaking(
+            age[train], height[train], age[test], lengthscale, noise_variance, rng
+        )
+        squared.append(np.mean((values - height[test]) ** 2))
+        checks.append(check)
+    return selection.probabilities @ squared, squared[selection.index], selection, checks
+
+
+def _cloaking_em_row(results, folds):
     """Cloaking with exponential-mechanism hyperparameters (epsilon 1 + 1).
 
-    On each split the selection runs on the training part; every candidate's cloaking
-    release is evaluated on the test part, and the squared errors are averaged with the
-    selection probabilities. ``rmse_cm`` is the RMSE expected over the mechanism's choice
-    (and one draw of its noise), ``rmse_cm_realised`` that of the candidates drawn.
+    ``results`` holds :func:`_selection_split` of each split. ``rmse_cm`` is the RMSE
+    expected over the mechanism's choice (and one draw of its noise),
+    ``rmse_cm_realised`` that of the candidates drawn.
     """
-    expected, realised, selections, checks = [], [], [], []
-    for test, train in tqdm(splits, disable=not progress, desc="cloaking_em", leave=False):
-        y, norm = clip_and_normalise(height[train], RAW_SENSITIVITY)
-        selection = select_hyperparameters(
-            age[train],
-            y,
-            SELECTION_LENGTHSCALES,
-            SELECTION_NOISE_VARIANCES,
-            epsilon=EPSILON,
-            sensitivity=norm.sensitivity,
-            folds=folds,
-            release=(EPSILON, DELTA),
-            seed=rng,
-        )
-        squared = []
-        for lengthscale, noise_variance in selection.candidates:
-            values, check = _cloaking(
-                age[train], height[train], age[test], lengthscale, noise_variance, rng
-            )
-            squared.append(np.mean((values - height[test]) ** 2))
-            checks.append(check)
-        expected.append(selection.probabilities @ squared)
-        realised.append(squared[selection.index])
-        selections.append(selection)
+    expected = [r[0] for r in results]
+    realised = [r[1] for r in results]
+    selections = [r[2] for r in results]
+    checks = [check for r in results for check in r[3]]
     columns = _check_columns(checks, EPSILON + selections[0].check.epsilon)
     columns["mechanism"] += " after exponential-mechanism selection (sequential composition)"
     columns["check_passed"] &= all(s.check.passed for s in selections)
@@ -205,7 +270,7 @@ def _cloaking_em_row(splits, age, height, folds, rng, progress):
         "method": "cloaking_em",
         "setting": f"grid {len(SELECTION_LENGTHSCALES)}x{len(SELECTION_NOISE_VARIANCES)}, "
         f"{folds} folds",
-        "replications": len(splits),
+        "replications": len(results),
         "rmse_cm": float(np.sqrt(np.mean(expected))),
         "rmse_cm_realised": float(np.sqrt(np.mean(realised))),
         "paper_rmse_low_cm": PAPER["cloaking_em"][0],
@@ -216,7 +281,24 @@ def _cloaking_em_row(splits, age, height, folds, rng, progress):
     return row, selections
 
 
+def _task(age, height, folds, part, seed_keys, test=None, train=None):
+    """One task of the runner, with random numbers from ``default_rng(list(seed_keys))``.
+
+    ``part`` is ``"grid"`` (:func:`_grid_rows`), ``"releases"`` (:func:`_split_releases`
+    on the split ``test, train``) or ``"selection"`` (:func:`_selection_split`).
+    """
+    rng = np.random.default_rng(list(seed_keys))
+    if part == "grid":
+        return _grid_rows(age, height, rng)
+    if part == "releases":
+        return _split_releases(age, height, test, train, rng)
+    if part == "selection":
+        return _selection_split(age, height, test, train, folds, rng)
+    raise ValueError(f"unknown part {part!r}")
+
+
 def _figure_releases(age, height, norm, standard, cloak, mean):
+    """[SMI] Figure 1: one standard and one cloaking release on the grid (``mean``: cm)."""
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(1, 2, figsize=(12, 4.5))
@@ -227,7 +309,7 @@ def _figure_releases(age, height, norm, standard, cloak, mean):
         values = norm.unnormalise(release.values)
         sd = norm.std * release.noise_sd
         ax.plot(age, height, ".", color="grey", ms=3, label="data (women)")
-        ax.plot(GRID, norm.unnormalise(mean), "k", lw=1, label="non-private posterior mean")
+        ax.plot(GRID, mean, "k", lw=1, label="non-private posterior mean")
         ax.plot(GRID, values, "C1", label="DP release (one draw)")
         ax.fill_between(
             GRID,
@@ -274,7 +356,14 @@ def _figure_selection(selections):
 
 
 def _grid_rows(age, height, rng):
-    """Normalisation, standard-method calibrations and cloaking noise on the 100-age grid."""
+    """Normalisation, standard-method calibrations and cloaking noise on the 100-age grid.
+
+    Returns
+    -------
+    tuple
+        ``(rows, figure, summary)``: the rows of grid.csv, the arguments of
+        :func:`_figure_releases` after ``age, height``, and the summary entries.
+    """
     y, norm = clip_and_normalise(height, RAW_SENSITIVITY)
     kernel = RBF(LENGTHSCALE)
     rows = [
@@ -342,12 +431,21 @@ def _grid_rows(age, height, rng):
                 **{k: v for k, v in release.details.items() if np.isscalar(v)},
             }
         )
-    figure = _figure_releases(age, height, norm, standard, cloak, gp.predict(GRID)[0])
+    figure = (norm, standard, cloak, norm.unnormalise(gp.predict(GRID)[0]))
     return rows, figure, {"cloaking_noise_sd_median_cm": float(np.median(sd))}
 
 
 @transactional
-def run(out, seed, progress, data=None, replications=60, selection_replications=8, folds=10):
+def run(
+    out,
+    seed,
+    progress,
+    data=None,
+    replications=60,
+    selection_replications=8,
+    folds=10,
+    runner=None,
+):
     """Run the study; write figures and results; return a summary.
 
     Parameters
@@ -355,9 +453,12 @@ def run(out, seed, progress, data=None, replications=60, selection_replications=
     out : Path
         Output folder.
     seed : int
-        Base seed.
+        Base seed: the releases on the 100-age grid draw from ``default_rng([seed, 0])``,
+        the permutation of split i from ``default_rng([seed, 1, i])``, the releases of
+        split i from ``default_rng([seed, 2, i])`` and its DP selection from
+        ``default_rng([seed, 3, i])``.
     progress : bool
-        Show progress bars.
+        Show a progress bar.
     data : str or Path, optional
         Data folder.
     replications : int
@@ -366,6 +467,11 @@ def run(out, seed, progress, data=None, replications=60, selection_replications=
         Splits for cloaking with exponential-mechanism hyperparameters.
     folds : int
         Monte-Carlo CV folds inside the selection.
+    runner : Runner, optional
+        Runs the tasks: the DP selection on each of the first ``selection_replications``
+        splits, the releases on the grid, and the releases on each split (default:
+        serially in this process). Results do not depend on it; ``results.json``
+        records it and each task's seed keys.
 
     Returns
     -------
@@ -380,59 +486,60 @@ def run(out, seed, progress, data=None, replications=60, selection_replications=
             f"({replications}): the selection uses the first of the replications' splits"
         )
     age, height = load_women(data)
-    output = StudyOutput(
-        out,
-        "kung",
-        {
-            "seed": seed,
-            "replications": replications,
-            "selection_replications": selection_replications,
-            "folds": folds,
-            "raw_sensitivity_cm": RAW_SENSITIVITY,
-            "lengthscale": LENGTHSCALE,
-            "noise_variance": NOISE_VARIANCE,
-            "epsilon": EPSILON,
-            "delta": DELTA,
-            "bin_widths": BIN_WIDTHS,
-            "selection_lengthscales": SELECTION_LENGTHSCALES,
-            "selection_noise_variances": SELECTION_NOISE_VARIANCES,
-        },
+    parameters = {
+        "seed": seed,
+        "replications": replications,
+        "selection_replications": selection_replications,
+        "folds": folds,
+        "raw_sensitivity_cm": RAW_SENSITIVITY,
+        "lengthscale": LENGTHSCALE,
+        "noise_variance": NOISE_VARIANCE,
+        "epsilon": EPSILON,
+        "delta": DELTA,
+        "bin_widths": BIN_WIDTHS,
+        "selection_lengthscales": SELECTION_LENGTHSCALES,
+        "selection_noise_variances": SELECTION_NOISE_VARIANCES,
+        "seed_scheme": SEED_SCHEME,
+    }
+    output = StudyOutput(out, "kung", parameters)
+    splits = _splits(len(age), replications, seed)
+
+    def split_task(part, i):
+        keys = (seed, SEED_KEYS[part], i)
+        test, train = splits[i]
+        arguments = {"part": part, "seed_keys": keys, "test": test, "train": train}
+        return Task((part, i), arguments, keys)
+
+    # The longest tasks (the selections) first, so that a pool ends with short ones.
+    tasks = [split_task("selection", i) for i in range(selection_replications)]
+    grid_keys = (seed, SEED_KEYS["grid"])
+    tasks.append(Task(("grid",), {"part": "grid", "seed_keys": grid_keys}, grid_keys))
+    tasks += [split_task("releases", i) for i in range(replications)]
+    runner = Runner(workers=1, progress=progress) if runner is None else runner
+    results = runner.map(
+        _task,
+        tasks,
+        shared={"age": age, "height": height, "folds": folds},
+        name="kung",
+        fingerprint=(parameters, str(data)),
     )
-    rng = np.random.default_rng(seed)
-    grid_rows, figure, grid_summary = _grid_rows(age, height, rng)
-    output.save_figure(figure, "kung_releases")
+    output.parameters["runner"] = runner.describe()
+    selection_results = results[:selection_replications]
+    grid_rows, figure, grid_summary = results[selection_replications]
+    releases = results[selection_replications + 1 :]
+    output.save_figure(_figure_releases(age, height, *figure), "kung_releases")
     output.write_csv("grid.csv", grid_rows)
-    splits = _splits(len(age), replications, rng)
-    methods = [
-        ("non_private_gp", "l=25, s2=0.3", lambda a, h, t: _non_private(a, h, t), None),
-        (
-            "cloaking",
-            "l=25, s2=0.3",
-            lambda a, h, t: _cloaking(a, h, t, LENGTHSCALE, NOISE_VARIANCE, rng),
-            PAPER["cloaking"],
-        ),
+    rows = [
+        _rmse_row(
+            method,
+            setting,
+            [split[m][0] for split in releases],
+            [split[m][1] for split in releases],
+            paper,
+        )
+        for m, (method, setting, paper, _) in enumerate(_methods())
     ]
-    for width in BIN_WIDTHS:
-        methods.append(
-            (
-                "simple_binning",
-                f"bin width {width:g} yr",
-                lambda a, h, t, w=width: _binning(a, h, t, w, False, rng),
-                PAPER["simple_binning"],
-            )
-        )
-        methods.append(
-            (
-                "integral_binning",
-                f"bin width {width:g} yr",
-                lambda a, h, t, w=width: _binning(a, h, t, w, True, rng),
-                PAPER["integral_binning"],
-            )
-        )
-    rows = [_rmse_row(m, s, f, splits, age, height, p, progress) for m, s, f, p in methods]
-    row, selections = _cloaking_em_row(
-        splits[:selection_replications], age, height, folds, rng, progress
-    )
+    row, selections = _cloaking_em_row(selection_results, folds)
     rows.append(row)
     output.save_figure(_figure_selection(selections), "kung_selection")
     summary = {

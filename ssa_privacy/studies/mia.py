@@ -18,7 +18,6 @@ measured attack stays inside the region any (epsilon, delta)-DP release allows.
 
 import numpy as np
 from scipy import stats
-from tqdm.auto import tqdm
 
 from ssa_privacy.attacks.membership import (
     DEFAULT_FPRS,
@@ -32,8 +31,10 @@ from ssa_privacy.attacks.membership import (
 from ssa_privacy.gp import Exponential, GaussianProcess
 from ssa_privacy.output import StudyOutput, transactional
 from ssa_privacy.privacy.posterior_sampling import PosteriorSamplingBound
+from ssa_privacy.runner import Runner, Task
 from ssa_privacy.studies import _options as opt
 
+USES_RUNNER = True
 DESCRIPTION = "[MAC] §4: LiRA membership inference on GP posterior sampling vs the RDP bound"
 
 #: Target input and its (noise-free) label.
@@ -223,6 +224,20 @@ def _posteriors(n, lengthscale, ridge, replications, rng):
     return posteriors
 
 
+def _posteriors_task(n, lengthscale, replications, ridge, seed_keys):
+    """One task of the runner: :func:`_posteriors` with ``default_rng(list(seed_keys))``."""
+    rng = np.random.default_rng(list(seed_keys))
+    return _posteriors(n, lengthscale, ridge, replications, rng)
+
+
+def _configuration_task(
+    posteriors, n, lengthscale, delta, group, ridge, sigma, paths, sweep, seed_keys
+):
+    """One task of the runner: :func:`_configuration` on the posteriors of ``group``."""
+    rng = np.random.default_rng(list(seed_keys))
+    return _configuration(posteriors[group], n, lengthscale, ridge, sigma, paths, delta, sweep, rng)
+
+
 def _figure_sigma_r(rows, sigmas):
     import matplotlib.pyplot as plt
 
@@ -338,6 +353,7 @@ def run(
     ridges=RIDGES,
     sigmas=SIGMAS,
     path_counts=PATH_COUNTS,
+    runner=None,
 ):
     """Run the study; write figures and results; return a summary.
 
@@ -346,7 +362,10 @@ def run(
     out : Path
         Output folder.
     seed : int
-        Base seed (each ridge gets its own stream).
+        Base seed. Group g (the g-th ridge of the sigma/r sweep; g = len(ridges) for the
+        L sweep) draws its shadow and evaluation data sets from ``default_rng([seed, g,
+        0])``, and its j-th configuration (sigma, or L) draws its releases and the
+        LiRA fit from ``default_rng([seed, g, 1 + j])``.
     progress : bool
         Show progress bars.
     replications : int
@@ -361,6 +380,10 @@ def run(
         Grid of the sigma/r sweep (L = 3).
     path_counts : sequence of int
         L values of the L sweep at (r, sigma) = ``L_SWEEP_SETTING``.
+    runner : Runner, optional
+        Runs the posteriors (one task per group) and then the configurations (one task
+        each); default: serially in this process. Results do not depend on it;
+        ``results.json`` records it and each task's seed keys.
 
     Returns
     -------
@@ -372,44 +395,70 @@ def run(
     if replications < 100:
         raise ValueError(f"replications must be at least 100, got {replications}")
     ridges, sigmas, path_counts = sorted(ridges), sorted(sigmas), sorted(path_counts)
-    output = StudyOutput(
-        out,
-        "mia",
-        {
-            "seed": seed,
-            "replications": replications,
-            "n": n,
-            "lengthscale": lengthscale,
-            "delta": delta,
-            "target": TARGET,
-            "ridges": ridges,
-            "sigmas": sigmas,
-            "path_counts": path_counts,
-            "l_sweep_setting": L_SWEEP_SETTING,
-        },
-    )
-    streams = np.random.SeedSequence(seed).spawn(len(ridges) + 1)
+    parameters = {
+        "seed": seed,
+        "replications": replications,
+        "n": n,
+        "lengthscale": lengthscale,
+        "delta": delta,
+        "target": TARGET,
+        "ridges": ridges,
+        "sigmas": sigmas,
+        "path_counts": path_counts,
+        "l_sweep_setting": L_SWEEP_SETTING,
+        "seed_scheme": "data sets of group g: default_rng([seed, g, 0]); configuration j "
+        "of group g: default_rng([seed, g, 1 + j])",
+    }
+    output = StudyOutput(out, "mia", parameters)
     middle_sigma, shown_ridges = (
         sigmas[len(sigmas) // 2],
         {ridges[0], ridges[len(ridges) // 2], ridges[-1]},
     )
-    rows, curves = [], []
+    # Groups share their data sets: one per ridge of the sigma/r sweep, then the L sweep.
+    groups = [(ridge, "sigma_r", [(sigma, 3) for sigma in sigmas]) for ridge in ridges]
+    groups.append((L_SWEEP_SETTING[0], "paths", [(L_SWEEP_SETTING[1], L) for L in path_counts]))
+    runner = Runner(workers=1, progress=progress) if runner is None else runner
+    posteriors = runner.map(
+        _posteriors_task,
+        [
+            Task(
+                ("group", g, "sweep", sweep, "ridge", ridge),
+                {"ridge": ridge, "seed_keys": (seed, g, 0)},
+                (seed, g, 0),
+            )
+            for g, (ridge, sweep, _) in enumerate(groups)
+        ],
+        shared={"n": n, "lengthscale": lengthscale, "replications": replications},
+        name="mia-posteriors",
+        fingerprint=parameters,
+    )
     configurations = [
-        (ridge, sigma, 3, "sigma_r", stream)
-        for ridge, stream in zip(ridges, streams)
-        for sigma in sigmas
+        (g, j, ridge, sigma, paths, sweep, (seed, g, 1 + j))
+        for g, (ridge, sweep, settings) in enumerate(groups)
+        for j, (sigma, paths) in enumerate(settings)
     ]
-    configurations += [(*L_SWEEP_SETTING, paths, "paths", streams[-1]) for paths in path_counts]
-    cache = {}
-    for ridge, sigma, paths, sweep, stream in tqdm(
-        configurations, disable=not progress, desc="mia"
-    ):
-        rng = np.random.default_rng(stream.spawn(1)[0])
-        if (ridge, sweep) not in cache:
-            cache[(ridge, sweep)] = _posteriors(n, lengthscale, ridge, replications, rng)
-        pairs = _configuration(
-            cache[(ridge, sweep)], n, lengthscale, ridge, sigma, paths, delta, sweep, rng
+    tasks = [
+        Task(
+            ("group", g, "configuration", j, "ridge", ridge, "sigma", sigma, "paths", paths),
+            {
+                "group": g,
+                "ridge": ridge,
+                "sigma": sigma,
+                "paths": paths,
+                "sweep": sweep,
+                "seed_keys": keys,
+            },
+            keys,
         )
+        for g, j, ridge, sigma, paths, sweep, keys in configurations
+    ]
+    shared = {"posteriors": posteriors, "n": n, "lengthscale": lengthscale, "delta": delta}
+    results = runner.map(
+        _configuration_task, tasks, shared=shared, name="mia", fingerprint=parameters
+    )
+    output.parameters["runner"] = runner.describe()
+    rows, curves = [], []
+    for (*_, ridge, sigma, paths, sweep, _), pairs in zip(configurations, results, strict=True):
         rows.extend(row for row, _ in pairs)
         if sweep == "sigma_r" and sigma == middle_sigma and ridge in shown_ridges:
             curves.append(

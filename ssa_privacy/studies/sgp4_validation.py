@@ -17,7 +17,6 @@ analytic rates (Curtis §4.7; Vallado Ch. 9).
 """
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from ssa_privacy.constants import R_EARTH
 from ssa_privacy.orbits.elements import (
@@ -29,9 +28,11 @@ from ssa_privacy.orbits.elements import (
 from ssa_privacy.orbits.frames import rsw_frame
 from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.output import StudyOutput, transactional
+from ssa_privacy.runner import Runner, Task
 from ssa_privacy.studies import _options as opt
 from ssa_privacy.tle import ISS_CATALOG_NUMBER, iss_element_set, verification_element_sets
 
+USES_RUNNER = True
 DESCRIPTION = "J2 propagator vs SGP4 on real TLEs over a day, and J2 secular rates"
 
 #: Element sets with a period below this (min) are "near Earth" (SGP4's own split).
@@ -144,50 +145,83 @@ def _comparison_row(key, element_set, times, difference):
     }
 
 
-def secular_rate_rows(propagator, days, progress=False):
+def secular_rate_rows(propagator, days, progress=False, runner=None):
     """Fitted against analytic J2 secular rates for the test orbits (deg/day and relative error).
 
     Parameters
     ----------
     propagator : ssa_privacy.orbits.propagator.J2Propagator
-        The model under test.
+        The model under test (picklable, for a runner with workers).
     days : float
         Propagation span (days), at least three orbits.
     progress : bool, optional
-        Show a progress bar.
+        Show a progress bar (of the default runner).
+    runner : Runner, optional
+        Runs one task per inclination (default: serially in this process).
 
     Returns
     -------
     list of dict
         One row per inclination, with the series used by the figure under ``"_series"``.
     """
+    runner = Runner(workers=1, progress=progress) if runner is None else runner
+    tasks = [
+        Task(key=("inclination_deg", inclination), arguments={"inclination": inclination})
+        for inclination in SECULAR_INCLINATIONS
+    ]
+    return runner.map(
+        _secular_rate_row,
+        tasks,
+        shared={"propagator": propagator, "days": days},
+        name="sgp4-validation-secular",
+        fingerprint={"days": days, "propagator": propagator},
+    )
+
+
+def _secular_rate_row(propagator, days, inclination):
+    """One task of the runner: the secular-rate row of one inclination (deg)."""
     period = 2 * np.pi / propagator.mean_motion(SECULAR_A)
     times = np.arange(0.0, days * 86400.0, period / SAMPLES_PER_ORBIT)
-    rows = []
-    for inclination in tqdm(SECULAR_INCLINATIONS, desc="secular rates", disable=not progress):
-        start = elements_to_state(
-            SECULAR_A,
-            SECULAR_E,
-            np.radians(inclination),
-            np.radians(SECULAR_RAAN),
-            np.radians(SECULAR_ARGP),
-            0.0,
-            propagator.mu,
-        )
-        states = propagator.propagate(times, start)
-        fitted = orbit_averaged_rates(times, states, period, propagator.mu)
-        elements = state_to_elements(states, propagator.mu)
-        analytic = propagator.secular_rates(
-            np.mean(elements.a), np.mean(elements.e), np.mean(elements.i)
-        )
-        row = {"a_km": SECULAR_A, "e": SECULAR_E, "inclination_deg": inclination, "days": days}
-        for name, fit, exact in zip(("raan", "argp"), fitted, analytic):
-            row[f"{name}_rate_fitted_deg_day"] = fit * DEG_PER_DAY
-            row[f"{name}_rate_analytic_deg_day"] = float(exact) * DEG_PER_DAY
-            row[f"{name}_rate_relative_error"] = abs(fit / float(exact) - 1.0)
-        row["_series"] = (times, states, analytic)
-        rows.append(row)
-    return rows
+    start = elements_to_state(
+        SECULAR_A,
+        SECULAR_E,
+        np.radians(inclination),
+        np.radians(SECULAR_RAAN),
+        np.radians(SECULAR_ARGP),
+        0.0,
+        propagator.mu,
+    )
+    states = propagator.propagate(times, start)
+    fitted = orbit_averaged_rates(times, states, period, propagator.mu)
+    elements = state_to_elements(states, propagator.mu)
+    analytic = propagator.secular_rates(
+        np.mean(elements.a), np.mean(elements.e), np.mean(elements.i)
+    )
+    row = {"a_km": SECULAR_A, "e": SECULAR_E, "inclination_deg": inclination, "days": days}
+    for name, fit, exact in zip(("raan", "argp"), fitted, analytic):
+        row[f"{name}_rate_fitted_deg_day"] = fit * DEG_PER_DAY
+        row[f"{name}_rate_analytic_deg_day"] = float(exact) * DEG_PER_DAY
+        row[f"{name}_rate_relative_error"] = abs(fit / float(exact) - 1.0)
+    row["_series"] = (times, states, analytic)
+    return row
+
+
+def _comparison_task(propagator, times, key):
+    """One task of the runner: compare element set ``key`` with SGP4.
+
+    The element set is loaded in the task (SGP4's ``Satrec`` does not pickle).
+
+    Returns
+    -------
+    tuple
+        ``(row, difference)``; ``difference`` is None for a set SGP4 cannot propagate.
+    """
+    element_set = _element_sets(key)[key]
+    try:
+        difference = compare(element_set, times, propagator)
+    except ValueError as error:  # SGP4 rejects decayed orbits: report, do not compare
+        return {"satellite": key, "status": f"skipped: {error}"}, None
+    return _comparison_row(key, element_set, times, difference), difference
 
 
 def _figure_differences(output, results, hours):
@@ -256,30 +290,68 @@ def _figure_secular(output, rows, propagator):
 
 
 @transactional
-def run(out, seed=None, progress=True, satellites="all", hours=24.0, step=60.0, secular_days=5.0):
-    """Run the validation; write results.csv/json, secular_rates.csv and two figures."""
+def run(
+    out,
+    seed=None,
+    progress=True,
+    satellites="all",
+    hours=24.0,
+    step=60.0,
+    secular_days=5.0,
+    runner=None,
+):
+    """Run the validation; write results.csv/json, secular_rates.csv and two figures.
+
+    Parameters
+    ----------
+    out : str or Path
+        Output folder.
+    seed : None
+        Ignored (the study is deterministic).
+    progress : bool
+        Show progress bars.
+    satellites : str
+        Comma-separated ``iss`` and SGP4-VER.TLE catalogue numbers, or ``"all"``.
+    hours : float
+        Comparison span (h).
+    step : float
+        Output step (s), at most the span.
+    secular_days : float
+        Propagation span of the secular-rate fit (days).
+    runner : Runner, optional
+        Runs one task per element set and one per secular-rate orbit (default: serially
+        in this process). The tasks are deterministic; results do not depend on it, and
+        ``results.json`` records it.
+
+    Returns
+    -------
+    dict
+        Summary: the largest difference over the first orbit and the difference at the
+        end per compared set, the skipped sets and the largest secular-rate error.
+    """
     del seed  # deterministic study
     if not (0 < step <= hours * 3600.0 and secular_days > 0):
         raise ValueError("step, hours and secular_days must be positive, with step <= hours")
-    output = StudyOutput(
-        out,
-        "sgp4-validation",
-        dict(satellites=satellites, hours=hours, step=step, secular_days=secular_days),
-    )
+    parameters = dict(satellites=satellites, hours=hours, step=step, secular_days=secular_days)
+    output = StudyOutput(out, "sgp4-validation", parameters)
     propagator = J2Propagator()
     times = np.arange(0.0, hours * 3600.0 + 1e-9, step)
+    element_sets = _element_sets(satellites)
+    runner = Runner(workers=1, progress=progress) if runner is None else runner
+    compared = runner.map(
+        _comparison_task,
+        [Task(key=("satellite", key), arguments={"key": key}) for key in element_sets],
+        shared={"propagator": propagator, "times": times},
+        name="sgp4-validation-sgp4",
+        fingerprint={**parameters, "propagator": propagator},
+    )
     rows, results = [], {}
-    for key, element_set in tqdm(
-        _element_sets(satellites).items(), desc="element sets", disable=not progress
-    ):
-        try:
-            difference = compare(element_set, times, propagator)
-        except ValueError as error:  # SGP4 rejects decayed orbits: report, do not compare
-            rows.append({"satellite": key, "status": f"skipped: {error}"})
-            continue
-        results[key] = (element_set, times, difference)
-        rows.append(_comparison_row(key, element_set, times, difference))
-    secular = secular_rate_rows(propagator, secular_days, progress)
+    for (key, element_set), (row, difference) in zip(element_sets.items(), compared, strict=True):
+        rows.append(row)
+        if difference is not None:
+            results[key] = (element_set, times, difference)
+    secular = secular_rate_rows(propagator, secular_days, progress, runner)
+    output.parameters["runner"] = runner.describe()
     secular_table = [{k: v for k, v in r.items() if k != "_series"} for r in secular]
     output.write_csv("secular_rates.csv", secular_table)
     output.write_results(rows, secular_rates=secular_table)
