@@ -1,8 +1,5 @@
 """Figures and the trajectory table of the satellite study ([TCB] Figures 2-7)."""
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 

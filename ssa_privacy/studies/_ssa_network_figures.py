@@ -2,9 +2,6 @@
 
 import functools
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
