@@ -1,8 +1,8 @@
 """Timing of the DP-GP computations of [SMI] and [MAC] against baselines timed in the same run.
 
 1. Cloaking covariance: the convergent solver of
-   :func:`ssa_privacy.ellipsoid.minimum_volume_ellipsoid` (Frank-Wolfe, then a
-   log-barrier Newton method) against the authors' fixed-step projected gradient
+   :func:`ssa_privacy.ellipsoid.minimum_volume_ellipsoid` (multiplicative warm start,
+   then a primal-dual interior-point method) against the authors' fixed-step projected gradient
    (:func:`ssa_privacy.ellipsoid.projected_gradient_design`, learning rate 0.05,
    at most 1000 steps, 300 on the census problem as the authors' census run). Both
    solve the problem in the numerical column space of C (singular values above 1e-8

@@ -16,26 +16,33 @@ weights ``u = lambda / m``). The optimal M of the dual is the optimal ellipsoid.
 
 :func:`minimum_volume_ellipsoid` reduces the points to their numerical span, whitens
 them (the problem is affine invariant), and solves the dual by
-:func:`d_optimal_design`: Frank-Wolfe with away steps to a coarse accuracy, then a
-log-barrier Newton method, stopped by a duality-gap certificate. The differentially
-private cloaking mechanism of :mod:`ssa_privacy.privacy.cloaking` uses it for its noise
-shape (there the solver is also importable as ``optimal_cloaking_covariance``; the
-result type is ``CloakingSolution`` in :mod:`ssa_privacy.privacy.dp_gp`); the theory is
-on :doc:`/theory/dp-gp`.
+:func:`d_optimal_design`: a few multiplicative steps rank the points, then a primal-dual
+interior-point method works on a set of candidate points (its Newton system has their
+number as size and is built from the rank-r factor), puts back any point left outside
+that violates its constraint, and stops on a duality-gap certificate. The result is then
+scaled so that every point is inside as computed, whatever the accuracy: privacy rests
+on feasibility, only utility on optimality. The differentially private cloaking
+mechanism of :mod:`ssa_privacy.privacy.cloaking` uses it for its noise shape (there the
+solver is also importable as ``optimal_cloaking_covariance``; the result type is
+``CloakingSolution`` in :mod:`ssa_privacy.privacy.dp_gp`); the theory is on
+:doc:`/theory/dp-gp`.
 
 References
 ----------
-Todd and Yildirim (2007), "On Khachiyan's algorithm for the computation of
-minimum-volume enclosing ellipsoids", Discrete Appl. Math. 155. Harman and Pronzato
-(2007), "Improvements on removing nonoptimal support points in D-optimum design
-algorithms", Statist. Probab. Lett. 77. Boyd and Vandenberghe (2004), Convex
-Optimization, §9.6 (self-concordance) and §11.3 (barrier method).
+Silvey, Titterington and Torsney (1978), "An algorithm for optimal designs on a finite
+design space", Comm. Statist. Theory Methods 7. Mehrotra (1992), "On the implementation
+of a primal-dual interior point method", SIAM J. Optim. 2. Sun and Freund (2004),
+"Computation of minimum-volume covering ellipsoids", Oper. Res. 52. Nocedal and Wright
+(2006), Numerical Optimization, 2nd ed., §14.2 and §19.3. Todd and Yildirim (2007), "On
+Khachiyan's algorithm for the computation of minimum-volume enclosing ellipsoids",
+Discrete Appl. Math. 155 (the former Frank-Wolfe phase).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import linalg
+from scipy.linalg import blas
 
 from ssa_privacy._validation import (
     as_matrix,
@@ -49,12 +56,22 @@ from ssa_privacy._validation import (
 #: Share of the unit Mahalanobis budget given to the directions dropped by the rank
 #: reduction (see :func:`minimum_volume_ellipsoid`).
 NULL_SPACE_SHARE = 1e-3
-#: Relative optimality gap at which :func:`d_optimal_design` switches from Frank-Wolfe to
-#: the barrier method.
+#: Relative optimality gap of the Frank-Wolfe phase of the solver before issue 11; no
+#: longer used (kept because :mod:`ssa_privacy.privacy.dp_gp` re-exports it).
 COARSE_GAP = 1e-5
 #: Round-off level of the points, relative to the largest singular value of C; the
 #: variance in the dropped directions is at least ``(ROUND_OFF s_max)^2 / NULL_SPACE_SHARE``.
 ROUND_OFF = 64 * np.finfo(float).eps
+
+# Settings of d_optimal_design: multiplicative steps of the warm start; slack added to
+# max(1 - g, 0) at the start; a point leaves the working set when lambda_i <
+# _PRUNE_RATIO s_i, at most _PRUNE_SHARE of M at a time; fraction of the way to the
+# boundary taken by a step.
+_MULTIPLICATIVE_STEPS = 10
+_START_SLACK = 1e-2
+_PRUNE_RATIO = 0.1
+_PRUNE_SHARE = 0.5
+_STEP_TO_BOUNDARY = 0.995
 
 
 @dataclass(frozen=True)
@@ -62,9 +79,9 @@ class MinimumVolumeEllipsoid:
     """The minimum-volume origin-centred ellipsoid ``{x : x^T M^{-1} x <= 1}`` around C.
 
     ``M = U S A S U^T + tau (I - U U^T)`` where ``U`` (m x r) and ``S`` (r x r) are the
-    kept left singular vectors and values of C, ``A = sum_i lambda_i p_i p_i^T`` with
-    ``p_i`` the kept right singular coordinates of point i (the information matrix of
-    the design, in whitened coordinates), and ``tau`` covers the dropped directions.
+    kept left singular vectors and values of C, ``A = scale * sum_i lambda_i p_i p_i^T``
+    with ``p_i`` the kept right singular coordinates of point i (the information matrix
+    of the design, in whitened coordinates), and ``tau`` covers the dropped directions.
 
     Parameters
     ----------
@@ -73,20 +90,31 @@ class MinimumVolumeEllipsoid:
     singular_values : ndarray, shape (r,)
         The kept singular values of C (units of the points).
     design : ndarray, shape (r, r)
-        A, the information matrix ``sum_i lambda_i p_i p_i^T`` (whitened coordinates).
+        A, ``scale`` times the information matrix ``sum_i lambda_i p_i p_i^T``
+        (whitened coordinates).
     null_variance : float
         tau, the variance of M in the dropped directions (0 when none is needed).
     lambdas : ndarray, shape (n,)
-        The dual variables lambda_i >= 0 (``r`` times the D-optimal design weights;
-        sum = r at the optimum).
+        The solver's dual variables lambda_i >= 0 (``r`` times the D-optimal design
+        weights; sum = r at the optimum).
     leverages : ndarray, shape (n,)
-        ``c_i^T M^{-1} c_i`` including the dropped directions (the design's variance
-        function divided by r).
+        ``c_i^T M^{-1} c_i`` including the dropped directions, as recomputed by
+        :meth:`mahalanobis_squared` from the returned factors (at most 1: every column
+        is inside).
     duality_gap : float
-        ``r ln(max(1, max_i g_i)) + sum_i lambda_i - r`` in the kept subspace: an upper
-        bound on how far ``log det M`` (rescaled to feasibility) is from the optimum.
+        The solver's optimality certificate in the kept subspace,
+        ``r ln(max_i g_i) + sum_i lambda_i - r`` with ``g_i = p_i^T (sum_j lambda_j p_j
+        p_j^T)^{-1} p_i``: an upper bound on how far ``log det`` of the information
+        matrix, scaled by ``max_i g_i`` to feasibility, is from the optimum (at most
+        ``r tol``). The returned kept part is scaled by ``scale`` instead, which also
+        makes room for the dropped directions; its excess over the optimum is at most
+        ``duality_gap + r ln(scale / max_i g_i)``, the last term at most about
+        ``r NULL_SPACE_SHARE``.
     iterations : int
-        Frank-Wolfe steps of the first phase of :func:`d_optimal_design`.
+        Interior-point (Newton) steps of :func:`d_optimal_design`.
+    scale : float
+        The factor applied to the solver's M so that every column is inside as computed
+        (``max_i c_i^T M^{-1} c_i`` of the unscaled M, up to round-off).
     """
 
     basis: np.ndarray
@@ -97,6 +125,7 @@ class MinimumVolumeEllipsoid:
     leverages: np.ndarray
     duality_gap: float
     iterations: int
+    scale: float = 1.0
 
     @property
     def rank(self):
@@ -115,7 +144,7 @@ class MinimumVolumeEllipsoid:
 
     @property
     def max_leverage(self):
-        """``max_i c_i^T M^{-1} c_i`` (1 at the exact optimum up to the null-space share)."""
+        """``max_i c_i^T M^{-1} c_i``, at most 1 (every column inside), 1 up to round-off."""
         return float(np.max(self.leverages))
 
     def covariance(self):
@@ -207,144 +236,212 @@ class MinimumVolumeEllipsoid:
         """
         C = as_matrix(C, "C", (self.dim, None))
         U = self.basis
-        whitened = (U.T @ C) / self.singular_values[:, None]
-        kept = np.sum(whitened * linalg.cho_solve(linalg.cho_factor(self.design), whitened), axis=0)
-        residual = np.sum((C - U @ (U.T @ C)) ** 2, axis=0)
+        coordinates = U.T @ C
+        factor = linalg.cholesky(self.design, lower=True)
+        kept = linalg.solve_triangular(
+            factor, coordinates / self.singular_values[:, None], lower=True
+        )
+        kept = np.einsum("ij,ij->j", kept, kept)
+        residual = np.sum((C - U @ coordinates) ** 2, axis=0)
         if self.null_variance > 0:
             return kept + residual / self.null_variance
         return kept
 
 
-def _leverages(points, weights):
-    """``g_i = p_i^T A^{-1} p_i``, ``A^{-1} P`` and ``log det A`` for ``A = sum_i w_i p_i p_i^T``."""
-    try:
-        factor = linalg.cho_factor((points * weights) @ points.T)
-    except linalg.LinAlgError:
-        raise ValueError("the points do not span the kept subspace") from None
-    W = linalg.cho_solve(factor, points)
-    return W, np.sum(points * W, axis=0), 2.0 * float(np.sum(np.log(np.diag(factor[0]))))
+def _whiten(points, lambdas):
+    """``L^{-1} P`` and ``g_i = p_i^T M^{-1} p_i`` for ``M = P diag(lambdas) P^T = L L^T``.
+
+    Only the columns with positive lambdas enter M; ``L^{-1} P`` and g cover all
+    columns. Raises ``scipy.linalg.LinAlgError`` when M is not positive definite.
+    """
+    support = lambdas > 0
+    root = points[:, support] * np.sqrt(lambdas[support])
+    gram = blas.dsyrk(1.0, root.T, trans=1, lower=1)  # root root^T, lower triangle
+    factor = linalg.cholesky(gram, lower=True, overwrite_a=True, check_finite=False)
+    whitened = linalg.solve_triangular(factor, points, lower=True, check_finite=False)
+    return whitened, np.einsum("ij,ij->j", whitened, whitened)
 
 
-def _frank_wolfe(points, target, max_iter, refresh=100):
-    """Wolfe-Atwood / Todd-Yildirim Frank-Wolfe on the simplex until the gaps are <= target.
+def _duality_gap(lambdas, g, r):
+    """``r ln(max_i g_i) + sum_i lambda_i - r``: a bound on ``log det(max g M) - log det M_opt``."""
+    return r * np.log(float(np.max(g))) + float(np.sum(lambdas)) - r
 
-    Maximises ``log det A(u)`` with away and drop steps and exact line search;
-    ``A^{-1} P`` is updated by rank-one (Sherman-Morrison) steps and refreshed from a
-    new Cholesky factor every ``refresh`` steps. Returns the weights u, fresh
-    ``g_i = p_i^T A(u)^{-1} p_i`` and the number of steps.
+
+def _multiplicative(points, steps):
+    """The multiplicative algorithm ``lambda_i <- lambda_i g_i`` from uniform weights.
+
+    Titterington (1976), Silvey, Titterington and Torsney (1978): every step keeps
+    ``sum_i lambda_i = r`` (because ``sum_i lambda_i g_i = tr(M^{-1} M) = r``) and does
+    not decrease ``log det M``. Returns the lambdas (all positive) and their g.
     """
     r, n = points.shape
-    u = np.full(n, 1.0 / n)
-    W, g, _ = _leverages(points, u)
-    for iteration in range(max_iter):
-        support = np.flatnonzero(u > 0)
-        j, k = int(np.argmax(g)), int(support[np.argmin(g[support])])
-        ascent, descent = g[j] / r - 1.0, 1.0 - g[k] / r
-        if max(ascent, descent) <= target:
+    lambdas = np.full(n, r / n)
+    for _ in range(steps):
+        lambdas = lambdas * _whiten(points, lambdas)[1]
+    return lambdas, _whiten(points, lambdas)[1]
+
+
+def _step_length(x, dx, fraction):
+    """Largest step ``a <= 1`` with ``x + (a / fraction) dx >= 0``, for positive x."""
+    shrinking = dx < 0
+    if not shrinking.any():
+        return 1.0
+    return min(1.0, fraction * float(np.min(-x[shrinking] / dx[shrinking])))
+
+
+def _newton_direction(whitened, g, lambdas, slacks):
+    """Mehrotra predictor-corrector direction of the primal-dual interior-point method.
+
+    The optimality conditions of ``min -log det M(lambda) + sum lambda`` over
+    ``lambda >= 0`` are ``1 - g_i = s_i``, ``lambda_i s_i = 0``, ``lambda, s >= 0``.
+    Their Newton system, with the step ``d lambda = lambda z`` scaled by lambda, is
+    ``(G o G + diag(lambda s)) z = lambda (g - 1 + s) + t`` where
+    ``G = Lambda^{1/2} P^T M^{-1} P Lambda^{1/2}`` (a projection, so the system is well
+    scaled), o the elementwise product and t the complementarity target
+    (``-lambda s`` for the predictor; ``sigma mu - lambda s - d lambda d s`` for the
+    corrector, ``sigma = (mu_affine / mu)^3``). One Cholesky factor serves both solves.
+    """
+    root = whitened * np.sqrt(lambdas)
+    system = blas.dsyrk(1.0, root.T, lower=1)  # G, lower triangle
+    system *= system
+    system[np.diag_indices_from(system)] += lambdas * slacks
+    factor = linalg.cho_factor(system, lower=True, overwrite_a=True, check_finite=False)
+    z = linalg.cho_solve(factor, lambdas * (g - 1.0), check_finite=False)
+    d_lambda, d_slack = lambdas * z, -slacks * (1.0 + z)
+    mu = float(lambdas @ slacks) / len(lambdas)
+    affine = (lambdas + _step_length(lambdas, d_lambda, 1.0) * d_lambda) @ (
+        slacks + _step_length(slacks, d_slack, 1.0) * d_slack
+    )
+    target = (affine / (mu * len(lambdas))) ** 3 * mu - lambdas * slacks - d_lambda * d_slack
+    z = linalg.cho_solve(factor, lambdas * (g - 1.0 + slacks) + target, check_finite=False)
+    d_lambda = lambdas * z
+    return d_lambda, (target - slacks * d_lambda) / lambdas
+
+
+def _negligible(lambdas, g, share, candidates):
+    """Candidates whose removal changes M by at most ``share`` in the metric of M.
+
+    Taken by increasing ``lambda_i g_i`` while ``sum lambda_i g_i <= share``: then
+    ``M' = M - sum lambda_i p_i p_i^T`` has ``M' >= (1 - share) M`` (the removed part
+    has trace ``sum lambda_i g_i`` in the metric of M), so every ``g_i`` grows by at
+    most the factor ``1 / (1 - share)``.
+    """
+    weight = lambdas[candidates] * g[candidates]
+    order = np.argsort(weight)
+    return candidates[order[np.cumsum(weight[order]) <= share]]
+
+
+def _barrier(points, lambdas, slacks, tol, max_iter):
+    """Primal-dual interior-point method on the working set ``lambdas > 0``.
+
+    Mehrotra predictor-corrector steps (:func:`_newton_direction`) with separate primal
+    and dual step lengths, each ``_STEP_TO_BOUNDARY`` of the way to the boundary.
+    Before each step the points that are leaving the support (``lambda_i <
+    _PRUNE_RATIO s_i``) are removed from the working set, at most
+    ``_PRUNE_SHARE`` of M at a time (:func:`_negligible`), so the rest still
+    spans R^r. Stops when the duality gap on the working set is at most ``r tol``,
+    then zeroes the lambdas that move M by at most ``tol / 2`` together (so the gap
+    grows by about ``r tol / 2`` at most) and scales the lambdas to sum r, the scale
+    ``c`` that minimises the gap ``r ln(max g / c) + c sum lambda - r``.
+
+    Returns the lambdas (0 off the working set), the slacks and the steps taken.
+    Raises RuntimeError after ``max_iter`` steps.
+    """
+    r = points.shape[0]
+    lambdas, slacks = lambdas.copy(), slacks.copy()
+    active = np.flatnonzero(lambdas > 0)
+    for step in range(max_iter + 1):
+        whitened, g = _whiten(points[:, active], lambdas[active])
+        lam, s = lambdas[active], slacks[active]
+        if _duality_gap(lam, g, r) <= r * tol:
+            lambdas[active[_negligible(lam, g, tol / 2, np.arange(len(active)))]] = 0.0
+            return lambdas * (r / lambdas.sum()), slacks, step
+        if step == max_iter:
             break
-        if ascent >= descent:
-            index, t, drop = j, ascent / (g[j] - 1.0), False
-        else:
-            index, floor = k, -u[k] / (1.0 - u[k])
-            t = floor if g[k] <= 1.0 else max((g[k] - r) / (r * (g[k] - 1.0)), floor)
-            drop = t == floor
-        if t >= 1.0:  # only for r = 1: the optimum is the single point of largest g
-            u = np.zeros(n)
-            u[index] = 1.0
-            W, g, _ = _leverages(points, u)
-            continue
-        w = W[:, index].copy()
-        W = (W - (t / (1.0 - t + t * g[index])) * np.outer(w, points.T @ w)) / (1.0 - t)
-        u *= 1.0 - t
-        u[index] = 0.0 if drop else u[index] + t
-        if iteration % refresh == refresh - 1:
-            W, g, _ = _leverages(points, u)
-        else:
-            g = np.sum(points * W, axis=0)
-    return u, _leverages(points, u)[1], iteration
+        leaving = _negligible(lam, g, _PRUNE_SHARE, np.flatnonzero(lam < _PRUNE_RATIO * s))
+        keep = np.ones(len(active), bool)
+        keep[leaving] = False
+        lambdas[active[leaving]] = 0.0
+        active, lam, s = active[keep], lam[keep], s[keep]
+        d_lambda, d_slack = _newton_direction(whitened[:, keep], g[keep], lam, s)
+        lambdas[active] = lam + _step_length(lam, d_lambda, _STEP_TO_BOUNDARY) * d_lambda
+        slacks[active] = s + _step_length(s, d_slack, _STEP_TO_BOUNDARY) * d_slack
+    raise RuntimeError(f"D-optimal design: no duality gap {r * tol:.3g} in {max_iter} steps")
 
 
-def _barrier(points, lambdas, tol, start_gap, newton_steps=60):
-    """Log-barrier Newton method for ``min -log det M(lambda) + sum lambda`` over lambda > 0.
+def _readmit(lambdas, slacks, g):
+    """Put the violated points (``lambda_i = 0``, ``g_i > 1``) back in the working set.
 
-    ``M(lambda) = sum_i lambda_i p_i p_i^T``. The barrier weight mu starts at
-    ``10 start_gap r / n`` (matching the accuracy of the warm start) and is divided by 10
-    after each centring until ``n mu <= r tol / 10``. Newton steps are scaled by lambda.
-    ``f / mu`` is self-concordant, so when its Newton decrement is at most 1/4 the full
-    step stays feasible and converges quadratically (Boyd and Vandenberghe 2004,
-    §9.6); otherwise the step is damped by a fraction-to-boundary rule and Armijo
-    backtracking. A centring stops when the squared decrement is below ``1e-12``.
+    Every working point is shifted by ``delta = min(1, max g - 1)`` (lambda up by
+    delta, slack to ``max(1 - g_i, 0) + delta``), a warm start a step or a few from the
+    new central path. Raises RuntimeError when there is no violated point.
     """
-    r, n = points.shape
-    mu = max(10 * start_gap * r / n, r * tol / 10)
-    lam = lambdas.copy()
+    violated = (lambdas == 0) & (g > 1.0)
+    if not violated.any():
+        raise RuntimeError("D-optimal design: the duality gap is not met by round-off alone")
+    working = (lambdas > 0) | violated
+    delta = min(1.0, float(g.max()) - 1.0)
+    lambdas = np.where(working, lambdas + delta, 0.0)
+    slacks = np.where(working, np.maximum(1.0 - g, 0.0) + delta, slacks)
+    return lambdas, slacks
 
-    def barrier(weights):
-        _, _, logdet = _leverages(points, weights)
-        return -logdet + weights.sum() - mu * np.sum(np.log(weights))
 
+def _rounds(points, lambdas, slacks, tol, max_iter):
+    """Interior-point rounds on the working set until the gap over all points is met."""
+    r = points.shape[0]
+    steps = 0
     while True:
-        for _ in range(newton_steps):
-            W, g, logdet = _leverages(points, lam)
-            gradient = 1.0 - g - mu / lam
-            system = (lam[:, None] * (points.T @ W) ** 2 * lam[None, :]) + mu * np.eye(n)
-            z = -linalg.solve(system, lam * gradient, assume_a="pos")
-            decrement = -float(gradient @ (lam * z)) / mu
-            if decrement <= 1e-12:
-                break
-            t = 1.0
-            if decrement > 1.0 / 16:
-                t = min(1.0, 0.99 / max(float(-z.min()), 1e-300))
-                current = -logdet + lam.sum() - mu * np.sum(np.log(lam))
-                while (
-                    barrier(lam * (1.0 + t * z)) > current - 0.25 * t * mu * decrement and t > 1e-12
-                ):
-                    t /= 2
-            lam = lam * (1.0 + t * z)
-        if n * mu <= r * tol / 10:
-            return lam
-        mu /= 10
+        lambdas, slacks, used = _barrier(points, lambdas, slacks, tol / 2, max_iter - steps)
+        steps += used
+        g = _whiten(points, lambdas)[1]
+        gap = _duality_gap(lambdas, g, r)
+        if gap <= r * tol:
+            return lambdas, g, gap, steps
+        lambdas, slacks = _readmit(lambdas, slacks, g)
 
 
-def d_optimal_design(points, tol=1e-8, max_iter=100_000):
+def d_optimal_design(points, tol=1e-8, max_iter=200):
     """Solve the D-optimal design dual ``min_{lambda >= 0} -log det M(lambda) + sum_i lambda_i``.
 
     ``M(lambda) = sum_i lambda_i p_i p_i^T``; at the optimum M is the smallest-volume
     matrix with ``p_i^T M^{-1} p_i <= 1`` for all i (the minimum-volume ellipsoid).
 
-    1. Frank-Wolfe with away steps (Todd and Yildirim 2007) on the design weights
-       ``u = lambda / r`` until the relative optimality gaps are below
-       :data:`COARSE_GAP`.
-    2. Points that cannot support the optimum by the bound of Harman and Pronzato
-       (2007) are set aside.
-    3. A log-barrier Newton method solves the problem on the remaining candidates to
-       high accuracy.
-    4. The leverages of all points are recomputed; any set-aside point that violates
-       ``p_i^T M^{-1} p_i <= 1 + tol`` is added back and step 3 repeated.
+    1. Warm start: ``_MULTIPLICATIVE_STEPS`` steps of the multiplicative algorithm
+       from uniform weights, on all the points.
+    2. A primal-dual interior-point method (Mehrotra's predictor-corrector) on a
+       working set, first all the points. Its Newton system has the size of the
+       working set and is built from the rank-r factor ``L^{-1} P`` (``M = L L^T``);
+       the points leaving the support are removed from it as it converges, a bounded
+       share of M at a time, so that the system shrinks to about the support.
+    3. The g of all points are recomputed; should a removed point violate
+       ``g_i <= 1`` enough to miss the gap, the violators are put back (warm start)
+       and step 2 resumes, as in the active-set strategy of Sun and Freund (2004).
 
-    It stops when the duality gap ``r ln(max(1, max_i g_i)) + sum_i lambda_i - r``
-    (an upper bound on ``log det M_feasible - log det M_opt``, where ``M_feasible`` is M
-    scaled by ``max_i g_i`` so that every point is inside) is at most ``r tol``.
+    It stops when the duality gap ``r ln(max_i g_i) + sum_i lambda_i - r`` over all
+    points (an upper bound on ``log det M_feasible - log det M_opt``, where
+    ``M_feasible`` is M scaled by ``max_i g_i`` so that every point is just inside)
+    is at most ``r tol``.
 
     Parameters
     ----------
     points : ndarray, shape (r, n)
         Points p_i as columns, spanning R^r.
     tol : float
-        Relative tolerance of the duality gap.
+        Relative tolerance of the duality gap (the gap is at most ``r tol``).
     max_iter : int
-        Limit on Frank-Wolfe steps.
+        Limit on interior-point (Newton) steps, all rounds together.
 
     Returns
     -------
     lambdas : ndarray, shape (n,)
-        Optimal dual variables (sum r at the optimum).
+        Dual variables (sum r at the optimum; exactly 0 off the final support, up to
+        lambdas that move M by at most ``tol / 4`` together).
     g : ndarray, shape (n,)
         ``p_i^T M(lambda)^{-1} p_i``, recomputed from a fresh factorisation.
     gap : float
-        The duality gap at the returned lambdas.
+        The duality gap at the returned lambdas (at most ``r tol``).
     iterations : int
-        Frank-Wolfe steps used.
+        Interior-point steps taken.
 
     Raises
     ------
@@ -352,41 +449,28 @@ def d_optimal_design(points, tol=1e-8, max_iter=100_000):
         If the points are not a finite non-empty matrix spanning R^r, ``tol`` is not
         positive or ``max_iter`` is not a positive integer.
     RuntimeError
-        If the gap is not met and no set-aside point violates the constraints (a
-        numerical failure; it does not happen in the tests).
+        If the gap is not met in ``max_iter`` steps, or is missed by round-off alone
+        (a tolerance near machine precision).
 
     Notes
     -----
     [SMI] supplement, eq. (6) is the gradient ``1 - p_i^T M^{-1} p_i`` of this
     objective; the theory page :doc:`/theory/dp-gp` derives the duality gap.
+    Multiplicative algorithm: Silvey, Titterington and Torsney (1978). Interior point:
+    Mehrotra (1992); Nocedal and Wright (2006), §14.2 and §19.3; the active-set
+    strategy for minimum-volume ellipsoids: Sun and Freund (2004).
     """
     points = nonempty(as_matrix(points, "points"), "points")
     tol, max_iter = positive(tol, "tol"), positive_int(max_iter, "max_iter")
-    r, n = points.shape
-    coarse = max(tol, COARSE_GAP)
-    u, g_u, iterations = _frank_wolfe(points, coarse, max_iter)
-    excess = max(float(g_u.max()) - r, 0.0)
-    threshold = r * (1 + excess / 2 - np.sqrt(excess * (4 + excess - 4 / r)) / 2)
-    candidates = (g_u >= threshold) | (u > 0)
-    lambdas = np.zeros(n)
-    while True:
-        start = np.where(u[candidates] > 0, r * u[candidates], 1e-3 * r / n)
-        lambdas[:] = 0.0
-        lambdas[candidates] = _barrier(points[:, candidates], start, tol, coarse)
-        _, g, _ = _leverages(points, lambdas)
-        gap = r * np.log(max(1.0, float(g.max()))) + float(lambdas.sum()) - r
-        if gap <= r * tol:
-            return lambdas, g, gap, iterations
-        violators = (g > 1.0) & ~candidates
-        if not violators.any():
-            raise RuntimeError(
-                f"D-optimal design did not reach duality gap {r * tol:.3g} (got {gap:.3g})"
-            )
-        u = lambdas / r
-        candidates |= violators
+    try:
+        lambdas, g = _multiplicative(points, _MULTIPLICATIVE_STEPS)
+    except linalg.LinAlgError:
+        raise ValueError("the points do not span R^r") from None
+    slacks = np.maximum(1.0 - g, 0.0) + _START_SLACK
+    return _rounds(points, lambdas, slacks, tol, max_iter)
 
 
-def minimum_volume_ellipsoid(C, *, rtol=1e-8, tol=1e-8, max_iter=100_000):
+def minimum_volume_ellipsoid(C, *, rtol=1e-8, tol=1e-8, max_iter=200):
     """The minimum-volume ellipsoid around the columns of C: min log det M s.t. ``c_i^T M^{-1} c_i <= 1``.
 
     The columns of C are first reduced to their numerical span (singular values above
@@ -397,6 +481,10 @@ def minimum_volume_ellipsoid(C, *, rtol=1e-8, tol=1e-8, max_iter=100_000):
     ``tau = max(max_i ||P_perp c_i||^2, (ROUND_OFF s_max)^2) / NULL_SPACE_SHARE``, so
     that the components of the points there (including round-off) are also enclosed
     (their share of each ``c_i^T M^{-1} c_i`` is at most ``NULL_SPACE_SHARE``).
+    Finally M is scaled so that every column is inside as computed:
+    ``max_i c_i^T M^{-1} c_i <= 1`` holds in floating point for
+    :meth:`MinimumVolumeEllipsoid.mahalanobis_squared` of the returned ellipsoid,
+    whatever the accuracy of the solver (the privacy of the cloaking rests on it).
 
     Parameters
     ----------
@@ -405,15 +493,16 @@ def minimum_volume_ellipsoid(C, *, rtol=1e-8, tol=1e-8, max_iter=100_000):
     rtol : float
         Relative singular-value cut-off of the rank reduction, in (0, 1).
     tol : float
-        Relative tolerance of the duality gap (see :func:`d_optimal_design`).
+        Relative tolerance of the duality gap (see :func:`d_optimal_design`): the kept
+        part of M is within ``r tol`` of the optimum in log-determinant.
     max_iter : int
-        Iteration limit of the solver.
+        Limit on the solver's interior-point steps.
 
     Returns
     -------
     MinimumVolumeEllipsoid
         Optimality (KKT) conditions: ``c_i^T M^{-1} c_i <= 1`` with equality where
-        ``lambda_i > 0``, and ``sum_i lambda_i = r``.
+        ``lambda_i > 0``, and ``sum_i lambda_i = r``; ``duality_gap`` certifies them.
 
     Raises
     ------
@@ -435,6 +524,8 @@ def minimum_volume_ellipsoid(C, *, rtol=1e-8, tol=1e-8, max_iter=100_000):
     >>> E = minimum_volume_ellipsoid(np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]))
     >>> round(float(E.lambdas.sum()), 6), round(E.max_leverage, 6)
     (2.0, 1.0)
+    >>> bool(E.mahalanobis_squared(np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])).max() <= 1)
+    True
     """
     C = nonempty(as_matrix(C, "C"), "C")
     open_interval(rtol, "rtol")
@@ -445,14 +536,38 @@ def minimum_volume_ellipsoid(C, *, rtol=1e-8, tol=1e-8, max_iter=100_000):
         raise ValueError("C is zero: the points are all at the origin")
     r = int(np.sum(s > rtol * s[0]))
     lambdas, g, gap, iterations = d_optimal_design(Vt[:r], tol=tol, max_iter=max_iter)
-    design = (Vt[:r] * lambdas) @ Vt[:r].T
+    root = Vt[:r] * np.sqrt(lambdas)
+    design = root @ root.T
     residual = np.sum((s[r:, None] * Vt[r:]) ** 2, axis=0)
     round_off = (ROUND_OFF * s[0]) ** 2
     tau = float(max(residual.max(), round_off) / NULL_SPACE_SHARE) if r < C.shape[0] else 0.0
     leverages = g + (residual / tau if tau > 0 else 0.0)
-    return MinimumVolumeEllipsoid(
+    solved = MinimumVolumeEllipsoid(
         U[:, :r], s[:r], 0.5 * (design + design.T), tau, lambdas, leverages, gap, iterations
     )
+    return _inside(solved, C, float(np.max(leverages)))
+
+
+def _inside(ellipsoid, C, scale):
+    """The ellipsoid scaled so that every column of C is inside as computed.
+
+    Starts from ``scale`` (the solver's largest leverage) and multiplies it by the
+    recomputed largest leverage (and one more ulp) until
+    :meth:`MinimumVolumeEllipsoid.mahalanobis_squared` is at most 1 for every column;
+    one or two recomputations in practice.
+    """
+    while True:
+        scaled = replace(
+            ellipsoid,
+            design=scale * ellipsoid.design,
+            null_variance=scale * ellipsoid.null_variance,
+            scale=scale,
+        )
+        leverages = scaled.mahalanobis_squared(C)
+        worst = float(np.max(leverages))
+        if worst <= 1.0:
+            return replace(scaled, leverages=leverages)
+        scale = float(np.nextafter(scale * worst, np.inf))
 
 
 def projected_gradient_design(C, *, learning_rate=0.05, tol=1e-5, max_iter=1000, seed=None):

@@ -450,7 +450,7 @@ class CloakingMechanism:
         -------
         dict
             Test and training points, kept rank, support size, sum of lambdas, max
-            leverage, duality gap, Frank-Wolfe steps, null variance, jitter.
+            leverage, duality gap, interior-point steps, null variance, jitter.
         """
         s = self.solution
         return {
@@ -461,7 +461,7 @@ class CloakingMechanism:
             "sum_lambdas": float(s.lambdas.sum()),
             "max_leverage": self.leverage,
             "duality_gap": s.duality_gap,
-            "frank_wolfe_steps": s.iterations,
+            "interior_point_steps": s.iterations,
             "null_variance": s.null_variance,
             "jitter": self.jitter,
         }

@@ -24,9 +24,6 @@ from ssa_privacy.ellipsoid import (  # noqa: F401
     COARSE_GAP,
     NULL_SPACE_SHARE,
     ROUND_OFF,
-    _barrier,
-    _frank_wolfe,
-    _leverages,
     d_optimal_design,
 )
 from ssa_privacy.ellipsoid import MinimumVolumeEllipsoid as CloakingSolution  # noqa: F401
@@ -92,7 +89,7 @@ def cloaking_dual(points, tol=1e-8, max_iter=100_000):
     tol : float
         Relative tolerance of the duality gap.
     max_iter : int
-        Limit on Frank-Wolfe steps.
+        Limit on interior-point steps.
 
     Returns
     -------
@@ -103,6 +100,6 @@ def cloaking_dual(points, tol=1e-8, max_iter=100_000):
     gap : float
         The duality gap at the returned lambdas.
     iterations : int
-        Frank-Wolfe steps used.
+        Interior-point steps used.
     """
     return d_optimal_design(points, tol=tol, max_iter=max_iter)
