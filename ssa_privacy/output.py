@@ -20,6 +20,7 @@ import io
 import json
 import os
 import platform
+import re
 import secrets
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -119,6 +120,14 @@ def dependency_versions():
         except importlib.metadata.PackageNotFoundError:
             versions[name] = None
     return versions
+
+
+#: Columns holding wall-clock times (kept out of results.csv, see write_results).
+_TIME_COLUMN = re.compile(r"(^|_)time(_[a-z]+)?_s$")
+
+
+def _without_times(row):
+    return {key: value for key, value in row.items() if not _TIME_COLUMN.search(key)}
 
 
 def _recorded_call():
@@ -362,6 +371,11 @@ class StudyOutput:
     def write_results(self, rows, **extra):
         """Write ``results.csv`` (the rows) and ``results.json`` (metadata, rows, extras).
 
+        Wall-clock times (columns named ``*time_s``, ``time_*_s``) differ from run to run
+        and with the runner's backend, so they are kept out of ``results.csv``, which
+        is then identical for the same parameters and seed wherever the run took place;
+        ``results.json`` has the rows with their times.
+
         Parameters
         ----------
         rows : list of dict
@@ -369,6 +383,6 @@ class StudyOutput:
         **extra
             Further top-level entries of ``results.json`` (certificates, summaries).
         """
-        self.write_csv("results.csv", rows)
+        self.write_csv("results.csv", [_without_times(row) for row in rows])
         payload = {**self.metadata(), "results": rows, **extra}
         self.write_json(RESULTS_FILE, payload)
