@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ssa_privacy.cli import EXIT_INTERRUPTED, main
 from ssa_privacy.runner import Runner, Task
 from ssa_privacy.studies import pml_bounds
 
@@ -146,3 +147,35 @@ def test_the_documented_sweep_runs_as_written(tmp_path):
     assert [epsilon for epsilon, _, _ in results] == [5.0, 6.0, 8.0]
     traces = [trace for _, trace, _ in results]
     assert traces == sorted(traces, reverse=True) and all(passed for *_, passed in results)
+
+
+SMALL_CLI = ["--runs", "3", "--steps", "30", "--burn-in", "5", "--epsilons", "5.5,7"]
+SMALL_CLI += ["--mc-samples", "2000", "--seed", "3", "--workers", "1", "--no-progress"]
+
+
+def test_an_interrupted_run_resumes_without_recomputing_finished_tasks(tmp_path, monkeypatch):
+    out, fresh = tmp_path / "out", tmp_path / "fresh"
+    original, calls = pml_bounds._row, []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(pml_bounds, "_row", interrupted)
+    assert main(["run", "pml-bounds", "--out", str(out), *SMALL_CLI]) == EXIT_INTERRUPTED
+    stored = tmp_path / ".out.checkpoints" / "pml-bounds"
+    assert len(list(stored.glob("*.pkl"))) == 3 and not out.exists()
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    calls.clear()
+    monkeypatch.setattr(pml_bounds, "_row", counted)
+    assert main(["run", "pml-bounds", "--out", str(out), *SMALL_CLI, "--resume"]) == 0
+    assert len(calls) == 3  # the three tasks the interrupted run had not finished
+    assert not (tmp_path / ".out.checkpoints").exists()
+    assert main(["run", "pml-bounds", "--out", str(fresh), *SMALL_CLI]) == 0
+    assert _rows(out) == _rows(fresh)
