@@ -21,6 +21,8 @@ from ssa_privacy.privacy import (
     sample_synthetic_noise,
     uniform_noise_covariance,
 )
+from ssa_privacy.privacy import synthetic_noise_design as design_module
+from ssa_privacy.privacy import synthetic_noise_lanczos as lanczos_module
 from ssa_privacy.privacy.synthetic_noise import DESIGN_MARGIN, SyntheticNoiseMechanism
 
 #: Certificates of valid designs must be non-negative up to this round-off.
@@ -263,3 +265,105 @@ def test_alpha_outside_the_open_unit_interval_is_rejected(alpha):
         region_noise_factor(RBF(0.3), np.linspace(0, 1, 5), [0.5], alpha)
     with pytest.raises(ValueError, match="alpha must lie in the open interval"):
         uniform_noise_covariance(np.eye(3), alpha)
+
+
+def kernel_problem(seed, n=480, s=40, alpha=0.5, noise=0.05, lengthscale=0.35):
+    """An RBF prior in 2-D with a sensitive region (the s inputs nearest a centre); the
+    ridge of Delta keeps it well conditioned."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, (n, 2))
+    kernel = RBF(lengthscale)
+    S = np.argsort(np.sum((X - X[0]) ** 2, axis=1))[:s]
+    Delta = alpha * (kernel(X[S]) + 0.01 * np.eye(s))
+    return kernel(X), kernel(X)[:, S], Delta, noise
+
+
+def dense_positive_part(K_XX, K_XS, Delta, V):
+    """The exact reference: every eigenpair of the matrix of (8), positive ones kept."""
+    V = V if np.ndim(V) else V * np.eye(len(K_XX))
+    A = K_XS @ np.linalg.solve(Delta, K_XS.T) - K_XX - V
+    eigenvalues, vectors = np.linalg.eigh(0.5 * (A + A.T))
+    return eigenvalues, (vectors * np.maximum(eigenvalues, 0)) @ vectors.T
+
+
+@pytest.fixture
+def krylov(monkeypatch):
+    """Designs of (8) by block Lanczos from 100 training inputs on."""
+    monkeypatch.setattr(design_module, "KRYLOV_MIN_SIZE", 100)
+    return design_module
+
+
+@pytest.mark.parametrize(
+    "seed, alpha, noise", [(0, 0.5, 0.05), (1, 0.1, 0.01), (2, 0.9, 0.05), (3, 0.3, "matrix")]
+)
+def test_lanczos_design_is_the_exact_psd_part(krylov, seed, alpha, noise):
+    """Block Lanczos with the inertia count of an s x s matrix gives (8) to 1e-10 relative
+    (its a-posteriori bound is 1e-11), with exactly as many eigenpairs as (8) has positive
+    eigenvalues (Sylvester), at most s."""
+    if noise == "matrix":
+        noise = np.diag(np.random.default_rng(seed).uniform(0.01, 0.1, 480))
+    K_XX, K_XS, Delta, V = kernel_problem(seed, alpha=alpha, noise=noise)
+    factor = SyntheticNoiseDesign(K_XX, V).factor(K_XS, Delta)
+    eigenvalues, reference = dense_positive_part(K_XX, K_XS, Delta, V)
+    assert factor.method == "lanczos"
+    assert factor.rank == np.sum(eigenvalues > 0) <= len(Delta)
+    error = np.linalg.norm(factor.matrix() - reference) / np.linalg.norm(reference)
+    assert error < 1e-10
+    U = factor.eigenvectors
+    np.testing.assert_allclose(U.T @ U, np.eye(factor.rank), atol=1e-12)
+
+
+def test_lanczos_inertia_brackets_the_number_of_positive_eigenvalues():
+    """The count of eigenvalues of scale Z^T Z above 1 (Z = L^{-1} Y^T) is the number of
+    positive eigenvalues of scale Y^T Y - K_XX - V, within its rounding band."""
+    K_XX, K_XS, Delta, V = kernel_problem(4, alpha=0.4)
+    Y = np.linalg.solve(np.linalg.cholesky(Delta), K_XS.T)
+    for scale in (1.0, 1.5, 3.0):
+        p_min, p_max = lanczos_module._inertia(K_XX, V, Y, scale)
+        A = scale * Y.T @ Y - K_XX - V * np.eye(len(K_XX))
+        positive = np.sum(np.linalg.eigvalsh(0.5 * (A + A.T)) > 0)
+        assert p_min <= positive <= p_max <= len(Y)
+
+
+def test_lanczos_design_without_noise_needed_is_zero(krylov):
+    """When K_XS Delta^{-1} K_SX <= K_XX + V, Sigma_opt = 0: the count is 0 and no
+    iteration runs."""
+    K_XX, K_XS, Delta, _ = kernel_problem(5, alpha=0.95)
+    factor = SyntheticNoiseDesign(K_XX, 50.0).factor(K_XS, Delta)
+    assert factor.method == "lanczos" and factor.rank == 0
+    assert np.all(dense_positive_part(K_XX, K_XS, Delta, 50.0)[0] <= 0)
+
+
+def test_lanczos_falls_back_to_the_subset_eigensolver(krylov, monkeypatch):
+    """Singular K_XX + V (noiseless smooth data), a positive eigenvalue of multiplicity
+    above the block size, or a basis cap too small: the subset eigensolver answers, and
+    the design is still (8)."""
+    X = np.linspace(0, 1, 200)
+    smooth = RBF(0.5)
+    S = X[::25]
+    noiseless = SyntheticNoiseDesign(smooth(X)).factor(smooth(X, S), 0.5 * smooth(S))
+    assert noiseless.method == "partial"
+    white = RBF(1e-4)  # K = I: (8) is (1/alpha - 1) I on the 40 sensitive inputs
+    factor = SyntheticNoiseDesign(white(X), 0.0).factor(white(X, X[:40]), 0.5 * white(X[:40]))
+    assert factor.method == "partial"
+    np.testing.assert_allclose(factor.eigenvalues, np.ones(40))
+    monkeypatch.setattr(lanczos_module, "KRYLOV_MAX_FRACTION", 0.05)
+    K_XX, K_XS, Delta, V = kernel_problem(6)
+    capped = SyntheticNoiseDesign(K_XX, V).factor(K_XS, Delta)
+    assert capped.method == "partial"
+    reference = dense_positive_part(K_XX, K_XS, Delta, V)[1]
+    np.testing.assert_allclose(capped.matrix(), reference, atol=1e-10 * np.abs(reference).max())
+
+
+def test_certified_lanczos_design_passes_and_matches_the_dense_design(krylov, monkeypatch):
+    """The certified design through block Lanczos passes its certificate and equals the
+    one through the subset eigensolver to 1e-10 relative."""
+    K_XX, K_XS, Delta, V = kernel_problem(7, alpha=0.3)
+    design = SyntheticNoiseDesign(K_XX, V)
+    certified = design.certified(K_XS, Delta, alpha=0.3)
+    assert certified.noise.method == "lanczos" and certified.certificate.passed
+    monkeypatch.setattr(design_module, "KRYLOV_MIN_SIZE", 10**9)
+    dense = design.certified(K_XS, Delta, alpha=0.3)
+    assert dense.noise.method == "partial" and dense.margin == certified.margin
+    error = np.linalg.norm(certified.noise.matrix() - dense.noise.matrix())
+    assert error < 1e-10 * np.linalg.norm(dense.noise.matrix())

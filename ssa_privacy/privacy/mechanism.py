@@ -115,7 +115,8 @@ class FactoredCovariance:
     eigenvectors : ndarray, shape (n, r)
         The matching orthonormal eigenvectors.
     method : str
-        How the factorisation was obtained (``"partial"``, ``"dense"``, ...).
+        How the factorisation was obtained: ``"partial"`` (subset eigensolver),
+        ``"lanczos"`` (block Lanczos), ``"dense"``, ``"nugget"``, ...
     """
 
     eigenvalues: np.ndarray

@@ -17,10 +17,13 @@ finite subset S0 (Theorem 3).
 
 Because ``K_{X,S} Delta^{-1} K_{S,X}`` has rank at most ``|S|`` and ``K + V`` is positive
 definite, the matrix in (8) has at most ``|S|`` positive eigenvalues (Sylvester's law of
-inertia), so only those eigenpairs are computed when ``|S|`` is small. The diagonal
-variant of (7) (Example 1) has no closed form and is solved as an SDP. The theory, the
-design margin and the reproduction notes are in :doc:`/theory/privacy-aware-gp`; the
-mechanism that releases and certifies is
+inertia), so only those eigenpairs are computed when ``|S|`` is small: by LAPACK's subset
+eigensolver, and from ``KRYLOV_MIN_SIZE`` training inputs on by a block Lanczos iteration
+whose number of eigenpairs is fixed beforehand by the inertia of an ``|S| x |S|`` matrix
+(one Cholesky factorisation of ``K + V``) and whose result is residual-checked. The
+diagonal variant of (7) (Example 1) has no closed form and is solved as an SDP. The
+theory, the design margin and the reproduction notes are in
+:doc:`/theory/privacy-aware-gp`; the mechanism that releases and certifies is
 :class:`ssa_privacy.privacy.synthetic_noise.SyntheticNoiseMechanism`.
 """
 
@@ -41,6 +44,7 @@ from ssa_privacy.gp import kernel_matrix, noise_matrix
 from ssa_privacy.privacy import synthetic_noise_tightening as tightening
 from ssa_privacy.privacy.mechanism import FactoredCovariance
 from ssa_privacy.privacy.synthetic_noise_certificate import posterior_covariance_certificate
+from ssa_privacy.privacy.synthetic_noise_lanczos import lanczos_psd_part
 from ssa_privacy.privacy.synthetic_noise_tightening import (  # noqa: F401
     DESIGN_MARGIN,
     DESIGN_SAFETY,
@@ -50,6 +54,9 @@ from ssa_privacy.privacy.synthetic_noise_tightening import (  # noqa: F401
 
 #: Use the subset eigensolver when the number of sensitive inputs is at most this fraction of n.
 PARTIAL_EIGENSOLVE_FRACTION = 0.25
+#: From this many training inputs on (and s within ``PARTIAL_EIGENSOLVE_FRACTION * n``),
+#: designs of (8) use the block Lanczos solver; below it, the subset eigensolver.
+KRYLOV_MIN_SIZE = 3000
 
 
 def psd_part(A, rank_bound=None):
@@ -158,14 +165,24 @@ class SyntheticNoiseDesign:
         FactoredCovariance
             ``Sigma_opt = U diag(lambda) U^T`` with rank <= s; only the positive
             eigenpairs are computed when s is small against n (the rank bound of
-            :doc:`/theory/privacy-aware-gp`).
+            :doc:`/theory/privacy-aware-gp`): by block Lanczos (method ``"lanczos"``)
+            from ``KRYLOV_MIN_SIZE`` training inputs on, else by the subset eigensolver.
 
         Raises
         ------
         ValueError
             On a wrong shape, non-finite entries or a Delta that is not positive definite.
         """
-        return _psd_part(self._matrix(K_XS, Delta), rank_bound=np.shape(K_XS)[1])
+        return self._positive_part(self._whitened(K_XS, Delta), 1.0)
+
+    def _whitened(self, K_XS, Delta):
+        """``Y = L_Delta^{-1} K_SX`` (s, n), so that ``K_XS Delta^{-1} K_SX = Y^T Y``.
+
+        K_XS and Delta are validated here.
+        """
+        K_XS = as_matrix(K_XS, "K_XS", shape=(len(self.K_XX), None))
+        L_Delta = pd_cholesky(Delta, "Delta", size=K_XS.shape[1])
+        return linalg.solve_triangular(L_Delta, K_XS.T, lower=True, check_finite=False)
 
     def _matrix(self, K_XS, Delta):
         """Lower triangle, in Fortran order, of ``K_XS Delta^{-1} K_SX - K_XX - V`` (8).
@@ -173,10 +190,25 @@ class SyntheticNoiseDesign:
         K_XS and Delta are validated here; the upper triangle of the result is not
         meaningful.
         """
-        K_XS = as_matrix(K_XS, "K_XS", shape=(len(self.K_XX), None))
-        L_Delta = pd_cholesky(Delta, "Delta", size=K_XS.shape[1])
-        B = linalg.solve_triangular(L_Delta, K_XS.T, lower=True, check_finite=False)
-        return self._minus_prior(linalg.blas.dsyrk(1.0, B, trans=1, lower=1))
+        return self._scaled_matrix(self._whitened(K_XS, Delta), 1.0)
+
+    def _scaled_matrix(self, Y, scale):
+        """Lower triangle, in Fortran order, of ``scale Y^T Y - K_XX - V``."""
+        return self._minus_prior(linalg.blas.dsyrk(scale, Y, trans=1, lower=1))
+
+    def _positive_part(self, Y, scale):
+        """The positive eigenpairs (at most s) of ``scale Y^T Y - K_XX - V``.
+
+        Block Lanczos (:func:`~ssa_privacy.privacy.synthetic_noise_lanczos.lanczos_psd_part`)
+        when n >= ``KRYLOV_MIN_SIZE`` and s <= ``PARTIAL_EIGENSOLVE_FRACTION * n``; the
+        subset eigensolver of the dense matrix otherwise, or when the iteration declines.
+        """
+        s, n = Y.shape
+        if n >= KRYLOV_MIN_SIZE and s <= PARTIAL_EIGENSOLVE_FRACTION * n:
+            noise = lanczos_psd_part(self.K_XX, self.V, Y, scale)
+            if noise is not None:
+                return noise
+        return _psd_part(self._scaled_matrix(Y, scale), rank_bound=s)
 
     def _minus_prior(self, A):
         """``A - K_XX - V`` in place, for the lower triangle A in Fortran order."""
@@ -247,9 +279,9 @@ class SyntheticNoiseDesign:
 
     def _noise(self, Y, margin, nugget):
         """``(Y^T Y / (1 - m) - K_XX - V)^+ + nu I`` in factored form (rank <= s if nu = 0)."""
-        A = self._minus_prior(linalg.blas.dsyrk(1.0 / (1.0 - margin), Y, trans=1, lower=1))
         if nugget == 0.0:
-            return _psd_part(A, rank_bound=len(Y))
+            return self._positive_part(Y, 1.0 / (1.0 - margin))
+        A = self._scaled_matrix(Y, 1.0 / (1.0 - margin))
         eigenvalues, eigenvectors = linalg.eigh(
             A, lower=True, overwrite_a=True, check_finite=False, driver="evd"
         )
