@@ -22,7 +22,7 @@ from ssa_privacy._validation import (
     scalar,
     symmetric_matrix,
 )
-from ssa_privacy.gp import GaussianProcess, cholesky_with_jitter
+from ssa_privacy.gp import JITTER_LADDER, GaussianProcess, cholesky_with_jitter
 from ssa_privacy.kernels import (
     RBF,
     ScaledKernel,
@@ -158,19 +158,38 @@ class MLFit:
     restarts: int
 
 
-def _inverse_and_logdet(R):
-    """``R^{-1}`` and ``log det R`` of a positive definite matrix from its Cholesky factor.
+def _lower_inverse_and_logdet(C, tau):
+    """Lower triangle of ``R^{-1}`` (strict upper triangle zero) and ``log det R``.
 
-    The likelihood gradient needs the whole inverse (a trace term), which LAPACK's
-    ``potri`` forms from the Cholesky factor at a third of the cost of solving against
-    the identity.
+    ``R = C + tau I`` for a correlation matrix C and ``tau > 0``: positive definite in exact
+    arithmetic, so it is factorised without re-validation; when round-off makes
+    LAPACK's Cholesky factorisation fail, the jitter of
+    :data:`~ssa_privacy.gp.JITTER_LADDER` (relative to the diagonal ``1 + tau``) is added,
+    as :func:`~ssa_privacy.gp.cholesky_with_jitter` would. The likelihood gradient needs
+    the whole inverse (a trace term), which LAPACK's ``potri`` forms from the Cholesky
+    factor at a third of the cost of solving against the identity.
     """
-    L, _ = cholesky_with_jitter(R, "correlation matrix")
-    inverse, info = lapack.dpotri(L, lower=1)
+    for step in JITTER_LADDER:
+        R = C.T.copy(order="F")  # C is symmetric: its transpose is Fortran-ordered
+        R[np.diag_indices_from(R)] += tau + step * (1.0 + tau)
+        L, info = lapack.dpotrf(R, lower=1, clean=1, overwrite_a=1)
+        if info == 0:
+            break
+    else:
+        raise ValueError(
+            f"correlation matrix is not positive definite even with jitter "
+            f"{JITTER_LADDER[-1] * (1.0 + tau):.3g} (noise ratio tau = {tau:.3g})"
+        )
+    logdet = 2.0 * np.sum(np.log(np.diagonal(L)))
+    inverse, info = lapack.dpotri(L, lower=1, overwrite_c=1)
     if info != 0:
         raise ValueError(f"correlation matrix inverse failed (LAPACK potri info {info})")
-    inverse = np.tril(inverse) + np.tril(inverse, -1).T
-    return inverse, 2.0 * np.sum(np.log(np.diag(L)))
+    return inverse, logdet
+
+
+def _symmetric_product(lower, v):
+    """``A v`` for the symmetric A whose lower triangle is ``lower`` (upper part zero)."""
+    return lower @ v + lower.T @ v - np.diagonal(lower) * v
 
 
 def _profile_nll(theta, D, y):
@@ -181,18 +200,23 @@ def _profile_nll(theta, D, y):
     per dimension. beta and sigma^2 are profiled out in closed form, so by the envelope
     theorem only R = C + tau I varies:
     d nll = 1/2 tr((R^{-1} - a a^T / sigma^2) dR) with a = R^{-1} (y - beta 1).
+    Only the lower triangle of ``R^{-1}`` is formed: D vanishes on the diagonal, so the
+    length-scale terms count each strictly lower entry twice.
     """
     inverse_l2, tau = np.exp(-2 * theta[:-1]), np.exp(theta[-1])
     n = len(y)
     C = np.exp(-0.5 * np.tensordot(inverse_l2, D, axes=1))
-    R_inv, logdet = _inverse_and_logdet(C + tau * np.eye(n))
-    beta = (R_inv @ y).sum() / R_inv.sum()
-    a = R_inv @ (y - beta)
+    lower, logdet = _lower_inverse_and_logdet(C, tau)
+    R_inv_y, R_inv_1 = _symmetric_product(lower, y), _symmetric_product(lower, np.ones(n))
+    beta = R_inv_y.sum() / R_inv_1.sum()
+    a = R_inv_y - beta * R_inv_1
     sigma2 = (y - beta) @ a / n
     nll = 0.5 * n * np.log(sigma2) + 0.5 * logdet
-    W = R_inv - np.outer(a, a) / sigma2
-    grad_l = 0.5 * inverse_l2 * (D.reshape(len(D), -1) @ (W * C).ravel())
-    grad_tau = 0.5 * np.trace(W) * tau
+    grad_tau = 0.5 * (np.sum(np.diagonal(lower)) - a @ a / sigma2) * tau  # tr(W) dtau
+    lower *= 2.0
+    W = linalg.blas.dger(-1.0 / sigma2, a, a, a=lower, overwrite_a=1)  # Fortran order
+    W *= C.T
+    grad_l = 0.5 * inverse_l2 * (D.reshape(len(D), -1) @ W.T.ravel())  # D is symmetric
     return nll, np.append(grad_l, grad_tau)
 
 
