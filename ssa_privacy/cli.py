@@ -165,8 +165,9 @@ def _use_file_backend():
     matplotlib.use("Agg")
 
 
-def _runner(options, progress):
-    """Take the runner's options out of ``options`` and build the Runner."""
+def _runner(options, progress, module):
+    """Take the runner's options out of ``options`` and build the Runner; its process pool
+    preloads the study's ``module`` and the figure writer."""
     out = Path(options["out"])
     return Runner(
         options.pop("workers"),
@@ -175,6 +176,7 @@ def _runner(options, progress):
         progress=progress,
         checkpoints=checkpoint_folder(out),
         resume=options.pop("resume"),
+        preload=(module, "ssa_privacy.figure_set"),
     )
 
 
@@ -289,7 +291,8 @@ def _command(argv, state):
     _use_file_backend()
     try:
         if study_info(study).uses_runner:
-            options["runner"] = _runner(options, progress)
+            module = f"ssa_privacy.studies.{study.replace('-', '_')}"
+            options["runner"] = _runner(options, progress, module)
         summary = load_study(study).run(progress=progress, **options)
         if "runner" in options:
             discard_checkpoints(options["runner"].checkpoints)

@@ -14,9 +14,11 @@ its keyword arguments and the keys of its random seed, and hands them to a
 The backends:
 
 - serial (``workers=1``);
-- a local process pool (``workers=N``; processes are started with ``spawn``, so the
-  function must be importable: defined at module level, not in ``__main__`` of an
-  interactive session);
+- a local process pool (``workers=N``; processes are forked from a fresh server process
+  (``forkserver``) that imports the package, and the modules named in ``preload``, once
+  and ahead of time, so a worker starts in milliseconds instead of re-importing scipy
+  and matplotlib; the function must be importable: defined at module level, not in
+  ``__main__`` of an interactive session);
 - a Dask distributed cluster (``scheduler="tcp://HOST:PORT"`` for a running one,
   ``dask_local=N`` to start a ``LocalCluster`` of N single-threaded worker processes),
   through ``dask.distributed`` itself.
@@ -117,6 +119,17 @@ def _run_in_pool(function, arguments):
     return _run(function, arguments, _SHARED)
 
 
+def _start_server(preload):
+    """Start the pool's fork server now, importing this package and ``preload`` in it."""
+    if isinstance(preload, str) or not all(isinstance(name, str) for name in preload):
+        raise TypeError(f"preload must be a sequence of module names, got {preload!r}")
+    from multiprocessing import forkserver
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["ssa_privacy.runner", *preload])
+    forkserver.ensure_running()
+
+
 def _fingerprint(function, task, fingerprint):
     """Digest of what a stored result depends on."""
     identity = (function.__module__, function.__qualname__, task.key, task.arguments)
@@ -173,6 +186,10 @@ class Runner:
     resume : bool, optional
         Load the tasks already stored in ``checkpoints`` instead of recomputing them
         (default False: stored tasks are discarded at the start of a map).
+    preload : sequence of str, optional
+        Modules the process pool's server imports as soon as the runner is built, for
+        example the module of the tasks' function (the first runner of a process sets
+        them; the server then lives as long as the process).
 
     Raises
     ------
@@ -193,6 +210,7 @@ class Runner:
         progress=True,
         checkpoints=None,
         resume=False,
+        preload=(),
     ):
         self.workers = usable_cores() if workers is None else _positive(workers, "workers")
         if scheduler is not None and dask_local is not None:
@@ -214,6 +232,8 @@ class Runner:
         self.progress, self.resume = bool(progress), bool(resume)
         self.checkpoints = None if checkpoints is None else Path(checkpoints)
         self.records = {}
+        if self.backend == "process-pool":
+            _start_server(preload)
 
     @property
     def backend(self):
@@ -239,7 +259,7 @@ class Runner:
             "tasks": self.records,
         }
 
-    def map(self, function, tasks, *, shared=None, name="tasks", fingerprint=None):
+    def map(self, function, tasks, *, shared=None, name="tasks", fingerprint=None, checkpoint=True):
         """Run ``function(**shared, **task.arguments)`` for every task.
 
         Parameters
@@ -255,6 +275,10 @@ class Runner:
         fingerprint : object, optional
             Anything else the results depend on (e.g. the study's parameters); a stored
             result is reused only when it matches.
+        checkpoint : bool, optional
+            Store the finished tasks (when the runner has a checkpoint folder) and record
+            them in :meth:`describe` (default True). False for work whose effect is not its
+            result, such as writing a run's figures, which must be redone with the run.
 
         Returns
         -------
@@ -272,10 +296,12 @@ class Runner:
         if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name):
             raise ValueError(f"name must be a simple name (letters, digits, _ . -), got {name!r}")
         shared = dict(shared or {})
-        store = _Store(self.checkpoints, name)
+        store = _Store(self.checkpoints if checkpoint else None, name)
         if not self.resume:
             store.clear()
-        digests = [_fingerprint(function, task, fingerprint) for task in tasks]
+        digests = [
+            _fingerprint(function, task, fingerprint) if store.folder else None for task in tasks
+        ]
         results, todo = {}, []
         for index, digest in enumerate(digests):
             found, value = store.load(index, digest) if self.resume else (False, None)
@@ -283,9 +309,10 @@ class Runner:
                 results[index] = value
             else:
                 todo.append(index)
-        self.records[name] = [
-            {**task.record(), "resumed": index in results} for index, task in enumerate(tasks)
-        ]
+        if checkpoint:
+            self.records[name] = [
+                {**task.record(), "resumed": index in results} for index, task in enumerate(tasks)
+            ]
         bar = tqdm(total=len(tasks), initial=len(results), desc=name, disable=not self.progress)
         with bar:
             for index, value in self._execute(function, tasks, todo, shared):
@@ -307,7 +334,7 @@ class Runner:
             yield from self._dask(function, tasks, todo, shared)
 
     def _pool(self, function, tasks, todo, shared):
-        context = multiprocessing.get_context("spawn")
+        context = multiprocessing.get_context("forkserver")
         executor = ProcessPoolExecutor(
             max_workers=min(self.workers, len(todo)),
             mp_context=context,
