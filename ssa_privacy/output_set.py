@@ -246,6 +246,10 @@ def output_transaction():
         raise
 
 
+#: Matplotlib settings of every study's figures: constrained layout.
+FIGURE_STYLE = {"figure.constrained_layout.use": True}
+
+
 def transactional(function):
     """Decorate a study's ``run``: its output is written as a set, its call recorded.
 
@@ -258,18 +262,21 @@ def transactional(function):
     -------
     callable
         ``function`` run inside :func:`output_transaction`, with its bound arguments
-        available to :func:`current_call` (and so recorded in ``results.json``).
+        available to :func:`current_call` (and so recorded in ``results.json``), and with
+        the house figure style (:data:`FIGURE_STYLE`) in force.
     """
 
     signature = inspect.signature(function)
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
+        import matplotlib
+
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         token = _CALL.set(dict(bound.arguments))
         try:
-            with output_transaction():
+            with output_transaction(), matplotlib.rc_context(FIGURE_STYLE):
                 return function(*args, **kwargs)
         finally:
             _CALL.reset(token)

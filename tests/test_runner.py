@@ -179,3 +179,53 @@ def test_an_interrupted_run_resumes_without_recomputing_finished_tasks(tmp_path,
     assert not (tmp_path / ".out.checkpoints").exists()
     assert main(["run", "pml-bounds", "--out", str(fresh), *SMALL_CLI]) == 0
     assert _rows(out) == _rows(fresh)
+
+
+def line_figure(slope):
+    """A figure builder for the figure tasks (module level: picklable by reference)."""
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(2, 2))
+    axis.plot([0, 1], [0, slope])
+    axis.set_xlabel("x (m)")
+    return figure
+
+
+def test_figures_drawn_on_the_pool_are_written_in_the_house_style_and_not_checkpointed(tmp_path):
+    """save_figures on a two-worker pool writes every PNG and PDF (valid headers), records
+    them in the output, leaves no temporary files, stores no checkpoint and records no
+    figure tasks with the study's tasks; the layout engine of the house style was used."""
+    from ssa_privacy.figure_set import save_figures
+    from ssa_privacy.output import StudyOutput
+
+    runner = Runner(workers=2, progress=False, checkpoints=tmp_path / "ckpt")
+    output = StudyOutput(tmp_path / "out", "demo", {})
+    jobs = {f"line{k}": (line_figure, {"slope": k}) for k in range(3)}
+    paths = save_figures(output, jobs, runner)
+    assert sorted(p.name for p in paths) == sorted(
+        f"line{k}.{e}" for k in range(3) for e in ("png", "pdf")
+    )
+    headers = {".png": b"\x89PNG", ".pdf": b"%PDF"}
+    assert all(p.read_bytes().startswith(headers[p.suffix]) for p in paths)
+    assert sorted(output.written) == sorted(p.name for p in paths)
+    assert sorted(f.name for f in (tmp_path / "out").iterdir()) == sorted(p.name for p in paths)
+    assert not (tmp_path / "ckpt").exists() or not any((tmp_path / "ckpt").rglob("*.pkl"))
+    assert "figures" not in runner.describe()["tasks"]
+
+
+def test_the_house_style_lays_figures_out_with_constrained_layout():
+    """Inside a study run, figures get the constrained layout engine (FIGURE_STYLE)."""
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    from ssa_privacy.output_set import transactional
+
+    @transactional
+    def run(out):
+        import matplotlib.pyplot as plt
+
+        figure = line_figure(1.0)
+        engine = type(figure.get_layout_engine())
+        plt.close(figure)
+        return engine
+
+    assert run(None) is ConstrainedLayoutEngine

@@ -187,23 +187,50 @@ def figure_dp_cloaking(design, cloaking, dropout, epsilons, window=None):
     return figure
 
 
-def write_dp_cloaking(output, design, cloaking, dropout, epsilons):
-    """Write Figure 6 and its zoom on [0.9, 2.1] as PNG and PDF."""
-    for window, stem in ((None, "figure6_dp_cloaking"), (ZOOM, "figure6_dp_cloaking_zoom")):
-        output.save_figure(figure_dp_cloaking(design, cloaking, dropout, epsilons, window), stem)
+def figure_jobs(design, reps, dropout, zero_design, zero_rep, alphas, cloaking, epsilons):
+    """Figures 2-7 as jobs of :func:`ssa_privacy.figure_set.save_figures` (stem -> builder).
 
-
-def write_all(output, design, reps, dropout, zero_design, zero_rep, alphas):
-    """Write Figures 2, 3, 4, 5 and 7 as PNG and PDF."""
-    output.save_figure(figure_trajectory(design), "figure2_trajectory")
-    output.save_figure(
-        figure_privacy_aware(design, reps[0], alphas, dropout), "figure3_privacy_aware"
-    )
-    output.save_figure(figure_replications(design, reps, alphas), "figure4_replications")
-    output.save_figure(figure_squared_error(design, reps, alphas), "figure5_squared_difference")
-    output.save_figure(
-        figure_privacy_aware(
-            zero_design, zero_rep, alphas, title="Privacy-aware GP with zero prior mean"
+    Only what each figure draws is passed (the privacy-aware means of the replications,
+    the DP-cloaking values and standard deviations), so that a worker receives little.
+    """
+    means = [{"pa_mean": r["pa_mean"]} for r in reps]
+    dp = {"values": cloaking["values"], "sd": cloaking["sd"]}
+    shown = {key: reps[0][key] for key in ("W", "pa_mean", "pa_var", "stationary")}
+    return {
+        "figure2_trajectory": (figure_trajectory, {"design": design}),
+        "figure3_privacy_aware": (
+            figure_privacy_aware,
+            {"design": design, "rep": shown, "alphas": alphas, "dropout": dropout},
         ),
-        "figure7_zero_mean",
-    )
+        "figure4_replications": (
+            figure_replications,
+            {"design": design, "reps": means, "alphas": alphas},
+        ),
+        "figure5_squared_difference": (
+            figure_squared_error,
+            {"design": design, "reps": means, "alphas": alphas},
+        ),
+        "figure6_dp_cloaking": (
+            figure_dp_cloaking,
+            {"design": design, "cloaking": dp, "dropout": dropout, "epsilons": epsilons},
+        ),
+        "figure6_dp_cloaking_zoom": (
+            figure_dp_cloaking,
+            {
+                "design": design,
+                "cloaking": dp,
+                "dropout": dropout,
+                "epsilons": epsilons,
+                "window": ZOOM,
+            },
+        ),
+        "figure7_zero_mean": (
+            figure_privacy_aware,
+            {
+                "design": zero_design,
+                "rep": zero_rep,
+                "alphas": alphas,
+                "title": "Privacy-aware GP with zero prior mean",
+            },
+        ),
+    }

@@ -221,6 +221,5 @@ def cw_bounds(output, cw_rows, scenario):
         row[0].legend(fontsize=6)
     for ax in axes[-1]:
         ax.set_xlabel("epsilon of the first station (nats)")
-    fig.subplots_adjust(wspace=0.3)
     fig.suptitle("CW plant: steady-state Kalman error covariance against the PML bounds")
     output.save_figure(fig, "fig_cw_bounds")

@@ -172,8 +172,7 @@ def _figures(output, X, runs, designs):
             f"zone {i + 1}: epsilon = {EPSILON[i]:g}, delta = {DELTA:g}; {thetas} (K^2)", fontsize=9
         )
         ax.set_ylabel("X (K)")
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=8)
-    fig.subplots_adjust(bottom=0.12)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=8)
     axes[-1].set_xlabel("time step k")
     fig.suptitle("[LKC] Figure 2: true state and Kalman estimate per zone")
     output.save_figure(fig, "fig2_state_estimates")

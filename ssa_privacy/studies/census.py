@@ -11,6 +11,8 @@ same fitted GP and seeds; see :mod:`._dp_rows`) on the 331 test records: Table 4
 Figures 8 and 9 and the privacy-aware vs DP-cloaking comparison (also printed).
 """
 
+from types import SimpleNamespace
+
 import numpy as np
 from tqdm import tqdm
 
@@ -18,6 +20,7 @@ from ssa_privacy._validation import positive_int
 from ssa_privacy.attacks import stationary_attack
 from ssa_privacy.baselines import dropout_gp
 from ssa_privacy.data import load_census
+from ssa_privacy.figure_set import save_figures
 from ssa_privacy.gp import fit_hyperparameters
 from ssa_privacy.output import StudyOutput, transactional
 from ssa_privacy.privacy import SyntheticNoiseMechanism, privacy_aware_gp, release
@@ -389,14 +392,31 @@ def run(
             design.X_test
         )[0]
     rows = table_rows(design, reps, dropout_mean, dropout_times["dropout"][0], cloaking)
-    output.save_figure(
-        figures.figure8(design, FIGURE_FEATURES, reps[0], dropout_mean, ALPHAS), "figure8_census"
-    )
     first = {epsilon: values[0] for epsilon, values in cloaking["values"].items()}
-    output.save_figure(
-        figures.figure9(design, FIGURE_FEATURES, first, dropout_mean, dp.EPSILONS),
-        "figure9_dp_cloaking",
-    )
+    drawn = SimpleNamespace(data=design.data, private_test=design.private_test)  # what's drawn
+    jobs = {
+        "figure8_census": (
+            figures.figure8,
+            dict(
+                design=drawn,
+                features=FIGURE_FEATURES,
+                rep=reps[0],
+                dropout=dropout_mean,
+                alphas=ALPHAS,
+            ),
+        ),
+        "figure9_dp_cloaking": (
+            figures.figure9,
+            dict(
+                design=drawn,
+                features=FIGURE_FEATURES,
+                releases=first,
+                dropout=dropout_mean,
+                epsilons=dp.EPSILONS,
+            ),
+        ),
+    }
+    save_figures(output, jobs, runner)
     released = {a: [r[a]["certificate"] for r in reps] for a in ALPHAS}
     certificates = {
         f"alpha={a}": [

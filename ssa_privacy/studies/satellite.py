@@ -16,6 +16,7 @@ import numpy as np
 from ssa_privacy._validation import positive_int
 from ssa_privacy.attacks import stationary_attack
 from ssa_privacy.baselines import dropout_gp
+from ssa_privacy.figure_set import save_figures
 from ssa_privacy.gp import RBF, fit_mean_and_variance
 from ssa_privacy.orbits import PlanarJ2Model
 from ssa_privacy.output import StudyOutput, transactional
@@ -553,8 +554,10 @@ def run(
         for a in ALPHAS
     }
     released = [cert for r in reps for cert in r["certificate"].values()]
-    figures.write_all(output, design, reps[:replications], dropout, zero_design, zero_rep, ALPHAS)
-    figures.write_dp_cloaking(output, design, cloaking, dropout, dp.EPSILONS)
+    jobs = figures.figure_jobs(
+        design, reps[:replications], dropout, zero_design, zero_rep, ALPHAS, cloaking, dp.EPSILONS
+    )
+    save_figures(output, jobs, runner)
     checks = {**theory_checks(design, reps[:replications]), **dp_checks(design, cloaking)}
     checks["certificate_min"] = min(min(v) for d in certificates.values() for v in d.values())
     checks["certificates_passed"] = all(cert.passed for cert in released)
