@@ -1,0 +1,61 @@
+"""Regimes of the satellite catalogue and its seeded samples (issue 12, groundwork)."""
+
+from collections import Counter
+
+import pytest
+
+from ssa_privacy.catalog import mean_motion, regime, select_objects
+from ssa_privacy.tle import iss_element_set, load_catalogue, verification_element_sets
+
+
+@pytest.fixture(scope="module")
+def catalogue():
+    try:
+        return load_catalogue()
+    except FileNotFoundError as error:
+        pytest.skip(f"the shared catalogue is not available: {error}")
+
+
+def test_regimes_match_the_data_folder_counts(catalogue):
+    """The data folder's README: 13,909 objects above 11.25 rev/day and 595
+    near-geosynchronous ones among 14,710."""
+    counts = Counter(regime(e) for e in catalogue)
+    assert counts["leo"] == 13909 and counts["geo"] == 595
+    assert sum(counts.values()) == 14710
+
+
+def test_the_iss_is_leo_and_its_mean_motion_is_its_tle_field():
+    """The ISS makes about 15.5 revolutions a day (line 2, columns 53-63)."""
+    iss = iss_element_set()
+    assert mean_motion(iss) == pytest.approx(float(iss.line2[52:63]), rel=1e-6)
+    assert regime(iss) == "leo"
+
+
+def test_samples_are_seeded_distinct_in_regime_and_in_catalogue_order(catalogue):
+    first = select_objects(catalogue, "leo", 50, seed=3)
+    again = select_objects(catalogue, "leo", 50, seed=3)
+    other = select_objects(catalogue, "leo", 50, seed=4)
+    numbers = [e.catalogue_number for e in first]
+    assert numbers == [e.catalogue_number for e in again]
+    assert numbers != [e.catalogue_number for e in other]
+    assert len(set(numbers)) == 50 and all(regime(e) == "leo" for e in first)
+    order = {e.catalogue_number: i for i, e in enumerate(catalogue)}
+    assert [order[n] for n in numbers] == sorted(order[n] for n in numbers)
+    assert len(select_objects(catalogue, "geo")) == 595
+    assert len(select_objects(catalogue, "all", 14710)) == 14710
+
+
+@pytest.mark.parametrize(
+    "arguments, error, words",
+    [
+        (("heo", 3), ValueError, "regime must be one of"),
+        (("leo", 0), ValueError, "objects"),
+        (("geo", 7), ValueError, "at most the 5 geo objects"),
+        (("leo", 1.5), (TypeError, ValueError), "objects"),
+        (("leo", 1, -1), ValueError, "seed must be a non-negative"),
+    ],
+)
+def test_bad_selections_are_named(arguments, error, words):
+    sets = list(verification_element_sets().values())  # 5 of the 29 are near-geosynchronous
+    with pytest.raises(error, match=words):
+        select_objects(sets, *arguments)
