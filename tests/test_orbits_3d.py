@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssa_privacy.constants import R_EARTH
+from ssa_privacy.constants import MU_EARTH, R_EARTH
 from ssa_privacy.orbits.elements import (
     angular_momentum,
     elements_to_state,
@@ -223,3 +223,38 @@ def test_j2_propagation_of_the_iss_stays_within_10_km_of_sgp4_over_a_day():
 def test_bad_input_raises_a_clear_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def _normalised(Phi, state):
+    """Phi in units of |r0| and the orbit's time unit sqrt(|r0|^3 / mu)."""
+    length = np.linalg.norm(state[:3])
+    scale = np.diag([1 / length] * 3 + [np.sqrt(length / MU_EARTH)] * 3)
+    return scale @ Phi @ np.linalg.inv(scale)
+
+
+def test_transition_matrices_are_symplectic_compose_and_start_at_the_identity():
+    """The J2 flow is Hamiltonian: Phi^T Omega Phi = Omega (in normalised units, to the
+    accuracy of the central differences, about 1e-6 here); Phi(t2, t0) = Phi(t2, t1)
+    Phi(t1, t0) with the second factor linearised about the state at t1; Phi(t0) = I."""
+    states0 = np.array(
+        [
+            elements_to_state(R_EARTH + 600.0, 0.01, 1.0, 0.3, 0.5, 0.2),
+            elements_to_state(R_EARTH + 20000.0, 0.001, 0.96, 1.3, 0.5, 2.2),
+        ]
+    )
+    times = np.linspace(0.0, 86400.0, 25)
+    model = J2Propagator()
+    Phi = model.transition_matrices(times, states0)
+    assert Phi.shape == (2, 25, 6, 6)
+    omega = np.block([[np.zeros((3, 3)), np.eye(3)], [-np.eye(3), np.zeros((3, 3))]])
+    middle = model.propagate_many(times, states0)[:, 12]
+    later = model.transition_matrices(times[12:], middle)
+    for n, state in enumerate(states0):
+        np.testing.assert_allclose(Phi[n, 0], np.eye(6), atol=1e-8)
+        for k in (12, 24):
+            P = _normalised(Phi[n, k], state)
+            assert np.abs(P).max() > 10  # the flow shears: a real test of the products
+            assert np.abs(P.T @ omega @ P - omega).max() < 1e-4
+        composed = _normalised(later[n, -1] @ Phi[n, 12], state)
+        full = _normalised(Phi[n, 24], state)
+        assert np.abs(composed - full).max() < 1e-5 * np.abs(full).max()
