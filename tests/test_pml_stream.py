@@ -14,6 +14,7 @@ from ssa_privacy.privacy.pml_stream import (
     stream_information,
     stream_leakage,
     stream_leakage_probability,
+    stream_logdet_noise,
     stream_noise_scale,
 )
 
@@ -125,3 +126,28 @@ def test_bad_streams_are_named():
         stream_information(C[:0], Theta[:0])
     with pytest.raises(ValueError, match="epsilon must exceed"):
         stream_noise_scale(Sigma_XX, C, Theta, 5.0, DELTA)  # below F^-1_{chi2_5}(0.99)/2 = 7.5
+
+
+@pytest.mark.parametrize("N", [2, 12, 40])
+def test_the_stream_logdet_design_meets_the_budget_with_less_noise_than_scaling(N):
+    """Theta = Q Theta_r Q^T (C = Q R): the release y = C x0 + Q w reveals exactly z = R x0
+    + w, whose PML (dense route) equals the budget; Theta is PSD of rank <= n, and its
+    trace is at most that of the per-measurement designs scaled to the same budget (the
+    log-det design is optimal over all noises of the stack)."""
+    Sigma_XX, C, _ = random_stream(11, N=N, m=4, n=6)
+    per_measurement = np.array([linear_mechanism_noise(c, Sigma_XX, 7.0, DELTA) for c in C])
+    budget = 12.0
+    noise = stream_logdet_noise(Sigma_XX, C, budget, DELTA)
+    assert noise.eigenvectors.shape[0] == 4 * N and noise.rank <= 6
+    assert np.all(noise.eigenvalues > 0)
+    Q, R = np.linalg.qr(C.reshape(-1, 6))
+    Sigma_XZ, Sigma_ZZ = linear_mechanism_covariances(R, Sigma_XX, Q.T @ noise.matrix() @ Q)
+    assert pml_margin(Sigma_XX, Sigma_XZ, Sigma_ZZ, budget, DELTA) == pytest.approx(0.0, abs=1e-7)
+    c = stream_noise_scale(Sigma_XX, C, per_measurement, budget, DELTA)
+    assert noise.trace <= c * np.trace(per_measurement, axis1=1, axis2=2).sum()
+
+
+def test_the_stream_logdet_design_needs_a_stream_that_sees_all_of_x0():
+    Sigma_XX, C, _ = random_stream(2, N=1, m=3, n=5)
+    with pytest.raises(ValueError, match="rank 3 < 5"):
+        stream_logdet_noise(Sigma_XX, C, 12.0, DELTA)

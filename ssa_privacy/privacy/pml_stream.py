@@ -26,6 +26,7 @@ import numpy as np
 from scipy import linalg, optimize, stats
 
 from ssa_privacy._validation import as_finite_array, pd_cholesky
+from ssa_privacy.privacy.mechanism import FactoredCovariance
 from ssa_privacy.privacy.pml_leakage import (
     CORRELATION_TOL,
     _unit_interval,
@@ -345,3 +346,71 @@ def _epsilon_with_sensor(L, C, Theta, R, delta, convention):
         return weight * 0.5 * float(np.sum(np.log1p(lam(c)[:rank]))) + floor
 
     return achieved
+
+
+def stream_logdet_noise(Sigma_XX, C, epsilon, delta, convention="exact"):
+    """The minimum-trace noise of the whole stacked stream, exact for a stream budget.
+
+    Parameters
+    ----------
+    Sigma_XX : array_like, shape (n, n)
+        Prior covariance of x0, positive definite.
+    C : array_like, shape (N, m, n)
+        Measurement maps of x0; the stack ``[C_1; ...; C_N]`` (M = N m rows) must have
+        rank n (the stream sees every direction of x0).
+    epsilon, delta : float
+        The budget of the whole stream (nats) and its failure probability.
+    convention : {"exact", "paper"}
+        Which leakage formula.
+
+    Returns
+    -------
+    FactoredCovariance
+        ``Theta = Q Theta_r Q^T`` (M x M, release units squared) in factored form
+        (eigenvectors of shape (M, r), r <= n), correlated across the stream's
+        measurements; ``C = Q R`` is the thin QR factorisation of the stack. Its memory
+        is O(M n), so a day of measurements fits.
+
+    Raises
+    ------
+    ValueError
+        On wrong shapes or non-finite values, a stack of rank below n (the message gives
+        the rank), or as :func:`~ssa_privacy.privacy.pml_design.logdet_mechanism_noise`
+        (infeasible budget).
+    RuntimeError
+        If Clarabel does not solve the design.
+
+    Notes
+    -----
+    The stacked signal ``C x0`` lies in the n-dimensional range of Q, and ``z = Q^T y =
+    R x0 + Q^T v`` is sufficient for x0. The log-det design of :doc:`/theory/pml` on the
+    square, non-degenerate mechanism ``z = R x0 + w`` gives ``Theta_r``; noise outside the
+    range of Q carries no information about x0 and would only add trace, so ``Q Theta_r
+    Q^T`` is optimal among all noises of the stack. The release is ``y = C x0 + Q w``.
+    """
+    from ssa_privacy.privacy.pml_design import logdet_mechanism_noise
+
+    C = as_finite_array(C, "C")
+    if C.ndim != 3:
+        raise ValueError(f"C must have shape (N, m, n), got {C.shape}")
+    L = pd_cholesky(Sigma_XX, "Sigma_XX")
+    stack = C.reshape(-1, C.shape[2])
+    if stack.shape[1] != len(L):
+        raise ValueError(
+            f"C must have {len(L)} columns (the size of Sigma_XX), got {stack.shape[1]}"
+        )
+    Q, R = np.linalg.qr(stack)
+    singular = linalg.svdvals(R)
+    rank = int(np.sum(singular > singular[0] * len(stack) * np.finfo(float).eps))
+    if rank < len(L):
+        raise ValueError(
+            f"the stacked C has rank {rank} < {len(L)}: the stream does not see every "
+            "direction of x0; use stream_noise_scale"
+        )
+    Sigma_XX = L @ L.T
+    Sigma_XZ = Sigma_XX @ R.T
+    Theta_r = logdet_mechanism_noise(
+        Sigma_XX, Sigma_XZ, R @ Sigma_XZ, epsilon, delta, convention=convention
+    )
+    reduced = FactoredCovariance.from_matrix(Theta_r, "Theta_r")
+    return FactoredCovariance(reduced.eigenvalues, Q @ reduced.eigenvectors, "stream-logdet")
