@@ -1,0 +1,139 @@
+"""One object's measurement stream over a window, and what its releases leak.
+
+The private quantity of a catalogue object is its manoeuvre deviation x0 ~ N(0,
+Sigma_XX) at the start of the window. Measurement k of a pass (station s, time t_k)
+sees it through the linearised map
+
+    C_k = H_s(x(t_k), t_k) Phi(t_k, t0),
+
+with ``H_s`` the station's measurement Jacobian at the nominal state
+(:meth:`~ssa_privacy.sensors.stations.GroundStation.jacobian`) and ``Phi`` the state
+transition of the J2 flow (:meth:`~ssa_privacy.orbits.propagator.J2Propagator.transition_matrices`).
+:func:`object_stream` builds these maps for every pass of every station;
+:func:`per_measurement_epsilons` gives the epsilon that a pass, and the whole window,
+reach when each measurement is privatized on its own for (epsilon, delta) about x0
+([LKC] Corollary 3.7 on ``C_k``), through :mod:`ssa_privacy.privacy.pml_stream`.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ssa_privacy.privacy.pml_design import linear_mechanism_noise
+from ssa_privacy.privacy.pml_stream import stream_information, stream_leakage
+from ssa_privacy.sensors.passes import passes
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One pass: the station's index and the measurement maps of its samples.
+
+    Parameters
+    ----------
+    station : int
+        Index of the station in the list given to :func:`object_stream`.
+    indices : ndarray of int, shape (K,)
+        Indices of the pass's sample times in the window's time grid.
+    C : ndarray, shape (K, 4, 6)
+        Linearised maps from x0 to (azimuth, elevation, range, range rate), rad, rad,
+        km, km/s per km and km/s.
+    R : ndarray, shape (4, 4)
+        The station's sensor noise covariance.
+    """
+
+    station: int
+    indices: np.ndarray
+    C: np.ndarray
+    R: np.ndarray
+
+
+def object_stream(state0, times, stations, earth, propagator):
+    """The nominal track, transition matrices and passes of one object over a window.
+
+    Parameters
+    ----------
+    state0 : array_like, shape (6,)
+        Nominal ECI state at ``times[0]`` (km, km/s).
+    times : array_like, shape (m,)
+        Sample times of the window (s since the Earth model's epoch), increasing.
+    stations : sequence of GroundStation
+        The network.
+    earth : EarthRotation
+        The Earth's orientation.
+    propagator : J2Propagator
+        Dynamics of the nominal and of the deviation.
+
+    Returns
+    -------
+    nominal : ndarray, shape (m, 6)
+        The nominal track.
+    Phi : ndarray, shape (m, 6, 6)
+        ``Phi(t_k, t0)``.
+    passes_found : list of Pass
+        Every pass of every station, station by station, in time order.
+
+    Raises
+    ------
+    ValueError
+        As :meth:`~ssa_privacy.orbits.propagator.J2Propagator.transition_matrices` or the
+        stations' methods (bad states or times).
+    """
+    state0 = np.asarray(state0, dtype=float)
+    nominal = propagator.propagate_many(times, state0[None])[0]
+    Phi = propagator.transition_matrices(times, state0[None])[0]
+    found = []
+    for index, station in enumerate(stations):
+        for start, stop in passes(station.visible(nominal, times, earth)):
+            rows = np.arange(start, stop)
+            H = station.jacobian(nominal[rows], np.asarray(times)[rows], earth)
+            found.append(Pass(index, rows, H @ Phi[rows], station.noise_covariance))
+    return nominal, Phi, found
+
+
+def per_measurement_epsilons(Sigma_XX, found, epsilon, delta, convention="exact"):
+    """Epsilon reached by each pass and by the window under per-measurement designs.
+
+    Parameters
+    ----------
+    Sigma_XX : array_like, shape (6, 6)
+        Prior covariance of x0 (km^2, km^2/s, km^2/s^2), positive definite.
+    found : list of Pass
+        The passes (:func:`object_stream`).
+    epsilon : float
+        The per-measurement level, nats: each measurement's noise is
+        ``linear_mechanism_noise(C_k, Sigma_XX, epsilon, delta)``.
+    delta : float
+        Failure probability in (0, 1).
+    convention : {"exact", "paper"}
+        Which leakage formula.
+
+    Returns
+    -------
+    pass_epsilons : ndarray, shape (len(found),)
+        The achieved epsilon of each pass's releases together (nats).
+    window_epsilon : float
+        The achieved epsilon of all passes together (nats); 0 without passes.
+
+    Raises
+    ------
+    ValueError
+        As :func:`~ssa_privacy.privacy.pml_design.linear_mechanism_noise` (an epsilon
+        below the necessary condition (9) for 4 rows) or
+        :func:`~ssa_privacy.privacy.pml_stream.stream_leakage`.
+
+    Notes
+    -----
+    The privacy noise alone is counted (the sensor noise is the data owner's, and a
+    conservative guarantee does not rely on it), as in the per-measurement design.
+    """
+    total = np.zeros((6, 6))
+    reached = []
+    for item in found:
+        Theta = np.array(
+            [linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention) for C in item.C]
+        )
+        J = stream_information(item.C, Theta)
+        total += J
+        reached.append(stream_leakage(Sigma_XX, J, delta, convention).epsilon)
+    window = stream_leakage(Sigma_XX, total, delta, convention).epsilon if found else 0.0
+    return np.array(reached), window
