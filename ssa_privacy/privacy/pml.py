@@ -1,6 +1,6 @@
 """Pointwise maximal leakage (PML) of Gaussian mechanisms [LKC §2-3]: one import for all of it.
 
-This module gathers, for existing scripts and for convenience, the names of three modules:
+This module gathers, for existing scripts and for convenience, the names of five modules:
 
 - :mod:`ssa_privacy.privacy.pml_leakage`: the PML of a jointly Gaussian pair in closed
   form, its (epsilon, delta) condition (kappa, the log-det ratio bound, the margin), the
@@ -12,6 +12,10 @@ This module gathers, for existing scripts and for convenience, the names of thre
   :func:`~ssa_privacy.privacy.pml_plant.design_noise` for a plant;
 - :mod:`ssa_privacy.privacy.accounting`: the Gaussian mechanism's differential-privacy
   delta and the relations between PML, differential privacy and mutual information.
+- :mod:`ssa_privacy.privacy.pml_stream` and :mod:`ssa_privacy.privacy.pml_stream_design`:
+  the PML of a whole stream of linear Gaussian releases
+  (:class:`~ssa_privacy.privacy.pml_stream.ReleaseStream`) and the noise designs for a
+  budget on the stream.
 
 Leakages are in nats. Both conventions, ``"exact"`` (the default, the PML as defined) and
 ``"paper"`` ([LKC] Theorem 3.2 as printed), are explained in :doc:`/theory/pml`.
@@ -63,3 +67,20 @@ from ssa_privacy.privacy.pml_leakage import (  # noqa: F401
     pointwise_maximal_leakage,
 )
 from ssa_privacy.privacy.pml_plant import design_noise  # noqa: F401
+from ssa_privacy.privacy.pml_stream import (  # noqa: F401
+    ReleaseStream,
+    StreamLeakage,
+    stream_certificate,
+    stream_information,
+    stream_leakage,
+    stream_leakage_probability,
+)
+from ssa_privacy.privacy.pml_stream_design import (  # noqa: F401
+    StackedLogdetDesign,
+    StreamDesign,
+    design_stream_noise,
+    information_limited_noise,
+    stream_logdet_design,
+    stream_logdet_noise,
+    stream_noise_scale,
+)

@@ -1,0 +1,397 @@
+"""Noise that meets an (epsilon, delta)-PML budget for a whole stream of releases.
+
+Two designs for the stacked mechanism ``y_k = C_k x0 + v_k`` of
+:mod:`ssa_privacy.privacy.pml_stream`:
+
+- :func:`design_stream_noise` (and :func:`stream_noise_scale`): given per-release noises
+  (today's per-measurement designs, [LKC] Corollary 3.7), the least common factor c for
+  which the stream meets the budget exactly; the noises stay independent per release;
+- :func:`stream_logdet_design`: the minimum-trace noise of the whole stack, correlated
+  across releases, exact for the budget. It is designed on the stack's n-dimensional
+  sufficient statistic in closed form (:func:`information_limited_noise`, the
+  stationarity condition of the log-det design of :doc:`/theory/pml`), so a stack of any
+  length costs one thin SVD and a scalar root.
+
+Theory, measured costs and caveats: :doc:`/theory/pml-stream`.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg, optimize
+
+from ssa_privacy._validation import as_finite_array, pd_cholesky, psd_matrix
+from ssa_privacy.privacy.mechanism import Certificate, FactoredCovariance
+from ssa_privacy.privacy.pml_design import LinearGaussianMechanism
+from ssa_privacy.privacy.pml_leakage import _unit_interval, _weight, minimum_epsilon
+from ssa_privacy.privacy.pml_stream import (
+    ReleaseStream,
+    StreamLeakage,
+    _epsilon,
+    _maps,
+    _noise_stack,
+    _spectrum,
+    stream_certificate,
+    stream_leakage,
+)
+
+#: The designers tighten their budget by at most this many nats to certify.
+SLACK_LIMIT = 1e-6
+#: :func:`stream_logdet_design` first designs for the budget less this many nats, which
+#: its rigorous certificate (rounding tolerance 2e-12 nats at 12 nats) then passes at once.
+FIRST_SLACK = 1e-11
+
+
+def _scaled_epsilon(Sigma_XX, C, Theta, R, delta, convention):
+    """epsilon(c) of the stream with noises ``R_k + c Theta_k``, l fixed at c = 1."""
+    weight = _weight(convention)
+    delta = float(_unit_interval(delta, "delta"))
+    seen = 0.0 if R is None else R
+    lam, rank = _spectrum(Sigma_XX, ReleaseStream.of(C, seen + Theta))
+
+    def achieved(c):
+        if c == np.inf or rank == 0:
+            return _epsilon(np.zeros(rank), rank, delta, weight)
+        if R is None:
+            return np.inf if c == 0 else _epsilon(lam / c, rank, delta, weight)
+        stream = ReleaseStream.of(C, R + c * Theta)
+        return _epsilon(_spectrum(Sigma_XX, stream)[0], rank, delta, weight)
+
+    return achieved
+
+
+def _root_on_safe_side(excess, low, high):
+    """The root of a decreasing ``excess`` in [low, high], moved up to where it is <= 0."""
+    c = optimize.brentq(excess, low, high, xtol=1e-300)
+    for step in range(64):  # Brent's root may sit an ulp on the wrong side
+        if excess(c) <= 0.0:
+            return float(c)
+        c *= 1.0 + 2.0**step * np.finfo(float).eps
+    raise RuntimeError(f"no point at or below the budget found next to the root {c:.17g}")
+
+
+def stream_noise_scale(Sigma_XX, C, Theta, epsilon, delta, R=None, convention="exact"):
+    """The least c >= 0 such that the noises ``R_k + c Theta_k`` meet a stream budget.
+
+    Parameters
+    ----------
+    Sigma_XX : array_like, shape (n, n)
+        Prior covariance of x0, positive definite.
+    C : array_like, shape (N, m, n) or (m, n)
+        Measurement maps of x0.
+    Theta : array_like, shape (N, m, m) or (m, m)
+        Privacy noises to scale (e.g. the per-measurement designs of [LKC] Corollary 3.7,
+        (15)), symmetric positive definite; one (m, m) matrix serves every release.
+    epsilon : float
+        The budget of the whole stream, nats, above condition (9) for the stream's l.
+    delta : float
+        Failure probability in (0, 1).
+    R : array_like, shape (N, m, m) or (m, m), optional
+        Noise the adversary sees anyway (the sensor's), positive definite, not scaled.
+    convention : {"exact", "paper"}
+        Which leakage formula.
+
+    Returns
+    -------
+    float
+        c with the stream's achieved epsilon
+        (:func:`~ssa_privacy.privacy.pml_stream.stream_leakage`) at most ``epsilon`` and
+        equal to it to round-off; 0 when the sensor noise alone meets the budget.
+
+    Raises
+    ------
+    ValueError
+        On invalid maps or noises (named), ``delta`` outside (0, 1), or a budget at or
+        below ``F^{-1}_{chi^2_l}(1 - delta) / 2`` ([LKC] (9)), which no noise reaches.
+
+    Notes
+    -----
+    The achieved epsilon decreases strictly in c (J decreases in the Loewner order): one
+    root, found by Brent's method. Without R, ``J(c) = J(1) / c`` and only the eigenvalues
+    rescale; with R, the stream is re-accumulated for each c. l is that at c = 1.
+    """
+    epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
+    C = _maps(C)
+    Theta = _noise_stack(Theta, "Theta", C)
+    R = None if R is None else _noise_stack(R, "R", C)
+    achieved = _scaled_epsilon(Sigma_XX, C, Theta, R, delta, convention)
+    if epsilon <= (floor := achieved(np.inf)):
+        raise ValueError(
+            f"epsilon must exceed {floor:.6g} nats, the leakage of the stream however much "
+            f"privacy noise is added (necessary condition (9) of [LKC]), got {epsilon:g}"
+        )
+    if achieved(0.0) <= epsilon:
+        return 0.0
+    low, high = 1.0, 1.0
+    while achieved(low) <= epsilon:
+        low /= 16.0
+    while achieved(high) > epsilon:
+        high *= 16.0
+    return _root_on_safe_side(lambda c: achieved(c) - epsilon, low, high)
+
+
+@dataclass(frozen=True, eq=False)
+class StreamDesign:
+    """Per-release noises scaled to meet a budget for the whole stream.
+
+    Parameters
+    ----------
+    scale : float
+        c, the factor of the given noises.
+    noise : ndarray, shape (N, m, m)
+        The privacy noises ``c Theta_k`` to add (release units squared).
+    stream : ReleaseStream
+        What the adversary sees: the releases with noises ``R_k + c Theta_k``.
+    leakage : StreamLeakage
+        Its PML at the design's delta.
+    margin : float
+        The budget minus ``leakage.epsilon``, nats (>= 0).
+    certificate : Certificate
+        :func:`stream_certificate` of ``stream`` for the budget; it passes.
+    """
+
+    scale: float
+    noise: np.ndarray
+    stream: ReleaseStream
+    leakage: StreamLeakage
+    margin: float
+    certificate: Certificate
+
+
+def design_stream_noise(Sigma_XX, C, Theta, epsilon, delta, *, R=None, convention="exact"):
+    """Scale per-release noises so that the whole stream meets (epsilon, delta), certified.
+
+    Parameters
+    ----------
+    Sigma_XX, C, Theta, epsilon, delta, R, convention
+        As :func:`stream_noise_scale`.
+
+    Returns
+    -------
+    StreamDesign
+        The scale, the noises, the stream, its leakage and margin, a passing certificate.
+
+    Raises
+    ------
+    ValueError
+        As :func:`stream_noise_scale`.
+    RuntimeError
+        If tightening the budget by up to ``SLACK_LIMIT`` nats does not certify it.
+
+    Notes
+    -----
+    Solves :func:`stream_noise_scale` for ``epsilon - s``: s = 0, then the certificate's
+    deficit, doubling, until the rigorous certificate passes. The achieved epsilon is the
+    budget to within s (of the order of 1e-12 nats).
+    """
+    epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
+    C = _maps(C)
+    Theta = _noise_stack(Theta, "Theta", C)
+    seen = 0.0 if R is None else _noise_stack(R, "R", C)
+    slack = 0.0
+    while slack <= SLACK_LIMIT:
+        c = stream_noise_scale(Sigma_XX, C, Theta, epsilon - slack, delta, R, convention)
+        stream = ReleaseStream.of(C, seen + c * Theta)
+        certificate = stream_certificate(Sigma_XX, stream, epsilon, delta, convention)
+        if certificate.passed:
+            leakage = stream_leakage(Sigma_XX, stream, delta, convention)
+            margin = epsilon - leakage.epsilon
+            return StreamDesign(c, c * Theta, stream, leakage, margin, certificate)
+        slack = max(2.0 * slack, certificate.tolerance - certificate.margin, 1e-15)
+    raise RuntimeError(
+        f"the scaled stream's certificate does not pass: margin {certificate.margin:.3g}, "
+        f"tolerance {certificate.tolerance:.3g} nats"
+    )
+
+
+def information_limited_noise(Sigma_ZZ, information):
+    """The minimum-trace noise Theta with ``I(Z; Z + V) <= information``, in closed form.
+
+    Parameters
+    ----------
+    Sigma_ZZ : array_like, shape (r, r)
+        Covariance of the Gaussian signal Z, positive definite (units of Z squared).
+    information : float
+        The mutual-information budget, nats, > 0.
+
+    Returns
+    -------
+    FactoredCovariance
+        ``Theta = E diag(theta) E^T``, ``V ~ N(0, Theta)``: ``Sigma_ZZ = E diag(m) E^T``
+        and ``theta_i = 2 mu / (1 + sqrt(1 + 4 mu / m_i))``, with mu the root of
+        ``sum_i log(1 + m_i / theta_i) / 2 = information`` (moved to the side where the
+        budget holds in floating point).
+
+    Raises
+    ------
+    ValueError
+        If ``Sigma_ZZ`` is not symmetric positive definite or ``information`` is not a
+        positive finite number.
+
+    Notes
+    -----
+    ``I = (log det(Sigma_ZZ + Theta) - log det Theta) / 2`` is convex in Theta (it is the
+    log-det of the posterior covariance, with a minus sign, :doc:`/theory/pml`), so the
+    KKT conditions of ``min tr Theta`` subject to it characterise the optimum:
+    ``I = mu (Theta^{-1} - (Sigma_ZZ + Theta)^{-1})``. Theta sharing the eigenvectors of
+    Sigma_ZZ solves them with ``theta_i (theta_i + m_i) = mu m_i``. This is the log-det
+    design of [LKC] Theorem 3.3 for a signal of full rank, without a cone solver
+    (:doc:`/theory/pml-stream`; a test checks it against the Clarabel solve).
+    """
+    m, E = linalg.eigh(0.5 * (psd_matrix(Sigma_ZZ, "Sigma_ZZ") + np.transpose(Sigma_ZZ)))
+    if m[0] <= 0.0:
+        raise ValueError(f"Sigma_ZZ must be positive definite, its least eigenvalue is {m[0]:.3g}")
+    information = float(as_finite_array(information, "information", ndim=0))
+    if information <= 0.0:
+        raise ValueError(f"information must be positive, got {information:g} nats")
+
+    def theta(mu):
+        return 2.0 * mu / (1.0 + np.sqrt(1.0 + 4.0 * mu / m))
+
+    def excess(mu):
+        return 0.5 * float(np.sum(np.log1p(m / theta(mu)))) - information
+
+    low = high = float(np.mean(m))
+    while excess(low) <= 0.0:
+        low /= 16.0
+    while excess(high) > 0.0:
+        high *= 16.0
+    mu = _root_on_safe_side(excess, low, high)
+    return FactoredCovariance(theta(mu), E, "information-limited")
+
+
+@dataclass(frozen=True, eq=False)
+class StackedLogdetDesign:
+    """The exact log-det noise of a whole stack, designed on its sufficient statistic.
+
+    Parameters
+    ----------
+    noise : FactoredCovariance
+        ``Theta = Q Theta_r Q^T`` (M x M, rank r <= n), release units squared.
+    basis : ndarray, shape (M, r)
+        Q, an orthonormal basis of the range of the stacked C (``C = Q R``).
+    mechanism : LinearGaussianMechanism
+        ``z = R x0 + w``, ``w ~ N(0, Theta_r)``; the stream releases ``Q z``.
+    leakage : StreamLeakage
+        The PML of the stream at the design's delta (that of ``mechanism``).
+    """
+
+    noise: FactoredCovariance
+    basis: np.ndarray
+    mechanism: LinearGaussianMechanism
+    leakage: StreamLeakage
+
+    @property
+    def certificate(self):
+        """The certificate of ``mechanism``, which is that of the stream (``y = Q z``)."""
+        return self.mechanism.certificate()
+
+    @property
+    def achieved_epsilon(self):
+        """The smallest epsilon at which the stream is private, nats (``leakage.epsilon``)."""
+        return self.leakage.epsilon
+
+
+def stream_logdet_design(Sigma_XX, C, epsilon, delta, convention="exact"):
+    """The minimum-trace noise of a whole stacked stream, exact for a stream budget.
+
+    Parameters
+    ----------
+    Sigma_XX : array_like, shape (n, n)
+        Prior covariance of x0, positive definite.
+    C : array_like, shape (N, m, n) or (M, n)
+        Measurement maps of x0, stacked into ``[C_1; ...; C_N]`` (M rows). Make the rows
+        commensurate first (divide each by its sensor noise standard deviation): the
+        objective adds the squared units of all rows.
+    epsilon, delta : float
+        The budget of the whole stream (nats) and its failure probability.
+    convention : {"exact", "paper"}
+        Which leakage formula.
+
+    Returns
+    -------
+    StackedLogdetDesign
+        The noise, correlated across the releases and factored (memory O(M n)), the basis
+        Q, the reduced mechanism, whose certificate passes, and the stream's leakage (at
+        most ``epsilon``, equal to it to within the certificate's rounding tolerance).
+
+    Raises
+    ------
+    ValueError
+        On wrong shapes, non-finite values, a ``Sigma_XX`` not positive definite, a zero
+        C, ``delta`` outside (0, 1), or a budget at or below condition (9) of [LKC] for
+        the rank of C.
+    RuntimeError
+        If tightening the budget by up to ``SLACK_LIMIT`` nats does not certify it.
+
+    Notes
+    -----
+    With the thin SVD ``C = U S V^T`` of rank r, ``Q = U_r`` and ``R = S_r V_r^T``, and ``z =
+    Q^T y = R x0 + Q^T v`` is sufficient for x0. The budget asks ``I(x0; z) <= (epsilon -
+    F^{-1}_{chi^2_r}(1 - delta) / 2) / w`` ([LKC] Theorem 3.3, (8)); the least-trace noise
+    of z meeting it is :func:`information_limited_noise` of ``Sigma_ZZ = R Sigma_XX R^T``,
+    and every noise of the stack meeting the budget has at least its trace
+    (:doc:`/theory/pml-stream`).
+    """
+    weight = _weight(convention)
+    delta = float(_unit_interval(delta, "delta"))
+    epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
+    C = as_finite_array(C, "C")
+    n = len(pd_cholesky(Sigma_XX, "Sigma_XX"))
+    if C.ndim not in (2, 3) or C.shape[-1] != n or C.size == 0:
+        raise ValueError(f"C must have shape (N, m, {n}) or (M, {n}), got {C.shape}")
+    U, s, Vt = linalg.svd(C.reshape(-1, n), full_matrices=False)
+    rank = int(np.sum(s > s[0] * max(len(U), n) * np.finfo(float).eps))
+    if rank == 0:
+        raise ValueError("C is zero: the stream reveals nothing about x0 and needs no noise")
+    floor = float(minimum_epsilon(delta, rank))
+    if epsilon <= floor:
+        raise ValueError(
+            f"epsilon must exceed {floor:.6g} nats for a stream that sees {rank} directions "
+            f"of x0 (necessary condition (9) of [LKC]), got {epsilon:g}"
+        )
+    R = s[:rank, None] * Vt[:rank]
+    Sigma_ZZ = R @ np.asarray(Sigma_XX, dtype=float) @ R.T
+    Sigma_ZZ = 0.5 * (Sigma_ZZ + Sigma_ZZ.T)
+    slack = FIRST_SLACK
+    while slack <= SLACK_LIMIT:
+        reduced = information_limited_noise(Sigma_ZZ, (epsilon - slack - floor) / weight)
+        mechanism = LinearGaussianMechanism(
+            R, Sigma_XX, reduced, epsilon, delta, convention=convention, method="stream-logdet"
+        )
+        certificate = mechanism.certificate()
+        if certificate.passed:
+            Q = U[:, :rank]
+            lifted = FactoredCovariance(
+                reduced.eigenvalues, Q @ reduced.eigenvectors, "stream-logdet"
+            )
+            leakage = stream_leakage(
+                Sigma_XX, ReleaseStream.of(R, reduced.matrix()), delta, convention
+            )
+            return StackedLogdetDesign(lifted, Q, mechanism, leakage)
+        slack = max(2.0 * slack, certificate.tolerance - certificate.margin, 1e-15)
+    raise RuntimeError(
+        f"the stacked design's certificate does not pass: margin {certificate.margin:.3g}, "
+        f"tolerance {certificate.tolerance:.3g} nats"
+    )
+
+
+def stream_logdet_noise(Sigma_XX, C, epsilon, delta, convention="exact"):
+    """The noise of :func:`stream_logdet_design` alone.
+
+    Parameters
+    ----------
+    Sigma_XX, C, epsilon, delta, convention
+        As :func:`stream_logdet_design`.
+
+    Returns
+    -------
+    FactoredCovariance
+        ``stream_logdet_design(...).noise``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`stream_logdet_design`.
+    """
+    return stream_logdet_design(Sigma_XX, C, epsilon, delta, convention).noise
