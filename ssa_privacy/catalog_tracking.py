@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ssa_privacy.privacy.pml_design import linear_mechanism_noise
-from ssa_privacy.privacy.pml_stream import stream_information, stream_leakage
+from ssa_privacy.privacy.pml_stream import ReleaseStream, stream_leakage
 from ssa_privacy.sensors.passes import passes
 
 
@@ -87,15 +87,64 @@ def object_stream(state0, times, stations, earth, propagator):
         stations' methods (bad states or times).
     """
     state0 = np.asarray(state0, dtype=float)
-    nominal = propagator.propagate_many(times, state0[None])[0]
-    Phi = propagator.transition_matrices(times, state0[None])[0]
+    nominal, Phi = propagator.propagate_with_transition(times, state0[None])
+    return nominal[0], Phi[0], passes_of(nominal[0], Phi[0], times, stations, earth)
+
+
+def passes_of(nominal, Phi, times, stations, earth):
+    """Every pass of every station over one object's nominal track, with its maps of x0.
+
+    Parameters
+    ----------
+    nominal : ndarray, shape (m, 6)
+        The nominal ECI track (km, km/s) at ``times``.
+    Phi : ndarray, shape (m, 6, 6)
+        ``Phi(t_k, t_0)`` along it.
+    times, stations, earth
+        As :func:`object_stream`.
+
+    Returns
+    -------
+    list of Pass
+        Station by station, each station's passes in time order.
+
+    Raises
+    ------
+    ValueError
+        As the stations' methods (bad states or times).
+    """
+    times = np.asarray(times, dtype=float)
     found = []
     for index, station in enumerate(stations):
         for start, stop in passes(station.visible(nominal, times, earth)):
             rows = np.arange(start, stop)
-            H = station.jacobian(nominal[rows], np.asarray(times)[rows], earth)
+            H = station.jacobian(nominal[rows], times[rows], earth)
             found.append(Pass(index, rows, H @ Phi[rows], station.noise_covariance))
-    return nominal, Phi, found
+    return found
+
+
+def contacts(found):
+    """Group passes that overlap in time (several stations at once) into contacts.
+
+    Parameters
+    ----------
+    found : list of Pass
+        Passes of one object (:func:`passes_of`).
+
+    Returns
+    -------
+    list of list of int
+        Indices into ``found``, one list per contact, contacts in time order; two passes
+        share a contact when their sample ranges overlap, directly or through a third.
+    """
+    order = sorted(range(len(found)), key=lambda i: found[i].indices[0])
+    groups, end = [], -1
+    for i in order:
+        if found[i].indices[0] > end:
+            groups.append([])
+        groups[-1].append(i)
+        end = max(end, found[i].indices[-1])
+    return groups
 
 
 def per_measurement_epsilons(Sigma_XX, found, epsilon, delta, convention="exact"):
@@ -134,14 +183,12 @@ def per_measurement_epsilons(Sigma_XX, found, epsilon, delta, convention="exact"
     The privacy noise alone is counted (the sensor noise is the data owner's, and a
     conservative guarantee does not rely on it), as in the per-measurement design.
     """
-    total = np.zeros((6, 6))
-    reached = []
-    for item in found:
-        Theta = np.array(
-            [linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention) for C in item.C]
-        )
-        J = stream_information(item.C, Theta)
-        total += J
-        reached.append(stream_leakage(Sigma_XX, J, delta, convention).epsilon)
-    window = stream_leakage(Sigma_XX, total, delta, convention).epsilon if found else 0.0
-    return np.array(reached), window
+    streams = [
+        ReleaseStream.of(p.C, linear_mechanism_noise(p.C, Sigma_XX, epsilon, delta, convention))
+        for p in found
+    ]
+    reached = [stream_leakage(Sigma_XX, s, delta, convention).epsilon for s in streams]
+    if not streams:
+        return np.array(reached), 0.0
+    window = stream_leakage(Sigma_XX, streams[0].merge(*streams[1:]), delta, convention)
+    return np.array(reached), window.epsilon

@@ -15,6 +15,7 @@ import control
 import numpy as np
 
 from ssa_privacy._validation import as_matrix, positive, schur_stable
+from ssa_privacy.orbits.frames import hill_to_inertial
 from ssa_privacy.plants import LTIPlant, white_noise_covariance
 
 
@@ -148,3 +149,49 @@ def cw_plant(mean_motion, dt, acceleration_psd, C, gain):
         raise ValueError(f"gain does not stabilise the relative motion: {error}") from None
     Q = white_noise_covariance(closed.A, system.B, psd * np.eye(3), dt)
     return LTIPlant(discrete.A, C, Q, float(dt))
+
+
+#: Station keeping of the manoeuvre model (LQR by Bryson's rule): position, velocity and
+#: acceleration scales (km, km/s, km/s^2).
+KEEPING_SCALES = (1.0, 1.0e-3, 1.0e-6)
+#: Power spectral density of the manoeuvres' random accelerations (km^2/s^3). With
+#: :data:`KEEPING_SCALES` it gives a stationary excursion of about 1 km and 1 m/s per axis.
+MANOEUVRE_PSD = 4.0e-9
+
+
+def manoeuvre_prior(state, mean_motion, dt=60.0):
+    """The manoeuvre prior of a station-kept satellite about an ECI state, shape (6, 6).
+
+    Parameters
+    ----------
+    state : array_like, shape (6,)
+        The nominal ECI state (km, km/s) that fixes the Hill frame.
+    mean_motion : float
+        Mean motion of the nominal orbit (rad/s).
+    dt : float, optional
+        Step of the discretised CW plant whose stationary covariance is taken (s).
+
+    Returns
+    -------
+    ndarray, shape (6, 6)
+        ``T Sigma_CW T^T`` (km^2, km^2/s, km^2/s^2): ``Sigma_CW`` is the stationary
+        covariance ([LKC] (27)) of :func:`cw_plant` under :func:`station_keeping_gain`
+        with :data:`KEEPING_SCALES` and :data:`MANOEUVRE_PSD`, ``T`` the Hill-to-inertial
+        map (:func:`~ssa_privacy.orbits.frames.hill_to_inertial`); symmetric.
+
+    Raises
+    ------
+    ValueError
+        If ``state`` is not a finite 6-vector, or ``mean_motion`` or ``dt`` is not a
+        positive number.
+
+    Notes
+    -----
+    The prior of the ``ssa-network`` and ``ssa-catalog`` studies ([LKC] §4 for the
+    station-kept CW plant).
+    """
+    gain = station_keeping_gain(mean_motion, *KEEPING_SCALES)
+    plant = cw_plant(mean_motion, dt, MANOEUVRE_PSD, np.eye(6), gain)
+    T = hill_to_inertial(state)
+    Sigma = T @ plant.prior_covariance() @ T.T
+    return 0.5 * (Sigma + Sigma.T)

@@ -312,14 +312,44 @@ class J2Propagator:
         is Hamiltonian, so Phi is symplectic (``Phi^T Omega Phi = Omega``), which the
         tests check (Vallado Ch. 10, the state-transition matrix).
         """
+        return self.propagate_with_transition(times, states0, steps, rtol, atol)[1]
+
+    def propagate_with_transition(
+        self, times, states0, steps=DIFFERENCE_STEPS, rtol=1e-12, atol=1e-12
+    ):
+        """The trajectories of many objects and their state-transition matrices, in one batch.
+
+        Parameters
+        ----------
+        times, states0, steps, rtol, atol
+            As :meth:`transition_matrices`.
+
+        Returns
+        -------
+        paths : ndarray, shape (N, m, 6)
+            The states at ``times`` (km, km/s), as :meth:`propagate_many`.
+        Phi : ndarray, shape (N, m, 6, 6)
+            ``Phi(times[k], times[0])`` of each object, as :meth:`transition_matrices`.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`transition_matrices`.
+
+        Notes
+        -----
+        The 13 states ``x0, x0 +- h e_j`` of each object are integrated together, so the
+        trajectory costs one more state per object than the matrices alone (an extended
+        Kalman filter's prediction).
+        """
         states0 = _initial_states(states0, "states0", (2,), "(N, 6)")
         position, velocity = (positive(step, "steps") for step in steps)
         h = np.repeat([position, velocity], 3)
-        offsets = np.concatenate([np.diag(h), -np.diag(h)])
+        offsets = np.concatenate([np.zeros((1, 6)), np.diag(h), -np.diag(h)])
         starts = (states0[:, None, :] + offsets[None]).reshape(-1, 6)
-        paths = self.propagate_many(times, starts, rtol, atol).reshape(len(states0), 12, -1, 6)
-        columns = (paths[:, :6] - paths[:, 6:]) / (2.0 * h)[None, :, None, None]
-        return np.moveaxis(columns, 1, 3)
+        paths = self.propagate_many(times, starts, rtol, atol).reshape(len(states0), 13, -1, 6)
+        columns = (paths[:, 1:7] - paths[:, 7:]) / (2.0 * h)[None, :, None, None]
+        return paths[:, 0], np.moveaxis(columns, 1, 3)
 
     def energy(self, states):
         """Specific mechanical energy including the J2 potential (km^2/s^2).

@@ -14,6 +14,7 @@ on the whole stream: :mod:`ssa_privacy.privacy.pml_stream_design`. Theory and li
 :doc:`/theory/pml-stream`.
 """
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -254,9 +255,16 @@ def _spectrum(Sigma_XX, information):
     return lam, int(np.sum(lam > floor))
 
 
+@functools.lru_cache(maxsize=256)
+def _floor(delta, rank):
+    """``F^{-1}_{chi^2_l}(1 - delta) / 2`` (0 for l = 0), cached: a catalogue evaluates it
+    for the same few (delta, l) hundreds of thousands of times."""
+    return float(minimum_epsilon(delta, rank)) if rank else 0.0
+
+
 def _epsilon(lam, rank, delta, weight):
     """``w sum log(1 + lambda_i) / 2 + F^{-1}_{chi^2_l}(1 - delta) / 2`` over the first l."""
-    floor = float(minimum_epsilon(delta, rank)) if rank else 0.0
+    floor = _floor(float(delta), int(rank))
     return weight * 0.5 * float(np.sum(np.log1p(lam[:rank]))) + floor
 
 
@@ -368,8 +376,10 @@ def stream_certificate(Sigma_XX, stream, epsilon, delta, convention="exact"):
     -------
     Certificate
         :func:`~ssa_privacy.privacy.pml_certificate.pml_certificate` of the equivalent
-        mechanism ``z = R x0 + e``, ``e ~ N(0, I_n)``, which has the stack's canonical
-        correlations; the evidence adds ``form``, ``releases`` and ``rows``.
+        mechanism ``z = R L u + e``, ``e ~ N(0, I_n)``, about the whitened secret ``u =
+        L^{-1} x0`` (``Sigma_XX = L L^T``, prior I): it has the stack's canonical
+        correlations, and a prior mixing units (km and km/s) does not inflate its
+        rounding bound. The evidence adds ``form``, ``releases`` and ``rows``.
 
     Raises
     ------
@@ -386,13 +396,18 @@ def stream_certificate(Sigma_XX, stream, epsilon, delta, convention="exact"):
     _weight(convention)
     delta = float(_unit_interval(delta, "delta"))
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
-    pd_cholesky(Sigma_XX, "Sigma_XX", stream.n)
-    Sigma_XX, R = np.asarray(Sigma_XX, dtype=float), stream.factor
-    Sigma_XX = 0.5 * (Sigma_XX + Sigma_XX.T)
-    Sigma_ZZ = R @ Sigma_XX @ R.T
+    A = stream.factor @ pd_cholesky(Sigma_XX, "Sigma_XX", stream.n)  # R L: z about u
+    Sigma_ZZ = A @ A.T
     noise = FactoredCovariance.scaled_identity(1.0, stream.n)
     evidence = dict(form="square-root information", releases=stream.releases, rows=stream.rows)
-    Sigma_XZ, Sigma_ZZ = Sigma_XX @ R.T, 0.5 * (Sigma_ZZ + Sigma_ZZ.T)
     return pml_certificate(
-        Sigma_XX, Sigma_XZ, Sigma_ZZ, noise, epsilon, delta, convention, C=R, **evidence
+        np.eye(stream.n),
+        A.T,
+        0.5 * (Sigma_ZZ + Sigma_ZZ.T),
+        noise,
+        epsilon,
+        delta,
+        convention,
+        C=A,
+        **evidence,
     )

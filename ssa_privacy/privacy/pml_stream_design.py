@@ -23,11 +23,12 @@ from scipy import linalg, optimize
 from ssa_privacy._validation import as_finite_array, pd_cholesky, psd_matrix
 from ssa_privacy.privacy.mechanism import Certificate, FactoredCovariance
 from ssa_privacy.privacy.pml_design import LinearGaussianMechanism
-from ssa_privacy.privacy.pml_leakage import _unit_interval, _weight, minimum_epsilon
+from ssa_privacy.privacy.pml_leakage import _unit_interval, _weight
 from ssa_privacy.privacy.pml_stream import (
     ReleaseStream,
     StreamLeakage,
     _epsilon,
+    _floor,
     _maps,
     _noise_stack,
     _spectrum,
@@ -58,6 +59,11 @@ def _scaled_epsilon(Sigma_XX, C, Theta, R, delta, convention):
         return _epsilon(_spectrum(Sigma_XX, stream)[0], rank, delta, weight)
 
     return achieved
+
+
+def _tightened(slack, certificate):
+    """The next slack after a failed certificate: past its deficit, twice over."""
+    return max(2.0 * slack, slack + 2.0 * (certificate.tolerance - certificate.margin), 1e-15)
 
 
 def _root_on_safe_side(excess, low, high):
@@ -180,9 +186,9 @@ def design_stream_noise(Sigma_XX, C, Theta, epsilon, delta, *, R=None, conventio
 
     Notes
     -----
-    Solves :func:`stream_noise_scale` for ``epsilon - s``: s = 0, then the certificate's
-    deficit, doubling, until the rigorous certificate passes. The achieved epsilon is the
-    budget to within s (of the order of 1e-12 nats).
+    Solves :func:`stream_noise_scale` for ``epsilon - s``: s = 0, then past twice the
+    certificate's deficit, at least doubling, until the rigorous certificate passes. The
+    achieved epsilon is the budget to within s (of the order of 1e-12 nats).
     """
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
     C = _maps(C)
@@ -197,7 +203,7 @@ def design_stream_noise(Sigma_XX, C, Theta, epsilon, delta, *, R=None, conventio
             leakage = stream_leakage(Sigma_XX, stream, delta, convention)
             margin = epsilon - leakage.epsilon
             return StreamDesign(c, c * Theta, stream, leakage, margin, certificate)
-        slack = max(2.0 * slack, certificate.tolerance - certificate.margin, 1e-15)
+        slack = _tightened(slack, certificate)
     raise RuntimeError(
         f"the scaled stream's certificate does not pass: margin {certificate.margin:.3g}, "
         f"tolerance {certificate.tolerance:.3g} nats"
@@ -271,7 +277,14 @@ class StackedLogdetDesign:
     basis : ndarray, shape (M, r)
         Q, an orthonormal basis of the range of the stacked C (``C = Q R``).
     mechanism : LinearGaussianMechanism
-        ``z = R x0 + w``, ``w ~ N(0, Theta_r)``; the stream releases ``Q z``.
+        The certified mechanism ``Theta_r^{-1/2} z = Theta_r^{-1/2} R_u u + e``, ``e ~ N(0,
+        I)``, of the sufficient statistic ``z = R_u u + w`` (``w ~ N(0, Theta_r)``) about
+        the whitened secret ``u = L^{-1} x0``: the same PML as the stream about x0, and a
+        rounding bound of about 1e-12 nats however the units mix. The stream releases
+        ``Q z``.
+    stream : ReleaseStream
+        What the adversary learns about x0: the stream of ``z`` (its information is that
+        of the whole stack), to merge with other passes.
     leakage : StreamLeakage
         The PML of the stream at the design's delta (that of ``mechanism``).
     """
@@ -279,6 +292,7 @@ class StackedLogdetDesign:
     noise: FactoredCovariance
     basis: np.ndarray
     mechanism: LinearGaussianMechanism
+    stream: ReleaseStream
     leakage: StreamLeakage
 
     @property
@@ -292,7 +306,7 @@ class StackedLogdetDesign:
         return self.leakage.epsilon
 
 
-def stream_logdet_design(Sigma_XX, C, epsilon, delta, convention="exact"):
+def stream_logdet_design(Sigma_XX, C, epsilon, delta, convention="exact", certify=True):
     """The minimum-trace noise of a whole stacked stream, exact for a stream budget.
 
     Parameters
@@ -307,13 +321,21 @@ def stream_logdet_design(Sigma_XX, C, epsilon, delta, convention="exact"):
         The budget of the whole stream (nats) and its failure probability.
     convention : {"exact", "paper"}
         Which leakage formula.
+    certify : bool, optional
+        Tighten the budget until the rigorous certificate of ``mechanism`` passes
+        (default). Its rounding bound, computed from canonical correlations, grows without
+        limit as a correlation nears 1 (a pass that measures one direction of x0 far
+        better than the prior knows it): 1e-12 nats at 10 nats and 0.1 nats at 20 nats on
+        a radar pass. With False the budget is met in the information form, which is
+        accurate to round-off at any correlation, and checked there.
 
     Returns
     -------
     StackedLogdetDesign
         The noise, correlated across the releases and factored (memory O(M n)), the basis
-        Q, the reduced mechanism, whose certificate passes, and the stream's leakage (at
-        most ``epsilon``, equal to it to within the certificate's rounding tolerance).
+        Q, the reduced mechanism (its certificate passes when ``certify``) and the
+        stream's leakage (at most ``epsilon``, equal to it to within 1e-11 nats or the
+        certificate's rounding tolerance).
 
     Raises
     ------
@@ -322,66 +344,89 @@ def stream_logdet_design(Sigma_XX, C, epsilon, delta, convention="exact"):
         C, ``delta`` outside (0, 1), or a budget at or below condition (9) of [LKC] for
         the rank of C.
     RuntimeError
-        If tightening the budget by up to ``SLACK_LIMIT`` nats does not certify it.
+        If tightening the budget by up to ``SLACK_LIMIT`` nats does not certify it (with
+        ``certify``), or the information-form leakage exceeds the budget (without).
 
     Notes
     -----
-    With the thin SVD ``C = U S V^T`` of rank r, ``Q = U_r`` and ``R = S_r V_r^T``, and ``z =
-    Q^T y = R x0 + Q^T v`` is sufficient for x0. The budget asks ``I(x0; z) <= (epsilon -
-    F^{-1}_{chi^2_r}(1 - delta) / 2) / w`` ([LKC] Theorem 3.3, (8)); the least-trace noise
-    of z meeting it is :func:`information_limited_noise` of ``Sigma_ZZ = R Sigma_XX R^T``,
-    and every noise of the stack meeting the budget has at least its trace
+    The design works on the whitened secret ``u = L^{-1} x0`` (``Sigma_XX = L L^T``), which
+    has the same PML (the canonical correlations do not change under an invertible map)
+    and a prior I, so that a prior mixing units (km and km/s) does not inflate the
+    certificate's rounding bound. With the thin SVD ``C L = U S V^T`` of rank r, ``Q =
+    U_r`` and ``z = Q^T y = S_r V_r^T u + Q^T v`` is sufficient. The budget asks ``I(u; z)
+    <= (epsilon - F^{-1}_{chi^2_r}(1 - delta) / 2) / w`` ([LKC] Theorem 3.3, (8)); the
+    least-trace noise of z meeting it is :func:`information_limited_noise` of ``Sigma_ZZ =
+    S_r^2``, and every noise of the stack meeting the budget has at least its trace
     (:doc:`/theory/pml-stream`).
     """
     weight = _weight(convention)
     delta = float(_unit_interval(delta, "delta"))
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
     C = as_finite_array(C, "C")
-    n = len(pd_cholesky(Sigma_XX, "Sigma_XX"))
+    L = pd_cholesky(Sigma_XX, "Sigma_XX")
+    n = len(L)
     if C.ndim not in (2, 3) or C.shape[-1] != n or C.size == 0:
         raise ValueError(f"C must have shape (N, m, {n}) or (M, {n}), got {C.shape}")
-    U, s, Vt = linalg.svd(C.reshape(-1, n), full_matrices=False)
+    U, s, Vt = linalg.svd(C.reshape(-1, n) @ L, full_matrices=False)
     rank = int(np.sum(s > s[0] * max(len(U), n) * np.finfo(float).eps))
     if rank == 0:
         raise ValueError("C is zero: the stream reveals nothing about x0 and needs no noise")
-    floor = float(minimum_epsilon(delta, rank))
+    floor = _floor(delta, rank)
     if epsilon <= floor:
         raise ValueError(
             f"epsilon must exceed {floor:.6g} nats for a stream that sees {rank} directions "
             f"of x0 (necessary condition (9) of [LKC]), got {epsilon:g}"
         )
-    R = s[:rank, None] * Vt[:rank]
-    Sigma_ZZ = R @ np.asarray(Sigma_XX, dtype=float) @ R.T
-    Sigma_ZZ = 0.5 * (Sigma_ZZ + Sigma_ZZ.T)
+    R_u = s[:rank, None] * Vt[:rank]
     slack = FIRST_SLACK
     while slack <= SLACK_LIMIT:
-        reduced = information_limited_noise(Sigma_ZZ, (epsilon - slack - floor) / weight)
-        mechanism = LinearGaussianMechanism(
-            R, Sigma_XX, reduced, epsilon, delta, convention=convention, method="stream-logdet"
+        reduced = information_limited_noise(
+            np.diag(s[:rank] ** 2), (epsilon - slack - floor) / weight
         )
+        W = (reduced.eigenvectors / np.sqrt(reduced.eigenvalues)) @ reduced.eigenvectors.T
+        mechanism = LinearGaussianMechanism(
+            W @ R_u,
+            np.eye(n),
+            FactoredCovariance.scaled_identity(1.0, rank),
+            epsilon,
+            delta,
+            convention=convention,
+            method="stream-logdet",
+        )
+        if not certify:
+            design = _lifted(Sigma_XX, U[:, :rank], R_u, reduced, mechanism, delta, convention)
+            if design.leakage.epsilon > epsilon:
+                raise RuntimeError(
+                    f"the stacked design leaks {design.leakage.epsilon!r} nats, over the "
+                    f"budget {epsilon!r}"
+                )
+            return design
         certificate = mechanism.certificate()
         if certificate.passed:
-            Q = U[:, :rank]
-            lifted = FactoredCovariance(
-                reduced.eigenvalues, Q @ reduced.eigenvectors, "stream-logdet"
-            )
-            leakage = stream_leakage(
-                Sigma_XX, ReleaseStream.of(R, reduced.matrix()), delta, convention
-            )
-            return StackedLogdetDesign(lifted, Q, mechanism, leakage)
-        slack = max(2.0 * slack, certificate.tolerance - certificate.margin, 1e-15)
+            return _lifted(Sigma_XX, U[:, :rank], R_u, reduced, mechanism, delta, convention)
+        slack = _tightened(slack, certificate)
     raise RuntimeError(
         f"the stacked design's certificate does not pass: margin {certificate.margin:.3g}, "
         f"tolerance {certificate.tolerance:.3g} nats"
     )
 
 
-def stream_logdet_noise(Sigma_XX, C, epsilon, delta, convention="exact"):
+def _lifted(Sigma_XX, Q, R_u, reduced, mechanism, delta, convention):
+    """The design of the stack from that of its sufficient statistic."""
+    lifted = FactoredCovariance(reduced.eigenvalues, Q @ reduced.eigenvectors, "stream-logdet")
+    L = np.linalg.cholesky(Sigma_XX)
+    R = linalg.solve_triangular(L, R_u.T, lower=True, trans="T").T  # R_u L^{-1}
+    stream = ReleaseStream.of(R, reduced.matrix())
+    leakage = stream_leakage(Sigma_XX, stream, delta, convention)
+    return StackedLogdetDesign(lifted, Q, mechanism, stream, leakage)
+
+
+def stream_logdet_noise(Sigma_XX, C, epsilon, delta, convention="exact", certify=True):
     """The noise of :func:`stream_logdet_design` alone.
 
     Parameters
     ----------
-    Sigma_XX, C, epsilon, delta, convention
+    Sigma_XX, C, epsilon, delta, convention, certify
         As :func:`stream_logdet_design`.
 
     Returns
@@ -394,4 +439,4 @@ def stream_logdet_noise(Sigma_XX, C, epsilon, delta, convention="exact"):
     ValueError
         As :func:`stream_logdet_design`.
     """
-    return stream_logdet_design(Sigma_XX, C, epsilon, delta, convention).noise
+    return stream_logdet_design(Sigma_XX, C, epsilon, delta, convention, certify).noise

@@ -55,6 +55,7 @@ from ssa_privacy.privacy.pml import (
     linear_mechanism_noise,
     monte_carlo_leakage_probability,
 )
+from ssa_privacy.relative_motion import KEEPING_SCALES, MANOEUVRE_PSD
 from ssa_privacy.runner import Runner, Task
 from ssa_privacy.sensors.geodesy import EarthRotation
 from ssa_privacy.sensors.stations import MEASUREMENTS, GroundStation
@@ -76,11 +77,6 @@ STATIONS = (
 )
 DEFAULT_EPSILONS = (7.0, 9.0, 12.0, 16.0, 24.0)
 DEFAULT_OFFSETS = (0.0, 1.0, 2.0)
-#: Station keeping (LQR by Bryson's rule): position, velocity, acceleration scales
-#: (km, km/s, km/s^2); and the manoeuvres' acceleration PSD (km^2/s^3). Together they give
-#: a stationary excursion of about 1 km and 1 m/s per axis.
-KEEPING_SCALES = (1.0, 1.0e-3, 1.0e-6)
-MANOEUVRE_PSD = 4.0e-9
 #: White-acceleration PSD of the UKF's process noise (km^2/s^3): covers the looser
 #: integration tolerance of its process model.
 FILTER_PSD = 1.0e-14
