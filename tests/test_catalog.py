@@ -5,7 +5,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from ssa_privacy.catalog import mean_motion, regime, select_objects, sgp4_states
+from ssa_privacy.catalog import mean_motion, regime, select_objects, sgp4_states, sgp4_valid
 from ssa_privacy.tle import iss_element_set, load_catalogue, verification_element_sets
 
 
@@ -83,3 +83,17 @@ def test_batched_sgp4_names_a_failing_object():
     iss = iss_element_set()
     with pytest.raises(ValueError, match="SGP4 failed for .*catalogue number 25544"):
         sgp4_states([iss], iss.epoch_jd, [0.0, 3.0e9])
+
+
+def test_sgp4_valid_marks_exactly_the_failing_objects(catalogue):
+    """The object SGP4 cannot propagate (the ISS far past its epoch, error 6 at 3e9 s) is
+    marked, the others not; STARLINK-30559 of the catalogue decays within a day of the
+    newest epoch and is marked too, where its batch neighbours are not."""
+    iss = iss_element_set()
+    np.testing.assert_array_equal(sgp4_valid([iss], iss.epoch_jd, [0.0, 60.0]), [True])
+    np.testing.assert_array_equal(sgp4_valid([iss], iss.epoch_jd, [0.0, 3.0e9]), [False])
+    start = max(e.epoch_jd for e in catalogue)
+    decaying = [e for e in catalogue if e.name.strip() == "STARLINK-30559"]
+    neighbours = select_objects(catalogue, "leo", 3, 0)
+    valid = sgp4_valid(neighbours + decaying, start, np.arange(0.0, 86400.0 + 1.0, 600.0))
+    np.testing.assert_array_equal(valid, [True, True, True, False])

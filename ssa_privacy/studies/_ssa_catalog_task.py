@@ -12,7 +12,8 @@ scenario):
    the public element set), their sensor noise and standard normals for the privacy
    noise, drawn once per object and shared by every level (common random numbers);
 4. per level and pass-level designer, every pass's noise
-   (:func:`~ssa_privacy.pass_privacy.pass_noise`), its achieved epsilon and the day's;
+   (:func:`~ssa_privacy.pass_privacy.pass_noise`), its achieved epsilon and the day's
+   (privacy noise alone; for "none", the sensor noise, which is all there is);
 5. the fusion centre's extended Kalman filters of all levels at once
    (:func:`~ssa_privacy.catalog_filter.track_contacts`) and their RMSE against the truth
    over the evaluation grid;

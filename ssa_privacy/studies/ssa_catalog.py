@@ -30,7 +30,7 @@ import time
 import numpy as np
 from sgp4.propagation import gstime
 
-from ssa_privacy.catalog import REGIMES, select_objects
+from ssa_privacy.catalog import REGIMES, select_objects, sgp4_valid
 from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.output import StudyOutput, transactional
 from ssa_privacy.privacy.pml import CONVENTIONS, check_epsilon
@@ -210,7 +210,9 @@ def run(
     regime : {"leo", "meo", "geo", "all"}
         Orbital regime of the sample (:mod:`ssa_privacy.catalog`).
     objects : int
-        Number of objects, at most the regime's size (13,909 LEO, 206 MEO, 595 GEO).
+        Number of objects sampled, at most the regime's size (13,909 LEO, 206 MEO, 595
+        GEO). An object whose SGP4 fails within the window (a decaying one) is left out
+        and listed in ``results.json`` (``parameters.skipped_sgp4_errors``).
     epsilons : sequence of float
         Pass-level budgets (nats), each above condition (9) for a pass that sees all of x0.
     measurement_epsilons : sequence of float
@@ -249,14 +251,20 @@ def run(
     check_epsilon(list(epsilons), delta, 6)
     check_epsilon(list(measurement_epsilons), delta, 4)
     catalogue = load_catalogue(path=data)
-    chosen = select_objects(catalogue, regime, objects, seed)
+    sample = select_objects(catalogue, regime, objects, seed)
     start_jd = max(e.epoch_jd for e in catalogue)
     scenario = Scenario(start_jd, hours, dt, epsilons, measurement_epsilons, delta, convention)
+    valid = sgp4_valid(sample, start_jd, scenario.times)
+    chosen = [e for e, ok in zip(sample, valid, strict=True) if ok]
+    skipped = [int(e.catalogue_number) for e, ok in zip(sample, valid, strict=True) if not ok]
+    if not chosen:
+        raise ValueError(f"SGP4 fails within the window for every sampled object: {skipped}")
     params = {
         "seed": seed,
         "regime": regime,
         "objects": objects,
         "norad_ids": [int(e.catalogue_number) for e in chosen],
+        "skipped_sgp4_errors": skipped,
         "epsilons": list(scenario.epsilons),
         "measurement_epsilons": list(scenario.per_measurement_epsilons),
         "hours": hours,
