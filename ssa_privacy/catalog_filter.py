@@ -172,7 +172,6 @@ def track_contacts(propagator, earth, stations, times, x0, P0, contacts, evaluat
     x, P = np.tile(x0, (F, 1)), np.tile(P0, (F, 1, 1))
     ekfs = [ExtendedKalmanFilter(6, 4) for _ in range(F)]
     estimates, previous = np.empty((F, len(evaluate), 6)), 0
-    estimates[:, evaluate == 0] = x0
     for contact in contacts:
         grid = np.unique(
             np.concatenate([[previous], _between(evaluate, previous, contact.end), contact.indices])
@@ -189,9 +188,9 @@ def track_contacts(propagator, earth, stations, times, x0, P0, contacts, evaluat
             h, maps = _linearised(stations, earth, contact, times, paths[f], Phi[f], position)
             x[f], P[f] = _update(ekfs[f], *prior, contact, f, h, maps)
         previous = contact.end
-    rest = np.concatenate([[previous], _between(evaluate, previous, len(times) - 1)])
+    rest = np.unique(np.concatenate([[previous], _between(evaluate, previous, len(times))]))
     paths = propagator.propagate_many(times[rest], x, FILTER_TOLERANCE, FILTER_TOLERANCE)
-    _store(estimates, evaluate, previous, len(times) - 1, paths, _positions(rest))
+    _store(estimates, evaluate, previous, len(times), paths, _positions(rest))
     return estimates
 
 
@@ -201,11 +200,12 @@ def _positions(grid):
 
 
 def _between(evaluate, first, last):
-    """The evaluation indices in (first, last]."""
-    return evaluate[(evaluate > first) & (evaluate <= last)]
+    """The evaluation indices in [first, last)."""
+    return evaluate[(evaluate >= first) & (evaluate < last)]
 
 
 def _store(estimates, evaluate, first, last, paths, position):
-    """Copy the predicted states at the evaluation indices in (first, last]."""
-    for e in np.flatnonzero((evaluate > first) & (evaluate <= last)):
+    """Copy the propagated states at the evaluation indices in [first, last): the
+    estimate at ``first`` (a contact's end) is the updated one."""
+    for e in np.flatnonzero((evaluate >= first) & (evaluate < last)):
         estimates[:, e] = paths[:, position[int(evaluate[e])]]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ssa_privacy._validation import as_finite_array, non_negative, positive
+from ssa_privacy._validation import as_finite_array, non_negative, positive, positive_int
 from ssa_privacy.constants import J2_EARTH, MU_EARTH, R_EARTH
 from ssa_privacy.orbits._checks import vectors
 
@@ -209,7 +209,13 @@ class J2Propagator:
         return path[0] if state0.ndim == 1 else path
 
     def propagate_many(
-        self, times, states0, rtol=TIGHT_TOLERANCE, atol=TIGHT_TOLERANCE, first_step=None
+        self,
+        times,
+        states0,
+        rtol=TIGHT_TOLERANCE,
+        atol=TIGHT_TOLERANCE,
+        first_step=None,
+        batch=BATCH,
     ):
         """Integrate many objects at once: batches stacked into one system each.
 
@@ -226,6 +232,8 @@ class J2Propagator:
         first_step : float, optional
             Initial step size (s), at most ``times[-1] - times[0]``; by default
             ``solve_ivp`` chooses it.
+        batch : int, optional
+            Objects per stacked system (default :data:`BATCH`).
 
         Returns
         -------
@@ -263,8 +271,9 @@ class J2Propagator:
         if first_step is not None and first_step > span:
             raise ValueError(f"first_step must be at most the time span {span} s, got {first_step}")
         out = np.empty((len(states0), len(times), 6))
-        for start in range(0, len(states0), BATCH):
-            rows = slice(start, min(start + BATCH, len(states0)))
+        batch = positive_int(batch, "batch")
+        for start in range(0, len(states0), batch):
+            rows = slice(start, min(start + batch, len(states0)))
             shrink = np.sqrt(rows.stop - rows.start)
             try:
                 out[rows] = self.propagate(
@@ -338,16 +347,20 @@ class J2Propagator:
 
         Notes
         -----
-        The 13 states ``x0, x0 +- h e_j`` of each object are integrated together, so the
-        trajectory costs one more state per object than the matrices alone (an extended
-        Kalman filter's prediction).
+        The 13 states ``x0, x0 +- h e_j`` of each object are integrated together, in one
+        stacked system (batches of whole objects), so the trajectory costs one more state
+        per object than the matrices alone (an extended Kalman filter's prediction).
         """
         states0 = _initial_states(states0, "states0", (2,), "(N, 6)")
         position, velocity = (positive(step, "steps") for step in steps)
         h = np.repeat([position, velocity], 3)
         offsets = np.concatenate([np.zeros((1, 6)), np.diag(h), -np.diag(h)])
         starts = (states0[:, None, :] + offsets[None]).reshape(-1, 6)
-        paths = self.propagate_many(times, starts, rtol, atol).reshape(len(states0), 13, -1, 6)
+        # an object's 13 trajectories share one stacked system (one step sequence), or the
+        # differences would mix two integrations' errors
+        batch = 13 * (BATCH // 13)
+        paths = self.propagate_many(times, starts, rtol, atol, batch=batch)
+        paths = paths.reshape(len(states0), 13, -1, 6)
         columns = (paths[:, 1:7] - paths[:, 7:]) / (2.0 * h)[None, :, None, None]
         return paths[:, 0], np.moveaxis(columns, 1, 3)
 
