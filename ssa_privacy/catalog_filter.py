@@ -12,7 +12,7 @@ level, the same contacts and times, different measurements and noises) with filt
   (:meth:`~ssa_privacy.orbits.propagator.J2Propagator.propagate_with_transition`); the
   covariance is ``Phi P Phi^T + Q`` with white-acceleration process noise;
 - *update*: all measurements of the contact at once, linearised about the predicted
-  track (``H_k Phi(t_k, t_end) `` maps a change of the state at the contact's end to
+  track (``H_k Phi(t_k, t_end)`` maps a change of the state at the contact's end to
   measurement k), with the full noise covariance of the contact's releases (a pass-level
   design correlates the noise across the pass). Iterating the update (an iterated EKF,
   relinearising about each new estimate) was tried on 10 LEO objects and did not lower

@@ -29,7 +29,7 @@ import numpy as np
 
 from ssa_privacy.privacy.pml_design import linear_mechanism_noise
 from ssa_privacy.privacy.pml_stream import ReleaseStream, stream_leakage
-from ssa_privacy.sensors.passes import passes
+from ssa_privacy.sensors.passes import passes, split_passes
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def object_stream(state0, times, stations, earth, propagator):
     return nominal[0], Phi[0], passes_of(nominal[0], Phi[0], times, stations, earth)
 
 
-def passes_of(nominal, Phi, times, stations, earth):
+def passes_of(nominal, Phi, times, stations, earth, longest=None):
     """Every pass of every station over one object's nominal track, with its maps of x0.
 
     Parameters
@@ -102,6 +102,10 @@ def passes_of(nominal, Phi, times, stations, earth):
         ``Phi(t_k, t_0)`` along it.
     times, stations, earth
         As :func:`object_stream`.
+    longest : int, optional
+        The most samples of one pass: a longer stretch in view (an object at MEO or GEO
+        altitude is in view for hours) is cut into passes at the multiples of
+        ``longest`` (:func:`~ssa_privacy.sensors.passes.split_passes`). Default: no cut.
 
     Returns
     -------
@@ -116,7 +120,8 @@ def passes_of(nominal, Phi, times, stations, earth):
     times = np.asarray(times, dtype=float)
     found = []
     for index, station in enumerate(stations):
-        for start, stop in passes(station.visible(nominal, times, earth)):
+        runs = passes(station.visible(nominal, times, earth))
+        for start, stop in runs if longest is None else split_passes(runs, longest):
             rows = np.arange(start, stop)
             H = station.jacobian(nominal[rows], times[rows], earth)
             found.append(Pass(index, rows, H @ Phi[rows], station.noise_covariance))

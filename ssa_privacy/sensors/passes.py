@@ -8,6 +8,8 @@ whole pass, and per-pass statistics of a catalogue study, start from these runs.
 
 import numpy as np
 
+from ssa_privacy._validation import positive_int
+
 
 def passes(visible):
     """The passes of a visibility series: ``(start, stop)`` index pairs of its runs of True.
@@ -45,3 +47,37 @@ def passes(visible):
         for row in change
     ]
     return runs[0] if array.ndim == 1 else runs
+
+
+def split_passes(runs, length):
+    """Split the runs longer than ``length`` samples at the multiples of ``length``.
+
+    Parameters
+    ----------
+    runs : list of tuple of int
+        ``(start, stop)`` pairs, as :func:`passes` returns for one series.
+    length : int
+        The longest pass, in samples, >= 1.
+
+    Returns
+    -------
+    list of tuple of int
+        The runs of at most ``length`` samples kept whole; each longer run cut at the
+        sample indices ``k * length`` inside it, so that the pieces of all stations'
+        long runs share their boundaries (a geosynchronous object, in view of several
+        stations all day, gives aligned passes of ``length`` samples).
+
+    Raises
+    ------
+    ValueError
+        If ``length`` is not a positive integer.
+    """
+    length = positive_int(length, "length")
+    pieces = []
+    for start, stop in runs:
+        if stop - start <= length:
+            pieces.append((start, stop))
+            continue
+        cuts = [start, *range((start // length + 1) * length, stop, length), stop]
+        pieces.extend(zip(cuts[:-1], cuts[1:], strict=True))
+    return pieces

@@ -32,7 +32,7 @@ def _levels(rows):
 def rmse_cdf(rows):
     """Empirical CDF of the position RMSE per level (solid: log-det, dashed: scaled)."""
     with plt.rc_context(FONT):
-        fig, ax = plt.subplots(figsize=(COLUMN, 2.8))
+        fig, ax = plt.subplots(figsize=(COLUMN, 3.4))
         for n, level in enumerate(_levels(rows)):
             mine = [r for r in rows if r["level"] == level]
             colour = "black" if n == 0 else COLOURS[(n - 1) % len(COLOURS)]
@@ -58,7 +58,7 @@ def rmse_cdf(rows):
         ax.set_xlabel("position RMSE, second half of the window (km)")
         ax.set_ylabel("fraction of objects")
         ax.axvline(1.0, color="0.6", lw=0.6)
-        ax.legend(ncol=2, frameon=False)
+        fig.legend(loc="outside lower center", ncol=3, frameon=False, fontsize=7)
     return fig
 
 

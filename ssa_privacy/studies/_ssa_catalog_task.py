@@ -9,8 +9,10 @@ scenario):
    about the nominal state, :func:`~ssa_privacy.relative_motion.manoeuvre_prior`) and the
    truth, the J2 propagation of ``nominal + x0``;
 3. the passes of every station over the nominal track (the stations schedule them from
-   the public element set), their sensor noise and standard normals for the privacy
-   noise, drawn once per object and shared by every level (common random numbers);
+   the public element set; a stretch in view longer than the scenario's longest pass is
+   cut into passes of that length), their sensor noise and standard normals for the
+   privacy noise, drawn once per object and shared by every level (common random
+   numbers);
 4. per level and pass-level designer, every pass's noise
    (:func:`~ssa_privacy.pass_privacy.pass_noise`), its achieved epsilon and the day's
    (privacy noise alone; for "none", the sensor noise, which is all there is);
@@ -20,8 +22,9 @@ scenario):
 6. the epsilon that today's per-measurement designs reach over a pass and the day.
 
 Random streams: ``default_rng([seed, norad_id, 0])`` draws x0, ``[seed, norad_id, 1]``
-the sensor noise and ``[seed, norad_id, 2]`` the privacy normals, so an object's result
-does not depend on the batch it is in, nor on the runner.
+the sensor noise and ``[seed, norad_id, 2]`` the privacy normals, so an object's random
+numbers do not depend on the batch it is in, nor on the runner (its tracks are
+integrated with the others of its batch, which changes them at round-off only).
 """
 
 import numpy as np
@@ -47,7 +50,9 @@ def _object_setup(scenario, element_set, nominal, Phi, seed):
     norad = int(element_set.catalogue_number)
     Sigma_XX = manoeuvre_prior(nominal[0], 2.0 * np.pi / element_set.period)
     x0 = np.linalg.cholesky(Sigma_XX) @ replication_rng(seed, norad, 0).standard_normal(6)
-    found = passes_of(nominal, Phi, scenario.times, scenario.stations, scenario.earth)
+    found = passes_of(
+        nominal, Phi, scenario.times, scenario.stations, scenario.earth, scenario.longest_pass
+    )
     sensor, privacy = replication_rng(seed, norad, 1), replication_rng(seed, norad, 2)
     draws = [
         (

@@ -8,7 +8,9 @@ What is private is the manoeuvre deviation x0 at the window start, under the
 station-kept CW prior of the ssa-network study
 (:func:`~ssa_privacy.relative_motion.manoeuvre_prior`); the truth is the J2 propagation
 of ``nominal + x0``. The eight radars of :mod:`ssa_privacy.sensors.radar_network` measure
-(azimuth, elevation, range, range rate) every ``dt`` seconds above a 5 deg mask.
+(azimuth, elevation, range, range rate) every ``dt`` seconds above a 5 deg mask; a
+stretch in view longer than ``LONGEST_PASS_MINUTES`` (MEO and GEO objects) is cut into
+passes of that length on a common grid, so that the stations' passes align.
 
 Privacy: every station privatizes each pass with the pass-level designers of
 :mod:`ssa_privacy.pass_privacy`, for each budget of ``epsilons`` (the whole pass is
@@ -21,8 +23,9 @@ truth every ``EVALUATION_STEP`` seconds over the second half of the window.
 
 Work: one runner task per batch of ``batch`` objects
 (:mod:`~ssa_privacy.studies._ssa_catalog_task`); each task returns only its table rows,
-and with a checkpoint folder each finished task is stored on disk, so memory is bounded
-by the tables, not by the tracks.
+and with a checkpoint folder each finished task is stored on disk. A worker holds one
+batch's tracks (``hours * 3600 / dt`` samples per object) and one contact's dense noise
+covariances at a time: at most 8 stations x one longest pass of 4-row measurements.
 """
 
 import time
@@ -55,6 +58,9 @@ DEFAULT_MEASUREMENT_EPSILONS = (7.0, 12.0, 24.0)
 EVALUATION_STEP = 300.0
 #: An object is "tracked" when its position RMSE is at most this (km).
 TRACKED_KM = 1.0
+#: The longest pass (min): a stretch in view beyond it (MEO and GEO objects are in view
+#: for hours) is cut into passes of this length, each with its own budget.
+LONGEST_PASS_MINUTES = 20.0
 
 
 def add_arguments(parser):
@@ -107,10 +113,11 @@ class Scenario:
         self.epsilons = tuple(sorted(epsilons))
         self.per_measurement_epsilons = tuple(sorted(measurement_epsilons))
         self.delta, self.convention = delta, convention
+        self.longest_pass = max(1, round(LONGEST_PASS_MINUTES * 60.0 / dt))
 
 
 def _batches(element_sets, size):
-    """The objects as runner tasks of ``size`` each, keyed by their first catalogue number."""
+    """The objects as runner tasks of ``size`` each, keyed by the batch's index."""
     return [
         Task(
             ("batch", b // size),
@@ -282,6 +289,7 @@ def run(
         "batch": batch,
         "start_jd": start_jd,
         "evaluation": f"every {EVALUATION_STEP:g} s over the second half of the window",
+        "longest_pass_minutes": LONGEST_PASS_MINUTES,
         "stations": [site[0] for site in SITES],
         "seed_scheme": "sample default_rng([seed, 7]); object default_rng([seed, norad_id, "
         "0 (deviation) | 1 (sensor noise) | 2 (privacy noise)])",
