@@ -306,10 +306,12 @@ def test_the_filter_errors_match_their_linearised_covariance():
     assert len(measured) >= 4
     evaluate = np.array([len(times) // 2, 3 * len(times) // 4, len(times) - 1])
     assert not set(evaluate) & {c.end for c in measured}
-    estimates = track_contacts(
+    estimates, rejected = track_contacts(
         model, earth, stations, times, nominal[0], Sigma_XX, measured, evaluate
     )
     assert estimates.shape == (RUNS, 3, 6)
+    # a consistent filter passes the 1e-6 innovation gate at every contact
+    np.testing.assert_array_equal(rejected, 0)
     low, high = stats.chi2.ppf([0.0005, 0.9995], 3 * RUNS) / RUNS
     for j, k in enumerate(evaluate):
         A = _actual_error_covariance(Sigma_XX, Phi, times, found, groups, k)[:3, :3]

@@ -82,7 +82,8 @@ def test_the_cli_writes_the_tables_and_the_figures(serial_out, rows):
     with open(serial_out / "results.csv") as stream:
         header = next(csv.reader(stream))
     assert header[: len(COLUMNS)] == COLUMNS
-    assert header[len(COLUMNS) :] and all(c.endswith("_scaled") for c in header[len(COLUMNS) :])
+    extra = header[len(COLUMNS) :]
+    assert extra[0] == "updates_rejected" and all(c.endswith("_scaled") for c in extra[1:])
     levels = ["none", *(f"{e:g}" for e in EPSILONS)]
     objects = list(dict.fromkeys(r["norad_id"] for r in rows))
     assert len(objects) == OBJECTS
@@ -90,7 +91,7 @@ def test_the_cli_writes_the_tables_and_the_figures(serial_out, rows):
     for row in rows:
         assert row["regime"] == "leo"
         assert int(row["passes"]) >= 1 and int(row["measurements"]) >= int(row["passes"])
-        scaled = [row[c] for c in header[len(COLUMNS) :]]
+        scaled = [row[c] for c in header[len(COLUMNS) + 1 :]]
         assert all(s == "" for s in scaled) if row["level"] == "none" else all(scaled)
     for name in ("results.json", "per_measurement.csv"):
         assert (serial_out / name).stat().st_size > 0

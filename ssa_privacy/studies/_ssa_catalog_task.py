@@ -148,17 +148,17 @@ def _rmse(errors):
     return position, velocity
 
 
-def _rows(scenario, element_set, found, filters, accounts, position, velocity):
+def _rows(scenario, element_set, found, filters, accounts, tracking):
     """One row per level: the logdet filter's RMSE, and the scaled designer's beside it."""
     ident = {"norad_id": int(element_set.catalogue_number), "regime": regime(element_set)}
     counts = {"measurements": int(sum(len(p.indices) for p in found)), "passes": len(found)}
     by_label = {}
     for f, (label, epsilon, designer) in enumerate(filters):
         entry = by_label.setdefault(label, {"epsilon": epsilon})
-        entry[designer or "logdet"] = (accounts[f], position[f], velocity[f])
+        entry[designer or "logdet"] = (accounts[f], *(column[f] for column in tracking))
     rows = []
     for label, entry in by_label.items():
-        (pass_eps, day_eps), pos, vel = entry["logdet"]
+        (pass_eps, day_eps), pos, vel, rejected = entry["logdet"]
         row = {
             **ident,
             "level": label,
@@ -168,14 +168,16 @@ def _rows(scenario, element_set, found, filters, accounts, position, velocity):
             "position_rmse_km": pos,
             "velocity_rmse_m_s": vel,
             **counts,
+            "updates_rejected": int(rejected),
         }
         if "scaled" in entry:
-            (pass_s, day_s), pos_s, vel_s = entry["scaled"]
+            (pass_s, day_s), pos_s, vel_s, rejected_s = entry["scaled"]
             row.update(
                 epsilon_pass_achieved_scaled=pass_s,
                 epsilon_day_achieved_scaled=day_s,
                 position_rmse_km_scaled=pos_s,
                 velocity_rmse_m_s_scaled=vel_s,
+                updates_rejected_scaled=int(rejected_s),
             )
         rows.append(row)
     return rows
@@ -233,7 +235,7 @@ def catalog_task(scenario, elements, seed):
     for i, (norad, Sigma_XX, _, found, draws) in enumerate(setups):
         filters, noises, accounts = _level_noises(scenario, Sigma_XX, found)
         measured = _contact_measurements(scenario, nominal[i], truths[i], found, draws, noises)
-        estimates = track_contacts(
+        estimates, rejected = track_contacts(
             scenario.propagator,
             scenario.earth,
             scenario.stations,
@@ -244,7 +246,7 @@ def catalog_task(scenario, elements, seed):
             scenario.evaluate,
         )
         position, velocity = _rmse(estimates - truths[i][scenario.evaluate])
-        rows += _rows(scenario, sets[i], found, filters, accounts, position, velocity)
+        rows += _rows(scenario, sets[i], found, filters, accounts, (position, velocity, rejected))
         per_measurement += _per_measurement(scenario, norad, Sigma_XX, found)
     difference = np.linalg.norm(nominal[:, -1, :3] - sgp4[:, 1, :3], axis=-1)
     return {

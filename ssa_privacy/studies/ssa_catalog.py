@@ -165,6 +165,10 @@ def level_summaries(rows):
                     [r[f"epsilon_day_achieved{suffix}"] for r in mine], 50
                 ),
                 "epsilon_day_achieved_max": max(r[f"epsilon_day_achieved{suffix}"] for r in mine),
+                "updates_rejected": sum(r[f"updates_rejected{suffix}"] for r in mine),
+                "objects_with_rejected_updates": sum(
+                    r[f"updates_rejected{suffix}"] > 0 for r in mine
+                ),
             }
         out[level] = summary
     return out
