@@ -310,7 +310,7 @@ def test_the_filter_errors_match_their_linearised_covariance():
         model, earth, stations, times, nominal[0], Sigma_XX, measured, evaluate
     )
     assert estimates.shape == (RUNS, 3, 6)
-    # a consistent filter passes the 1e-6 innovation gate at every contact
+    # no update of a consistent filter leaves a plausible orbit
     np.testing.assert_array_equal(rejected, 0)
     low, high = stats.chi2.ppf([0.0005, 0.9995], 3 * RUNS) / RUNS
     for j, k in enumerate(evaluate):
