@@ -113,6 +113,19 @@ def select_objects(catalogue, regime_name="leo", objects=None, seed=0):
     return [members[i] for i in np.sort(chosen)]
 
 
+def _sgp4(element_sets, start_jd, times):
+    """The validated sets and times, and SatrecArray's (errors, r, v) at the times."""
+    sets = list(element_sets)
+    if not sets:
+        raise ValueError("element_sets must hold at least one element set")
+    start_jd = scalar(start_jd, "start_jd")
+    times = as_finite_array(times, "times", ndim=1)
+    whole = np.floor(start_jd)
+    fraction = (start_jd - whole) + times / 86400.0
+    satrecs = SatrecArray([e.satrec for e in sets])
+    return sets, times, satrecs.sgp4(np.full_like(fraction, whole), fraction)
+
+
 def sgp4_states(element_sets, start_jd, times):
     """SGP4 states of many objects at common times, in one call (``sgp4.api.SatrecArray``).
 
@@ -142,16 +155,7 @@ def sgp4_states(element_sets, start_jd, times):
     The same SGP4 (Vallado et al. 2006) as :meth:`ssa_privacy.tle.ElementSet.propagate`,
     vectorised over objects and times by the ``sgp4`` package's C++ core.
     """
-    sets = list(element_sets)
-    if not sets:
-        raise ValueError("element_sets must hold at least one element set")
-    start_jd = scalar(start_jd, "start_jd")
-    times = as_finite_array(times, "times", ndim=1)
-    whole = np.floor(start_jd)
-    fraction = (start_jd - whole) + times / 86400.0
-    errors, r, v = SatrecArray([e.satrec for e in sets]).sgp4(
-        np.full_like(fraction, whole), fraction
-    )
+    sets, times, (errors, r, v) = _sgp4(element_sets, start_jd, times)
     failed = np.flatnonzero(errors.any(axis=1))
     if failed.size:
         bad = sets[failed[0]]
@@ -187,12 +191,5 @@ def sgp4_valid(element_sets, start_jd, times):
     ValueError
         If ``element_sets`` is empty, or ``start_jd`` or a time is not finite.
     """
-    sets = list(element_sets)
-    if not sets:
-        raise ValueError("element_sets must hold at least one element set")
-    start_jd = scalar(start_jd, "start_jd")
-    times = as_finite_array(times, "times", ndim=1)
-    whole = np.floor(start_jd)
-    fraction = (start_jd - whole) + times / 86400.0
-    errors = SatrecArray([e.satrec for e in sets]).sgp4(np.full_like(fraction, whole), fraction)[0]
+    errors = _sgp4(element_sets, start_jd, times)[2][0]
     return ~errors.any(axis=1)

@@ -1,4 +1,5 @@
-"""Shared test configuration: the hypothesis profiles and a screenless plotting backend.
+"""Shared test configuration: the hypothesis profiles, a screenless plotting backend, and
+the ``catalogue`` fixture (the shared active-satellite catalogue, or a skip without it).
 
 Two profiles, chosen by the environment variable ``HYPOTHESIS_PROFILE`` (default
 ``"default"``):
@@ -18,7 +19,10 @@ A property test takes its number of examples from the profile when it does not p
 import os
 
 import matplotlib
+import pytest
 from hypothesis import HealthCheck, settings
+
+from ssa_privacy.tle import load_catalogue
 
 # The studies draw their figures into files; the command line sets this backend itself.
 matplotlib.use("Agg")
@@ -36,3 +40,12 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture(scope="module")
+def catalogue():
+    """The active-satellite catalogue of the data folder; skips the test without it."""
+    try:
+        return load_catalogue()
+    except FileNotFoundError as error:
+        pytest.skip(f"the shared catalogue is not available: {error}")

@@ -6,15 +6,7 @@ import numpy as np
 import pytest
 
 from ssa_privacy.catalog import mean_motion, regime, select_objects, sgp4_states, sgp4_valid
-from ssa_privacy.tle import iss_element_set, load_catalogue, verification_element_sets
-
-
-@pytest.fixture(scope="module")
-def catalogue():
-    try:
-        return load_catalogue()
-    except FileNotFoundError as error:
-        pytest.skip(f"the shared catalogue is not available: {error}")
+from ssa_privacy.tle import iss_element_set, verification_element_sets
 
 
 def test_regimes_match_the_data_folder_counts(catalogue):

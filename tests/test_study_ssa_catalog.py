@@ -19,7 +19,6 @@ from ssa_privacy.pass_privacy import pass_noise
 from ssa_privacy.relative_motion import manoeuvre_prior
 from ssa_privacy.studies import ssa_catalog
 from ssa_privacy.studies._ssa_catalog_task import TRUTH_TOLERANCE
-from ssa_privacy.tle import load_catalogue
 
 SEED, OBJECTS, HOURS, DELTA = 1, 2, 6.0, 0.01
 EPSILONS = (10.0, 14.0, 20.0)
@@ -42,14 +41,6 @@ FIGURES = ("network_coverage", "per_measurement_leakage", "rmse_cdf", "rmse_vs_e
 def floor(rank):
     """F^{-1}_{chi^2_l}(1 - delta) / 2, [LKC] (9)."""
     return stats.chi2.ppf(1 - DELTA, rank) / 2
-
-
-@pytest.fixture(scope="module")
-def catalogue():
-    try:
-        return load_catalogue()
-    except FileNotFoundError as error:
-        pytest.skip(f"the shared catalogue is not available: {error}")
 
 
 def _cli(out, batch):
