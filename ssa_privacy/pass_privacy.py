@@ -16,7 +16,7 @@ bounds the PML of the whole pass about x0, not of each measurement. Two designer
 ``"scaled"``
     Today's per-measurement design ([LKC] Corollary 3.7, ``Theta_k`` proportional to
     ``C_k Sigma_XX C_k^T``), scaled by the one factor c for which the pass meets the
-    budget (:func:`~ssa_privacy.privacy.pml_stream_design.stream_noise_scale`);
+    budget (:func:`~ssa_privacy.privacy.pml_stream_design.design_stream_noise`);
     independent across measurements.
 
 Both count the privacy noise alone: the sensor noise, also seen by the adversary, only
@@ -34,15 +34,11 @@ import numpy as np
 from scipy import linalg
 
 from ssa_privacy.privacy.pml_design import linear_mechanism_noise
-from ssa_privacy.privacy.pml_stream import ReleaseStream, StreamLeakage, stream_leakage
-from ssa_privacy.privacy.pml_stream_design import stream_logdet_design, stream_noise_scale
+from ssa_privacy.privacy.pml_stream import ReleaseStream, StreamLeakage
+from ssa_privacy.privacy.pml_stream_design import design_stream_noise, stream_logdet_design
 
 #: The pass-level designers of :func:`pass_noise`.
 DESIGNERS = ("logdet", "scaled")
-#: The scaled design aims this many nats below the budget, then 16 times more up to
-#: SLACK_LIMIT, until the pass's stream, accumulated anew, meets the budget.
-SLACK = 1e-11
-SLACK_LIMIT = 1e-6
 
 
 @dataclass(frozen=True, eq=False)
@@ -133,13 +129,8 @@ def pass_noise(item, Sigma_XX, epsilon, delta, designer="logdet", convention="ex
         factor = scale[:, None] * (noise.eigenvectors * np.sqrt(noise.eigenvalues))
         return PassNoise(factor, design.stream, design.leakage, designer)
     Theta = linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention)
-    slack = SLACK
-    while slack <= SLACK_LIMIT:
-        c = stream_noise_scale(Sigma_XX, C, Theta, epsilon - slack, delta, convention=convention)
-        stream = ReleaseStream.of(C, c * Theta)
-        leakage = stream_leakage(Sigma_XX, stream, delta, convention)
-        if leakage.epsilon <= epsilon:  # the stream's own round-off, not the scale's
-            factor = linalg.block_diag(*np.linalg.cholesky(c * Theta))
-            return PassNoise(factor, stream, leakage, designer)
-        slack *= 16.0
-    raise RuntimeError(f"the scaled pass leaks {leakage.epsilon!r} nats, over {epsilon!r}")
+    design = design_stream_noise(
+        Sigma_XX, C, Theta, epsilon, delta, convention=convention, certify=False
+    )
+    factor = linalg.block_diag(*np.linalg.cholesky(design.noise))
+    return PassNoise(factor, design.stream, design.leakage, designer)

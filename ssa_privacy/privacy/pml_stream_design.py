@@ -152,8 +152,9 @@ class StreamDesign:
         Its PML at the design's delta.
     margin : float
         The budget minus ``leakage.epsilon``, nats (>= 0).
-    certificate : Certificate
-        :func:`stream_certificate` of ``stream`` for the budget; it passes.
+    certificate : Certificate or None
+        :func:`stream_certificate` of ``stream`` for the budget; it passes. None when
+        designed without ``certify``.
     """
 
     scale: float
@@ -164,30 +165,37 @@ class StreamDesign:
     certificate: Certificate
 
 
-def design_stream_noise(Sigma_XX, C, Theta, epsilon, delta, *, R=None, convention="exact"):
-    """Scale per-release noises so that the whole stream meets (epsilon, delta), certified.
+def design_stream_noise(
+    Sigma_XX, C, Theta, epsilon, delta, *, R=None, convention="exact", certify=True
+):
+    """Scale per-release noises so that the whole stream meets (epsilon, delta).
 
     Parameters
     ----------
     Sigma_XX, C, Theta, epsilon, delta, R, convention
         As :func:`stream_noise_scale`.
+    certify : bool, optional
+        Tighten the budget until the rigorous certificate passes (default); with False,
+        until the stream, accumulated anew, meets it in the information form (as
+        :func:`stream_logdet_design`, whose ``certify`` explains when to choose it).
 
     Returns
     -------
     StreamDesign
-        The scale, the noises, the stream, its leakage and margin, a passing certificate.
+        The scale, the noises, the stream, its leakage and margin, and a passing
+        certificate (None without ``certify``).
 
     Raises
     ------
     ValueError
         As :func:`stream_noise_scale`.
     RuntimeError
-        If tightening the budget by up to ``SLACK_LIMIT`` nats does not certify it.
+        If tightening the budget by up to ``SLACK_LIMIT`` nats does not meet it.
 
     Notes
     -----
     Solves :func:`stream_noise_scale` for ``epsilon - s``: s = 0, then past twice the
-    certificate's deficit, at least doubling, until the rigorous certificate passes. The
+    certificate's deficit (without ``certify``: from FIRST_SLACK), at least doubling. The
     achieved epsilon is the budget to within s (of the order of 1e-12 nats).
     """
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
@@ -198,16 +206,18 @@ def design_stream_noise(Sigma_XX, C, Theta, epsilon, delta, *, R=None, conventio
     while slack <= SLACK_LIMIT:
         c = stream_noise_scale(Sigma_XX, C, Theta, epsilon - slack, delta, R, convention)
         stream = ReleaseStream.of(C, seen + c * Theta)
+        leakage = stream_leakage(Sigma_XX, stream, delta, convention)
+        margin = epsilon - leakage.epsilon
+        if not certify:
+            if margin >= 0.0:  # the stream's own round-off, not the scale's
+                return StreamDesign(c, c * Theta, stream, leakage, margin, None)
+            slack = max(2.0 * slack, FIRST_SLACK)
+            continue
         certificate = stream_certificate(Sigma_XX, stream, epsilon, delta, convention)
         if certificate.passed:
-            leakage = stream_leakage(Sigma_XX, stream, delta, convention)
-            margin = epsilon - leakage.epsilon
             return StreamDesign(c, c * Theta, stream, leakage, margin, certificate)
         slack = _tightened(slack, certificate)
-    raise RuntimeError(
-        f"the scaled stream's certificate does not pass: margin {certificate.margin:.3g}, "
-        f"tolerance {certificate.tolerance:.3g} nats"
-    )
+    raise RuntimeError(f"the scaled stream does not meet the budget {epsilon!r} after tightening")
 
 
 def information_limited_noise(Sigma_ZZ, information):
