@@ -22,7 +22,8 @@ applied to the measurement linearised about the fusion centre's predicted state 
 a UKF (filterpy) with the J2 process model (1e-9 tolerance) and measurement covariance
 sensor + ``Theta_i``. Privacy levels: epsilon_i = level + offset_i, plus "no privacy".
 Monte Carlo runs use common random numbers across levels (same initial offset, same
-sensor and privacy noise draws), so that differences between levels are paired.
+sensor and privacy noise draws), so that differences between levels are paired. The
+code of this part is in the private module ``_ssa_network_ukf``.
 
 Part 2, the CW plant (linear). Each station reports the relative position ``[I_3, 0] X``
 with sensor noise and its privacy noise (Corollary 3.7 with ``Sigma_CW``); a linear
@@ -37,8 +38,6 @@ Privacy checks: Monte Carlo estimates of ``P[l(X -> Y) <= epsilon_i]`` (true PML
 designed mechanism, with 99% Clopper-Pearson intervals, for the CW stations and for the
 linearised radar measurement at each station's highest elevation in the window.
 """
-
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -58,29 +57,19 @@ from ssa_privacy.privacy.pml import (
 from ssa_privacy.relative_motion import KEEPING_SCALES, MANOEUVRE_PSD
 from ssa_privacy.runner import Runner, Task
 from ssa_privacy.sensors.geodesy import EarthRotation
-from ssa_privacy.sensors.stations import MEASUREMENTS, GroundStation
-from ssa_privacy.sensors.tracking import OrbitTracker
+from ssa_privacy.sensors.stations import MEASUREMENTS
 from ssa_privacy.studies import _options as opt
 from ssa_privacy.studies import _ssa_network_figures as figures
-from ssa_privacy.studies._common import replication_rng
+from ssa_privacy.studies import _ssa_network_ukf as ukf
 from ssa_privacy.studies._ssa_network_cw import C_POSITION, cw_designs, cw_filter_row
+from ssa_privacy.studies._ssa_network_ukf import FILTER_PSD, FILTER_TOLERANCE, STATIONS  # noqa: F401
 from ssa_privacy.tle import ElementSet, load_element_set
 
 USES_RUNNER = True
 DESCRIPTION = "SSA network: PML-privatized ground radars tracking a real LEO orbit (UKF), CW bounds"
 
-#: The three stations (approximate WGS-84 positions of the deep-space antennas).
-STATIONS = (
-    GroundStation("Goldstone", 35.4259, -116.8895, 1.002),
-    GroundStation("Madrid", 40.4313, -4.2480, 0.865),
-    GroundStation("Canberra", -35.4024, 148.9813, 0.689),
-)
 DEFAULT_EPSILONS = (7.0, 9.0, 12.0, 16.0, 24.0)
 DEFAULT_OFFSETS = (0.0, 1.0, 2.0)
-#: White-acceleration PSD of the UKF's process noise (km^2/s^3): covers the looser
-#: integration tolerance of its process model.
-FILTER_PSD = 1.0e-14
-FILTER_TOLERANCE = 1.0e-9
 #: Confidence of the Monte Carlo privacy intervals.
 CONFIDENCE = 0.99
 NO_PRIVACY = "none"
@@ -230,195 +219,6 @@ class Scenario:
         )
 
 
-@dataclass
-class Tracking:
-    """The UKF part's grid and outputs.
-
-    ``times`` are the filter epochs (s), ``evaluate`` marks the regular epochs after the
-    burn-in used by the RMSE, ``truth`` is run 0's true state, and ``results[level]``
-    holds per-run ``errors`` (R, m, 6), covariances ``P`` (R, m, 6, 6) and the privacy
-    noise standard deviations of range.
-    """
-
-    times: np.ndarray
-    evaluate: np.ndarray
-    truth: np.ndarray
-    results: dict
-
-
-def _truths(scenario, runs, seed):
-    """Truth of each run on the fine grid, shape (R, m, 6): the nominal start displaced by
-    a draw of the manoeuvre prior, propagated at rtol = atol = 1e-10."""
-    L = np.linalg.cholesky(scenario.prior_eci(scenario.nominal[0]))
-    starts = np.array(
-        [
-            scenario.nominal[0] + L @ replication_rng(seed, r, 0).standard_normal(6)
-            for r in range(runs)
-        ]
-    )
-    return scenario.propagator.propagate(scenario.fine, starts)
-
-
-def _grid(visible, dt, gap_step):
-    """Indices into the fine grid of the filter epochs (every gap step, and every epoch at
-    which some run sees the satellite), and the mask of the regular (gap-step) epochs."""
-    regular = np.arange(visible.shape[1]) % round(gap_step / dt) == 0
-    return np.flatnonzero(regular | visible.any(axis=(0, 2))), regular
-
-
-def _measurements(scenario, level, truth, time, seen, x_pred, rngs):
-    """Privatized measurements and their covariances of the visible stations at one epoch."""
-    z, R, range_std = [], [], []
-    for s in seen:
-        station = STATIONS[s]
-        z_s = station.measure(truth, time, scenario.earth)
-        z_s = z_s + np.asarray(station.noise_std) * rngs[0].standard_normal(4)
-        R_s = station.noise_covariance
-        if level is not None:
-            model = station.linearised_measurement(x_pred, time, scenario.earth)
-            Theta = scenario.station_noise(model, level[s])
-            # Cholesky factor times standard normals (not gaussian_mechanism's eigenvectors,
-            # whose signs may flip): the same draws at every level, smoothly scaled.
-            z_s = z_s + np.linalg.cholesky(Theta) @ rngs[1].standard_normal(4)
-            R_s = R_s + Theta
-            range_std.append(np.sqrt(Theta[2, 2]))
-        z.append(z_s)
-        R.append(R_s)
-    return np.array(z), R, range_std
-
-
-def _track(scenario, times, level, truth, visible, rngs):
-    """One UKF run at one privacy level: errors (m, 6), covariances (m, 6, 6), range stds."""
-    tracker = OrbitTracker(
-        scenario.propagator,
-        scenario.earth,
-        scenario.nominal[0],
-        scenario.prior_eci(scenario.nominal[0]),
-        FILTER_PSD,
-        scenario.t0,
-        FILTER_TOLERANCE,
-    )
-    errors, covariances, range_std = [], [], []
-    for k, t in enumerate(times):
-        tracker.predict(t)
-        seen = np.flatnonzero(visible[k])
-        if seen.size:
-            z, R, stds = _measurements(scenario, level, truth[k], t, seen, tracker.x, rngs)
-            tracker.update([STATIONS[s] for s in seen], z, R)
-            range_std.extend(stds)
-        errors.append(tracker.x - truth[k])
-        covariances.append(tracker.P)
-    return np.array(errors), np.array(covariances), range_std
-
-
-@dataclass
-class UKFSetup:
-    """What every UKF run shares: the filter grid, and each run's truth and visibility.
-
-    ``times`` are the filter epochs (s), ``evaluate`` marks the regular epochs after the
-    burn-in, ``truth`` (R, m, 6) and ``visible`` (R, m, S) are each run's true state and
-    which stations see it, on the filter epochs.
-    """
-
-    times: np.ndarray
-    evaluate: np.ndarray
-    truth: np.ndarray
-    visible: np.ndarray
-
-
-def _ukf_setup(scenario, options, seed):
-    """The UKF runs' truths (from ``default_rng([seed, run, 0])``) and filter grid."""
-    truth = _truths(scenario, options["runs"], seed)
-    visible = np.stack(
-        [s.visible(truth, scenario.fine, scenario.earth) for s in STATIONS], axis=-1
-    )  # (R, m_fine, S)
-    index, regular = _grid(visible, options["dt"], options["gap_step"])
-    times = scenario.fine[index]
-    evaluate = regular[index] & (times >= scenario.t0 + options["burn_in_hours"] * 3600.0)
-    return UKFSetup(times, evaluate, truth[:, index], visible[:, index])
-
-
-def _ukf_run(scenario, options, times, level, truth, visible, seed, run):
-    """One UKF run at one level: its sensor and privacy noise come from ``default_rng([seed,
-    run, 1])`` and ``default_rng([seed, run, 2])``, the same at every level."""
-    rngs = (replication_rng(seed, run, 1), replication_rng(seed, run, 2))
-    return _track(scenario, times, level, truth, visible, rngs)
-
-
-def _tracking(scenario, setup, runs):
-    """The UKF runs (level-major, as :func:`_ukf_tasks` lists them) gathered per level."""
-    results = {label: {"errors": [], "P": [], "range_std": []} for label, _ in scenario.levels}
-    labels = [label for label, _ in scenario.levels for _ in range(len(setup.truth))]
-    for label, (errors, covariances, stds) in zip(labels, runs, strict=True):
-        results[label]["errors"].append(errors)
-        results[label]["P"].append(covariances)
-        results[label]["range_std"].extend(stds)
-    return Tracking(setup.times, setup.evaluate, setup.truth[0], results)
-
-
-def _rmse_per_run(errors, evaluate, block):
-    """Root-mean-square norm of an error block (position or velocity) per run, shape (R,)."""
-    errors = np.asarray(errors)[:, evaluate][..., block]
-    return np.sqrt(np.mean(np.sum(errors**2, axis=-1), axis=1))
-
-
-def _nees(errors, covariances, evaluate):
-    """Mean position NEES ``e^T P^{-1} e`` over runs and evaluation epochs (3 if consistent)."""
-    e = np.asarray(errors)[:, evaluate, :3]
-    P = np.asarray(covariances)[:, evaluate, :3, :3]
-    return float(np.mean(np.sum(e * np.linalg.solve(P, e[..., None])[..., 0], axis=-1)))
-
-
-def _standard_error(values):
-    return float(np.std(values, ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0
-
-
-def _ukf_rows(scenario, tracking):
-    """One row per level: RMSE (mean and MC standard error), NEES, privacy-noise size."""
-    rows = []
-    for label, eps in scenario.levels:
-        entry = tracking.results[label]
-        pos = _rmse_per_run(entry["errors"], tracking.evaluate, slice(0, 3))
-        vel = _rmse_per_run(entry["errors"], tracking.evaluate, slice(3, 6))
-        rows.append(
-            {
-                "level": label,
-                "epsilon_first_station": None if eps is None else eps[0],
-                "epsilons": "-" if eps is None else "/".join(f"{e:g}" for e in eps),
-                "delta": scenario.delta,
-                "convention": scenario.convention,
-                "ukf_position_rmse_km": float(np.mean(pos)),
-                "ukf_position_rmse_se_km": _standard_error(pos),
-                "ukf_velocity_rmse_m_s": 1e3 * float(np.mean(vel)),
-                "ukf_velocity_rmse_se_m_s": 1e3 * _standard_error(vel),
-                "ukf_position_nees": _nees(entry["errors"], entry["P"], tracking.evaluate),
-                "privacy_range_std_km_median": (
-                    float(np.median(entry["range_std"])) if entry["range_std"] else 0.0
-                ),
-                "_per_run_position_rmse": pos,
-            }
-        )
-    return rows
-
-
-def _monotone(rows):
-    """Paired differences of per-run position RMSE between consecutive levels (tight to loose)."""
-    checks = []
-    for tight, loose in zip(rows, rows[1:]):
-        diff = tight["_per_run_position_rmse"] - loose["_per_run_position_rmse"]
-        se = _standard_error(diff)
-        checks.append(
-            {
-                "from": tight["level"],
-                "to": loose["level"],
-                "rmse_difference_km": float(np.mean(diff)),
-                "se_km": se,
-                "decreasing_within_2se": bool(np.mean(diff) > -2 * se),
-            }
-        )
-    return checks
-
-
 def _privacy_row(kind, station, epsilon, C, Sigma, Theta, scenario, samples, rng):
     mc = monte_carlo_leakage_probability(
         C, Sigma, Theta, epsilon, samples, rng, confidence=CONFIDENCE
@@ -488,7 +288,7 @@ def _cw_row(scenario, options, level, station, noise, seed_keys):
 
 
 #: The kinds of task of the study's runner map.
-PARTS = {"ukf": _ukf_run, "cw": _cw_row, "privacy": _privacy_checks}
+PARTS = {"ukf": ukf.ukf_run, "cw": _cw_row, "privacy": _privacy_checks}
 
 
 def network_task(scenario, options, part, arguments):
@@ -674,7 +474,7 @@ def run(
     _check_options(options)
     scenario = Scenario(options)
     output = StudyOutput(out, "ssa-network", {"seed": seed, **options})
-    setup = _ukf_setup(scenario, options, seed)
+    setup = ukf.ukf_setup(scenario, options, seed)
     station_plant = scenario.cw_plant(C_POSITION, options["cw_dt"])
     cw_noise = {
         label: cw_designs(scenario, STATIONS, station_plant, eps) for label, eps in scenario.levels
@@ -690,9 +490,9 @@ def run(
     )
     output.parameters["runner"] = runner.describe()
     parts = {part: [r for t, r in zip(tasks, results) if t.key[0] == part] for part in PARTS}
-    tracking = _tracking(scenario, setup, parts["ukf"])
-    rows = _ukf_rows(scenario, tracking)
-    monotone = _monotone(rows)
+    tracking = ukf.tracking(scenario, setup, parts["ukf"])
+    rows = ukf.ukf_rows(scenario, tracking)
+    monotone = ukf.monotone(rows)
     cw_rows = parts["cw"]
     privacy_rows = [row for station in parts["privacy"] for row in station]
     holds = [k for k in cw_rows[0] if k.startswith("holds_")]
