@@ -1,16 +1,23 @@
 """Shared test configuration: the hypothesis profiles, a screenless plotting backend, and
 the ``catalogue`` fixture (the shared active-satellite catalogue, or a skip without it).
 
-Two profiles, chosen by the environment variable ``HYPOTHESIS_PROFILE`` (default
+Three profiles, chosen by the environment variable ``HYPOTHESIS_PROFILE`` (default
 ``"default"``):
 
 ``default``
-    The everyday run: a modest number of examples (50) for every property test that does
-    not set its own, no deadline (numerical code has no stable timing).
+    The everyday run and the README's test command: a modest number of examples (50) for
+    every property test that does not set its own, no deadline (numerical code has no
+    stable timing). Derandomized and without an example database, so that every run of a
+    clean clone draws the same examples and gives the same result.
 ``slow``
-    The thorough run of the guarantees: 1,000 examples for every property test that takes
-    its number of examples from the profile (``HYPOTHESIS_PROFILE=slow pytest
-    tests/test_property_guarantees.py``), no deadline.
+    The thorough run of the guarantees in CI: 1,000 examples for every property test that
+    takes its number of examples from the profile (``HYPOTHESIS_PROFILE=slow pytest
+    tests/test_property_guarantees.py``), no deadline; derandomized too.
+``random``
+    Random search for counterexamples, never part of the README's command or CI: fresh
+    examples every run (``HYPOTHESIS_PROFILE=random pytest``), 200 per property test,
+    with hypothesis's example database in ``.hypothesis/`` so that a failure found is
+    replayed until it is fixed. Turn a failure it finds into an ``@example`` regression.
 
 A property test takes its number of examples from the profile when it does not pass
 ``max_examples`` to ``@settings``. Tests that fix their own number keep it under both.
@@ -32,10 +39,28 @@ DEFAULT_EXAMPLES = 50
 #: Examples per property test in the thorough run.
 SLOW_EXAMPLES = 1000
 
-settings.register_profile("default", max_examples=DEFAULT_EXAMPLES, deadline=None)
+#: Examples per property test in the random search.
+RANDOM_EXAMPLES = 200
+
+settings.register_profile(
+    "default",
+    max_examples=DEFAULT_EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    print_blob=True,
+)
 settings.register_profile(
     "slow",
     max_examples=SLOW_EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "random",
+    max_examples=RANDOM_EXAMPLES,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
