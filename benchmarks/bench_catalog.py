@@ -1,4 +1,4 @@
-"""Scale of the ssa-catalog study: 1,000 LEO objects x 24 h x 8 radars x 3 levels (issue 12).
+"""Scale of the ssa-catalog study: 1,000 LEO objects x 24 h x 8 radars x 3 levels.
 
 1. Baseline: one J2 propagation of one LEO object of the sample over the window at the
    study's grid and truth tolerance (:meth:`~ssa_privacy.orbits.propagator.J2Propagator.propagate`).

@@ -1,4 +1,4 @@
-"""Timing of many-object J2 propagation against one-object propagation, in one run (issue 11).
+"""Timing of many-object J2 propagation against one-object propagation, in one run.
 
 Objects: N random LEO orbits (perigee and apogee altitudes uniform in 400-1,500 km,
 inclination uniform on the sphere, node, perigee and anomaly uniform; seed 0), over one

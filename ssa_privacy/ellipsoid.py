@@ -56,7 +56,7 @@ from ssa_privacy._validation import (
 #: Share of the unit Mahalanobis budget given to the directions dropped by the rank
 #: reduction (see :func:`minimum_volume_ellipsoid`).
 NULL_SPACE_SHARE = 1e-3
-#: Relative optimality gap of the Frank-Wolfe phase of the solver before issue 11; no
+#: Relative optimality gap of the Frank-Wolfe phase of the solver before the interior-point method; no
 #: longer used (kept because :mod:`ssa_privacy.privacy.dp_gp` re-exports it).
 COARSE_GAP = 1e-5
 #: Round-off level of the points, relative to the largest singular value of C; the

@@ -5,7 +5,7 @@ call must raise that exception type, with a one-line message naming the argument
 user wrote it (the public parameter name). The rows cover wrong types (bool, str,
 complex, None where a number is expected), non-finite values, values out of range,
 wrong shapes and column counts, empty arrays and degenerate geometry: the categories in
-which a silent wrong answer or an unclear traceback was measured (issue 10). The command
+which a silent wrong answer or an unclear traceback was measured. The command
 line has its own corpus.
 """
 

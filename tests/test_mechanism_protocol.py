@@ -1,6 +1,6 @@
 """All six mechanisms speak one vocabulary: design, release(data, *, seed), certificate.
 
-The acceptance of issue 9 for each mechanism on a small instance: a release is a
+For each mechanism on a small instance: a release is a
 ``Release`` with the documented shape and a passing certificate; the same seed gives
 the same values; fresh entropy gives other values; the same mechanism with half its
 noise covariance fails its certificate, which is recomputed from the noise used.

@@ -1,4 +1,4 @@
-"""The ground radar network and passes (issue 12, groundwork)."""
+"""The ground radar network and passes."""
 
 import numpy as np
 import pytest
