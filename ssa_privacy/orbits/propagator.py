@@ -23,9 +23,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ssa_privacy._validation import as_finite_array, non_negative, positive, positive_int
+from ssa_privacy._validation import (
+    as_finite_array,
+    non_negative,
+    positive,
+    positive_int,
+    real_array,
+)
 from ssa_privacy.constants import J2_EARTH, MU_EARTH, R_EARTH
-from ssa_privacy.orbits._checks import vectors
+from ssa_privacy.orbits._checks import earth_orbits, vectors
 
 #: Default tolerances of :meth:`J2Propagator.propagate` (the truth of every study).
 TIGHT_TOLERANCE = 1e-10
@@ -45,21 +51,46 @@ def _tolerance(value, name):
 
 
 def _output_times(times):
-    """``times`` as a finite, non-empty, non-decreasing float grid (s)."""
-    times = as_finite_array(times, "times", ndim=1)
-    if len(times) == 0 or np.any(np.diff(times) < 0):
-        raise ValueError("times must be a non-empty, non-decreasing grid")
+    """``times`` as a finite, non-empty, non-decreasing grid (s), or an error naming the entry."""
+    times = real_array(times, "times", ndim=1)
+    if len(times) == 0:
+        raise ValueError("times must be a non-empty grid of output times (s)")
+    if not np.all(np.isfinite(times)):
+        k = int(np.flatnonzero(~np.isfinite(times))[0])
+        raise ValueError(f"times[{k}] = {times[k]} is not finite")
+    if np.any(np.diff(times) < 0):
+        k = int(np.flatnonzero(np.diff(times) < 0)[0])
+        raise ValueError(
+            f"times must be non-decreasing: times[{k + 1}] = {times[k + 1]} s is before "
+            f"times[{k}] = {times[k]} s"
+        )
     return times
 
 
-def _initial_states(states, name, ndims, shape):
-    """``states`` as finite ECI states with ``ndim`` in ``ndims`` and no zero position."""
-    states = vectors(states, name)
-    if states.ndim not in ndims:
-        raise ValueError(f"{name} must have shape {shape}, got {states.shape}")
-    if np.any(np.linalg.norm(states[..., :3], axis=-1) == 0):
-        raise ValueError(f"{name} has a zero position vector (the centre of the Earth)")
-    return states
+class _SurfaceCrossing:
+    """Terminal event of ``solve_ivp``: the lowest object of a stacked system reaches the surface.
+
+    It also remembers the last time and states the integrator showed it, so that a failed
+    integration can say when and for which object it stopped.
+    """
+
+    terminal = True
+    direction = -1
+
+    def __init__(self, radius, t0, y0):
+        self.radius2 = radius**2
+        self.t, self.y = t0, y0
+
+    def __call__(self, t, y):
+        self.t, self.y = t, y
+        positions = y.reshape(-1, 6)[:, :3]
+        return np.min(np.einsum("ij,ij->i", positions, positions)) - self.radius2
+
+
+def _lowest(y):
+    """Index of the object of stacked states ``y`` (6 k,) nearest the Earth's centre."""
+    positions = y.reshape(-1, 6)[:, :3]
+    return int(np.argmin(np.einsum("ij,ij->i", positions, positions)))
 
 
 def _controls(rtol, atol, first_step):
@@ -77,6 +108,13 @@ class J2Propagator:
 
         a_J2 = -(3/2) J2 mu R_e^2 / |r|^5 * (x (1 - 5 z^2/r^2), y (1 - 5 z^2/r^2),
                                               z (3 - 5 z^2/r^2))
+
+    The propagator models bound Earth orbits without drag: every initial state must be
+    finite, above the surface (``|r| >= R_e``), on an elliptic osculating orbit (specific
+    Keplerian energy ``|v|^2 / 2 - mu / |r| < 0``) with a perigee altitude of at least
+    80 km, below which the atmosphere brings an object down within a revolution. An
+    object that reaches the surface during the integration stops it with an error naming
+    the object and the time.
 
     Parameters
     ----------
@@ -156,9 +194,10 @@ class J2Propagator:
         times : array_like, shape (m,)
             Non-decreasing output times (s); the initial state is at ``times[0]``.
         state0 : array_like, shape (6,) or (k, 6)
-            Initial ECI state(s), km and km/s. Several states are integrated together as
-            one system (the step size then follows the most demanding one);
-            :meth:`propagate_many` integrates each with its own step size.
+            Initial ECI state(s), km and km/s: bound Earth orbits (see the class). Several
+            states are integrated together as one system (the step size then follows the
+            most demanding one); :meth:`propagate_many` integrates each with its own step
+            size.
         rtol, atol : float, optional
             Tolerances of DOP853, default 1e-10, at most :data:`LOOSEST_TOLERANCE`.
             Studies use 1e-10 for the truth; a filter's process model may use a looser one.
@@ -174,9 +213,14 @@ class J2Propagator:
         Raises
         ------
         ValueError
-            If the times are empty, not finite or decreasing, a state is not finite, not
-            6-dimensional or at the origin, a tolerance or ``first_step`` is out of range,
-            or the integration fails or leaves the finite numbers.
+            If a tolerance or ``first_step`` is out of range; if the times are empty, or
+            a time is not finite or before the previous one (naming the entry
+            ``times[k]``); if ``state0`` is not of shape (6,) or (k, 6); if a state
+            (``state0`` or ``state0[n]``) is not finite, is below the Earth's surface, is
+            on a parabolic or hyperbolic orbit or has a perigee altitude below 80 km; if
+            an object reaches the surface during the integration (naming it and the
+            time); or if the integration fails or leaves the finite numbers (naming the
+            time and the object nearest the Earth's centre).
         TypeError
             If an argument is not made of real numbers.
 
@@ -184,29 +228,53 @@ class J2Propagator:
         -----
         Cowell's method (direct integration of the perturbed motion), Vallado Ch. 8.
         """
-        times = _output_times(times)
-        state0 = _initial_states(state0, "state0", (1, 2), "(6,) or (k, 6)")
         rtol, atol, first_step = _controls(rtol, atol, first_step)
-        flat = np.atleast_2d(state0)
-        if times[-1] == times[0]:
-            path = np.repeat(flat[:, None, :], len(times), axis=1)
-        else:
-            solution = solve_ivp(
-                self._derivative,
-                (times[0], times[-1]),
-                flat.ravel(),
-                method="DOP853",
-                t_eval=times,
-                rtol=rtol,
-                atol=atol,
-                first_step=first_step,
-            )
-            if not solution.success:
-                raise ValueError(f"orbit integration failed: {solution.message}")
-            if not np.all(np.isfinite(solution.y)):
-                raise ValueError("orbit integration produced non-finite states")
-            path = solution.y.reshape(len(flat), 6, len(times)).transpose(0, 2, 1)
+        times = _output_times(times)
+        state0 = self._orbits(state0, "state0", batch=False)
+        label = (lambda n: "state0") if state0.ndim == 1 else "state0[{}]".format
+        path = self._integrate(times, np.atleast_2d(state0), rtol, atol, first_step, label)
         return path[0] if state0.ndim == 1 else path
+
+    def _orbits(self, states, name, batch):
+        """Initial states checked by :func:`~ssa_privacy.orbits._checks.earth_orbits`."""
+        return earth_orbits(states, name, self.mu, self.R_e, batch)
+
+    def _integrate(self, times, states, rtol, atol, first_step, label):
+        """Integrate checked states ``(k, 6)`` as one stacked system: ``(k, m, 6)``.
+
+        ``label(n)`` names object n of the stack in error messages. The integration stops
+        with an error naming the object and the time if an object reaches the surface.
+        """
+        if times[-1] == times[0]:
+            return np.repeat(states[:, None, :], len(times), axis=1)
+        surface = _SurfaceCrossing(self.R_e, times[0], states.ravel())
+        solution = solve_ivp(
+            self._derivative,
+            (times[0], times[-1]),
+            states.ravel(),
+            method="DOP853",
+            t_eval=times,
+            events=surface,
+            rtol=rtol,
+            atol=atol,
+            first_step=first_step,
+        )
+        if solution.status == 1:
+            t, y = solution.t_events[0][0], solution.y_events[0][0]
+            raise ValueError(
+                f"{label(_lowest(y))}: the orbit reaches the Earth's surface at t = {t:.1f} s; "
+                "the J2 model does not hold there"
+            )
+        if not solution.success:
+            raise ValueError(
+                f"orbit integration failed at t = {surface.t:.1f} s (lowest object "
+                f"{label(_lowest(surface.y))}): {solution.message}"
+            )
+        finite = np.isfinite(solution.y).all(axis=1)
+        if not finite.all():
+            n = int(np.flatnonzero(~finite)[0]) // 6
+            raise ValueError(f"{label(n)}: the orbit integration left the finite numbers")
+        return solution.y.reshape(len(states), 6, len(times)).transpose(0, 2, 1)
 
     def propagate_many(
         self,
@@ -225,7 +293,8 @@ class J2Propagator:
             Non-decreasing output times (s), shared by all objects; the initial states are
             at ``times[0]``.
         states0 : array_like, shape (N, 6)
-            Initial ECI states of the N objects, km and km/s.
+            Initial ECI states of the N objects, km and km/s: bound Earth orbits (see the
+            class).
         rtol, atol : float, optional
             Tolerances of DOP853 for each object, default 1e-10, at most
             :data:`LOOSEST_TOLERANCE`.
@@ -243,10 +312,10 @@ class J2Propagator:
         Raises
         ------
         ValueError
-            If the times are empty, not finite or decreasing, ``states0`` is not of shape
-            (N, 6), not finite or has a state at the origin, a tolerance or ``first_step``
-            is out of range, or an integration fails or leaves the finite numbers (the
-            message names the batch's rows).
+            As :meth:`propagate`, an object being named ``states0[n]`` (the first refused
+            one, with the number refused), or if ``states0`` is not of shape (N, 6) (a
+            ragged row is named), ``first_step`` exceeds the time span or ``batch`` is
+            not a positive integer.
         TypeError
             If an argument is not made of real numbers.
 
@@ -264,25 +333,29 @@ class J2Propagator:
         to the exact solution. Batches of :data:`BATCH` objects keep the tightening and
         the effect of one demanding orbit on the others bounded.
         """
-        times = _output_times(times)
-        states0 = _initial_states(states0, "states0", (2,), "(N, 6)")
         rtol, atol, first_step = _controls(rtol, atol, first_step)
+        times = _output_times(times)
+        states0 = self._orbits(states0, "states0", batch=True)
         span = times[-1] - times[0]
         if first_step is not None and first_step > span:
             raise ValueError(f"first_step must be at most the time span {span} s, got {first_step}")
-        out = np.empty((len(states0), len(times), 6))
         batch = positive_int(batch, "batch")
-        for start in range(0, len(states0), batch):
-            rows = slice(start, min(start + batch, len(states0)))
+        return self._batches(times, states0, rtol, atol, first_step, batch, "states0[{}]".format)
+
+    def _batches(self, times, states, rtol, atol, first_step, batch, label):
+        """:meth:`_integrate` over batches of ``batch`` objects, tolerances shrunk by sqrt(B)."""
+        out = np.empty((len(states), len(times), 6))
+        for start in range(0, len(states), batch):
+            rows = slice(start, min(start + batch, len(states)))
             shrink = np.sqrt(rows.stop - rows.start)
-            try:
-                out[rows] = self.propagate(
-                    times, states0[rows], rtol / shrink, atol / shrink, first_step
-                )
-            except ValueError as error:
-                raise ValueError(
-                    f"{error} (states0 rows {rows.start} to {rows.stop - 1})"
-                ) from None
+            out[rows] = self._integrate(
+                times,
+                states[rows],
+                rtol / shrink,
+                atol / shrink,
+                first_step,
+                lambda n, start=start: label(start + n),
+            )
         return out
 
     def transition_matrices(self, times, states0, steps=DIFFERENCE_STEPS, rtol=1e-12, atol=1e-12):
@@ -293,7 +366,9 @@ class J2Propagator:
         times : array_like, shape (m,)
             Non-decreasing output times (s); the initial states are at ``times[0]``.
         states0 : array_like, shape (N, 6)
-            Initial ECI states (km, km/s) about which the flow is linearised.
+            Initial ECI states (km, km/s) about which the flow is linearised: bound Earth
+            orbits, checked as in :meth:`propagate_many` (an error names ``states0[n]``,
+            never one of the perturbed states).
         steps : tuple of 2 floats, optional
             Half-widths of the central differences in position (km) and velocity (km/s),
             default :data:`DIFFERENCE_STEPS` (1 m, 1 mm/s).
@@ -351,7 +426,9 @@ class J2Propagator:
         stacked system (batches of whole objects), so the trajectory costs one more state
         per object than the matrices alone (an extended Kalman filter's prediction).
         """
-        states0 = _initial_states(states0, "states0", (2,), "(N, 6)")
+        rtol, atol, _ = _controls(rtol, atol, None)
+        times = _output_times(times)
+        states0 = self._orbits(states0, "states0", batch=True)
         position, velocity = (positive(step, "steps") for step in steps)
         h = np.repeat([position, velocity], 3)
         offsets = np.concatenate([np.zeros((1, 6)), np.diag(h), -np.diag(h)])
@@ -359,7 +436,9 @@ class J2Propagator:
         # an object's 13 trajectories share one stacked system (one step sequence), or the
         # differences would mix two integrations' errors
         batch = 13 * (BATCH // 13)
-        paths = self.propagate_many(times, starts, rtol, atol, batch=batch)
+        paths = self._batches(
+            times, starts, rtol, atol, None, batch, lambda n: f"states0[{n // 13}]"
+        )
         paths = paths.reshape(len(states0), 13, -1, 6)
         columns = (paths[:, 1:7] - paths[:, 7:]) / (2.0 * h)[None, :, None, None]
         return paths[:, 0], np.moveaxis(columns, 1, 3)
