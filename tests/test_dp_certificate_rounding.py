@@ -12,7 +12,7 @@ same noise scaled down by 0.999 in variance fails.
 import mpmath as mp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ssa_privacy.gp import RBF
@@ -74,7 +74,7 @@ def exact_prior_scale(K, noise):
 def assert_encloses(certificate, exact_margin):
     """The exact margin (an mpf) lies within the reported bound; passed implies it is >= 0."""
     with mp.workdps(DIGITS):
-        assert abs(mp.mpf(certificate.margin) - exact_margin) <= certificate.tolerance
+        assert abs(mp.fsub(certificate.margin, exact_margin, exact=True)) <= certificate.tolerance
     assert not certificate.passed or exact_margin >= 0
     assert certificate.passed == (certificate.margin - certificate.tolerance >= 0)
     assert certificate.evidence["rule"] == RULE
@@ -124,6 +124,7 @@ def test_shift_outside_the_range_has_no_guarantee_below_it_the_projection_is_cer
     st.floats(0.05, 8.0),
     st.sampled_from([1e-2, 1e-5, 1e-10]),
 )
+@example(m=0.5, relative_error=0.0, epsilon=6.0, delta=1e-2)
 def test_gaussian_check_encloses_the_exact_margin_at_every_sensitivity_in_its_error(
     m, relative_error, epsilon, delta
 ):
@@ -132,9 +133,20 @@ def test_gaussian_check_encloses_the_exact_margin_at_every_sensitivity_in_its_er
     certificate = gaussian_check("test", m, epsilon, delta, "analytic", sensitivity_error=error)
     for point in (max(m - error, 0.0), m, m + error):
         with mp.workdps(DIGITS):
-            assert_encloses(certificate, mp.mpf(delta) - mp_delta(point, epsilon))
+            assert_encloses(certificate, mp.fsub(delta, mp_delta(point, epsilon), exact=True))
     if relative_error == 0.0:  # m exact: only the rounding of the margin to a float
         assert certificate.tolerance <= 2.0**-52 * abs(certificate.margin) + 1e-30
+
+
+def test_gaussian_check_encloses_a_delta_far_below_the_rounding_of_the_target():
+    """delta(0.5) at epsilon 6 is 1.4e-33, below half an ulp of delta = 0.01: the float
+    margin is 0.01 and its whole error is delta(0.5). The tolerance covers it exactly
+    (it was once computed as 0.01 - delta(m) rounded at 40 digits, 5e-12 short of it)."""
+    certificate = gaussian_check("test", 0.5, 6.0, 0.01, "analytic")
+    with mp.workdps(DIGITS):
+        exact = mp.fsub(0.01, mp_delta(0.5, 6.0), exact=True)
+        assert_encloses(certificate, exact)
+        assert certificate.tolerance <= mp_delta(0.5, 6.0) * (1 + 2.0**-49)
 
 
 def test_gaussian_check_rejects_a_bad_sensitivity_error():
@@ -206,6 +218,37 @@ def test_cloaking_design_passes_and_0999_of_its_variance_fails(test_inputs, epsi
         assert certificate.tolerance < 1e-12 * delta
 
 
+@settings(max_examples=12, deadline=None)
+@given(
+    st.floats(0.3, 3.0),
+    st.floats(1e-3, 1.0),
+    st.floats(0.05, 8.0),
+    st.sampled_from([1e-2, 1e-6, 1e-12]),
+    st.floats(1e-2, 1e2),
+    st.floats(0.5, 2.0),
+)
+def test_property_cloaking_certificate_encloses_the_exact_margin(
+    lengthscale, noise_variance, epsilon, delta, sensitivity, audit
+):
+    """Designs and audited noises (the design's covariance times ``audit``): the exact
+    margin at 50 digits lies within the bound, and the design passes."""
+    mechanism = CloakingMechanism.from_kernel(
+        RBF(lengthscale),
+        noise_variance,
+        X,
+        TOY_STAR,
+        epsilon,
+        delta,
+        sensitivity,
+        calibration="analytic",
+    )
+    certificate = mechanism.certificate()
+    assert certificate.passed
+    assert_encloses(certificate, cloaking_margin(mechanism, mechanism.noise_covariance)[0])
+    noise = mechanism.noise_covariance.scaled(audit)
+    assert_encloses(mechanism.with_noise(noise).certificate(), cloaking_margin(mechanism, noise)[0])
+
+
 def test_cloaking_old_form_with_the_analytic_calibration_is_certified_too():
     """The old-form release at a tight calibration is the new form at that level."""
     mechanism = CloakingMechanism(RBF(1.0)(TOY_STAR, X), RBF(1.0)(X), 0.5)
@@ -247,6 +290,32 @@ def test_hall_design_passes_and_0999_of_its_variance_fails(test_inputs):
     weak_exact = hall_margin(mechanism, weak_noise, K)[0]
     assert not weak.passed and weak_exact < 0
     assert_encloses(weak, weak_exact)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    st.floats(0.3, 3.0),
+    st.floats(1e-3, 1.0),
+    st.floats(0.05, 5.0),
+    st.sampled_from([1e-2, 1e-6, 1e-12]),
+    st.floats(1e-2, 1e2),
+    st.floats(0.5, 2.0),
+)
+def test_property_hall_certificate_encloses_the_exact_margin(
+    lengthscale, noise_variance, epsilon, delta, sensitivity, audit
+):
+    """Hall's mechanism at random levels and audited noises: the exact margin (from the
+    exact Loewner scale at 50 digits) lies within the bound, and the design passes."""
+    kernel = RBF(lengthscale)
+    mechanism = StandardDPGPMechanism.from_kernel(
+        kernel, noise_variance, X, TOY_STAR, epsilon, delta, sensitivity, calibration="analytic"
+    )
+    K = kernel(TOY_STAR)
+    certificate = mechanism.certificate()
+    assert certificate.passed
+    assert_encloses(certificate, hall_margin(mechanism, mechanism.noise_covariance, K)[0])
+    noise = mechanism.noise_covariance.scaled(audit)
+    assert_encloses(mechanism.with_noise(noise).certificate(), hall_margin(mechanism, noise, K)[0])
 
 
 def test_prior_noise_scale_encloses_the_exact_scale_of_any_noise():
@@ -344,10 +413,14 @@ def code_temperature(selection):
         return mp.mpf(epsilon_design) / (2 * mp.mpf(selection.utility_sensitivity))
 
 
-@pytest.mark.parametrize("epsilon", [0.3, 1.0, 5.0])
-def test_selection_probabilities_deviate_from_the_exponential_form_within_the_bound(epsilon):
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 2**16), st.floats(0.05, 20.0))
+@example(seed=4, epsilon=0.3)
+@example(seed=4, epsilon=1.0)
+@example(seed=4, epsilon=5.0)
+def test_selection_probabilities_deviate_from_the_exponential_form_within_the_bound(seed, epsilon):
     """log p_i - beta u_i is constant up to the a-priori rounding bound eta (50 digits)."""
-    selection = selection_problem(epsilon=epsilon)
+    selection = selection_problem(seed, epsilon)
     evidence = selection.check.evidence
     beta = code_temperature(selection)
     with mp.workdps(DIGITS):

@@ -11,10 +11,12 @@ exact margin, that designed mechanisms pass and that their noise scaled by 0.999
 variance) fails.
 """
 
+from types import SimpleNamespace
+
 import mpmath as mp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from ssa_privacy.privacy import FactoredCovariance, PosteriorSamplingMechanism
@@ -100,10 +102,10 @@ def exact_noise_scale(mech):
         return smallest_generalised_eigenvalue(U * Lam * U.T, S)
 
 
-def exact_epsilon(order, c, mech):
+def exact_epsilon(order, c, mech, digits=DIGITS):
     """Theorem 3.1 with Proposition 2, Proposition 3, Lemma B.7 and Mironov's conversion,
     in the alpha form of docs/theory/posterior-sampling.rst, for the noise c S."""
-    with mp.workdps(DIGITS):
+    with mp.workdps(digits):
         n, r, alpha = len(mech.X), mp.mpf(mech.ridge), mp.mpf(order)
         kappa = mp.exp(-1 / mp.mpf(mech.lengthscale))
         V = 1 - kappa**2 * (n - 1) / (n - 1 + r**2)
@@ -240,6 +242,47 @@ def test_epsilon_enclosure_brackets_the_exact_value_and_decreases_in_the_scale()
     assert upper - lower < 0.25 * upper
     assert epsilon_enclosure_exp_1d(order, (0.0, 1.0), **setting)[1] == np.inf
     assert epsilon_enclosure_exp_1d(1e6, (1.0, 1.0), **setting) == (np.inf, np.inf)
+
+
+def setting_of(n, lengthscale, ridge, sigma, eta, delta, paths=1):
+    """The keyword arguments of epsilon_enclosure_exp_1d and the mechanism-like record of
+    exact_epsilon for one setting (response bound 1)."""
+    keywords = dict(n=n, lengthscale=lengthscale, ridge=ridge, sigma=sigma, eta=eta, delta=delta)
+    record = SimpleNamespace(X=range(n), response_bound=1.0, paths=paths, **keywords)
+    return {**keywords, "paths": paths}, record
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.integers(2, 10**6),
+    st.floats(-1.0, 40.0),
+    st.floats(-20.0, 1.0),
+    st.floats(-3.0, 3.0),
+    st.sampled_from([0.0, 0.5]),
+    st.floats(1e-12, 0.5),
+    st.floats(1e-6, 1.0),
+    st.floats(0.01, 100.0),
+)
+@example(10, 30.0, -15.0, 0.0, 0.0, 1e-5, 0.1, 1.0)  # V = 2.1e-30: 11 digits were left
+def test_epsilon_enclosure_brackets_the_exact_value_through_its_cancellations(
+    n, log_lengthscale, log_ridge, log_sigma, eta, delta, beta_fraction, scale
+):
+    """Long length scales and small ridges make ``V = 1 - kappa^2 (n - 1) / (n - 1 + r^2)``
+    tiny, small ``tau~`` makes psi a difference of nearly equal terms, and orders near the
+    admissible limit make ``1 - beta`` small: the enclosure, computed with the digits
+    these cancellations cost, brackets the epsilon evaluated at 300 digits."""
+    keywords, record = setting_of(n, 10**log_lengthscale, 10**log_ridge, 10**log_sigma, eta, delta)
+    with mp.workdps(300):
+        r2 = mp.mpf(record.ridge) ** 2
+        V = 1 - mp.exp(-2 / mp.mpf(record.lengthscale)) * (n - 1) / (n - 1 + r2)
+        tau = V / (r2 + mp.mpf(eta) ** 2 * (V + r2) / mp.mpf(record.sigma) ** 2)
+        order = float(1 + beta_fraction * (1 - 1e-9) / tau)
+    assume(order > 1)
+    exact = exact_epsilon(order, mp.mpf(scale), record, digits=300)
+    assume(mp.isfinite(exact))
+    lower, upper = epsilon_enclosure_exp_1d(order, (scale, scale), **keywords)
+    assert lower <= exact <= upper
+    assert upper - lower <= 4 * np.spacing(upper)
 
 
 def test_a_noise_outside_the_family_fails():

@@ -25,21 +25,19 @@ from ssa_privacy._validation import (
 )
 from ssa_privacy.gp import GaussianProcess, as_inputs
 from ssa_privacy.privacy.dp_release import PrivacyCheck, _generator
+from ssa_privacy.privacy.laplace_certificate import (
+    SCALE_INFLATION,
+    check_variance_range,
+    covariance_scales,
+    laplace_certificate,
+)
 from ssa_privacy.privacy.mechanism import (
-    Certificate,
     FactoredCovariance,
     Release,
     as_factored,
     data_vector,
     generator,
 )
-from ssa_privacy.privacy.rounding import INFLATE, RULE, UNIT_ROUNDOFF, gamma
-
-#: Relative inflation of the calibrated Laplace scales, ``d / (n_b epsilon) (1 + 32 u)``:
-#: it exceeds the rounding of the calibration and of the covariance (about 4 u) plus the
-#: certificate's bound on its own rounding (about 11 u), see :func:`_laplace_scales`.
-SCALE_INFLATION = 32 * UNIT_ROUNDOFF
-_DESCRIPTION = "Laplace bin means, parallel composition over disjoint bins"
 
 
 @dataclass(frozen=True)
@@ -133,68 +131,6 @@ def _laplace_scales(counts, epsilon, sensitivity):
     return sensitivity / (counts * epsilon) * (1.0 + SCALE_INFLATION)
 
 
-def _bin_mean_sensitivity(counts, sensitivity):
-    """Largest change ``d / n_b`` of a bin mean when one of its n_b outputs moves by d."""
-    return sensitivity / counts
-
-
-def _covariance_scales(noise, occupied):
-    """Laplace scales ``sqrt(Sigma_bb / 2)`` of the occupied bins and their relative error.
-
-    ``Sigma_bb = sum_k V_bk^2 lambda_k`` is a sum of ``nu_b`` non-zero terms (adding an
-    exact zero does not round), each with two roundings, so it is off by at most
-    ``gamma_{nu_b + 1} sum_k V_bk^2 |lambda_k|``; halving is exact and the square root is
-    within 2 ulps (4 u relative). The relative error of the scale is at most ``e_b /
-    Sigma_bb + gamma_5`` (``|sqrt(1 + x) - 1| <= |x|`` for ``|x| <= 1``); inf when that is
-    not below 1.
-    """
-    V, lam = noise.eigenvectors[occupied], noise.eigenvalues
-    variance = np.sum(V**2 * lam, axis=1)
-    nonzero = np.count_nonzero((V != 0) & (lam != 0), axis=1)
-    bound = np.sum(V**2 * np.abs(lam), axis=1)
-    error = INFLATE * np.array([gamma(k + 1) for k in nonzero]) * bound
-    with np.errstate(divide="ignore", invalid="ignore"):
-        relative = np.where(error < variance, INFLATE * error / variance + gamma(5), np.inf)
-    return np.sqrt(np.maximum(variance, 0.0) / 2), relative
-
-
-def _laplace_certificate(scales, counts, epsilon, sensitivity, scale_error):
-    """Pure-DP certificate of Laplace bin means from the scales actually used.
-
-    Recomputes the privacy loss ``(d / n_b) / b_b`` of every occupied bin from the
-    scale b_b used and the sensitivity of that bin's mean (not from the calibration);
-    the release's epsilon is the largest (parallel composition). ``scale_error`` (per
-    bin, or one number) bounds ``|b_exact - b_b| / b_b``.
-
-    Notes
-    -----
-    The computed loss is ``(d / n_b) / b (1 + theta_1)(1 + theta_2)`` and the exact one
-    ``(d / n_b) / (b (1 + phi))`` with ``|phi| <= rho_b``: they differ by at most ``t / (1
-    - t)`` of the computed loss, ``t = rho_b + gamma_3``. The maximum over bins moves by
-    at most the largest such bound, and the margin ``fl(epsilon - loss)`` by u of itself.
-    """
-    with np.errstate(divide="ignore"):
-        losses = np.where(scales > 0, _bin_mean_sensitivity(counts, sensitivity) / scales, np.inf)
-    loss = float(np.max(losses)) if len(losses) else 0.0
-    margin = epsilon - loss
-    tolerance = 0.0
-    if np.isfinite(loss) and len(losses):
-        t = np.asarray(scale_error, dtype=float) + gamma(3)
-        with np.errstate(invalid="ignore"):
-            relative = np.where(t < 1, t / (1 - t), np.inf)
-        tolerance = INFLATE * (float(np.max(relative * losses)) + UNIT_ROUNDOFF * abs(margin))
-    evidence = {
-        "mechanism": _DESCRIPTION,
-        "max_privacy_loss": loss,
-        "occupied_bins": len(counts),
-        "scale_inflation": SCALE_INFLATION,
-        "rule": RULE,
-    }
-    parameters = {"epsilon": float(epsilon), "delta": 0.0}
-    passed = bool(margin - tolerance >= 0.0)
-    return Certificate("dp", parameters, passed, margin, tolerance, evidence)
-
-
 class LaplaceBinningMechanism:
     """DP bin means: ``ybar_b + Laplace(d / (n_b epsilon))`` on each occupied bin.
 
@@ -267,6 +203,7 @@ class LaplaceBinningMechanism:
         self.laplace_scales[occupied] = _laplace_scales(
             self.counts[occupied], self.epsilon, self.sensitivity
         )
+        check_variance_range(self.laplace_scales[occupied])
         self.noise_covariance = FactoredCovariance(
             2 * self.laplace_scales[occupied] ** 2, np.eye(n_bins)[:, occupied], "laplace"
         )
@@ -275,7 +212,7 @@ class LaplaceBinningMechanism:
         """Laplace scales ``sqrt(diag / 2)`` of the noise covariance (NaN for empty bins)."""
         occupied = self.counts > 0
         scales = np.full(len(self.counts), np.nan)
-        scales[occupied] = _covariance_scales(self.noise_covariance, occupied)[0]
+        scales[occupied] = covariance_scales(self.noise_covariance, occupied)[0]
         return scales
 
     def _draw(self, y, rng):
@@ -298,12 +235,12 @@ class LaplaceBinningMechanism:
             Notion ``"dp"``, parameters epsilon and delta = 0; ``margin`` = epsilon minus
             the largest per-bin privacy loss ``(d / n_b) / b_b`` (nats), b_b from the
             diagonal of the noise covariance; ``tolerance`` a rigorous bound on its
-            rounding error (see :func:`_covariance_scales` and
-            :func:`_laplace_certificate`); passed iff ``margin - tolerance >= 0``.
+            rounding error (see :func:`covariance_scales` and
+            :func:`laplace_certificate`); passed iff ``margin - tolerance >= 0``.
         """
         occupied = self.counts > 0
-        scales, error = _covariance_scales(self.noise_covariance, occupied)
-        return _laplace_certificate(
+        scales, error = covariance_scales(self.noise_covariance, occupied)
+        return laplace_certificate(
             scales, self.counts[occupied], self.epsilon, self.sensitivity, error
         )
 
@@ -407,7 +344,7 @@ def laplace_bin_means(X, y, edges, epsilon, sensitivity, seed=None):
     mechanism = LaplaceBinningMechanism(X, edges, epsilon, sensitivity)
     values, scales = mechanism._draw(y, rng)
     occupied = mechanism.counts > 0
-    certificate = _laplace_certificate(
+    certificate = laplace_certificate(
         scales[occupied], mechanism.counts[occupied], mechanism.epsilon, mechanism.sensitivity, 0.0
     )
     check = PrivacyCheck.from_certificate(certificate)

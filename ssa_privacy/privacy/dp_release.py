@@ -16,7 +16,6 @@ for existing scripts. The theory is on :doc:`/theory/dp-gp`.
 
 from dataclasses import dataclass, field
 
-import mpmath
 import numpy as np
 from scipy import linalg
 
@@ -32,9 +31,9 @@ from ssa_privacy._validation import (
 )
 from ssa_privacy.gp import as_inputs, cholesky_with_jitter, noise_matrix
 from ssa_privacy.privacy.accounting import c_delta, privacy_loss_tail
+from ssa_privacy.privacy.gaussian_delta import delta_enclosure, widened
 from ssa_privacy.privacy.mechanism import Certificate, FactoredCovariance
 from ssa_privacy.privacy.rounding import (
-    DIGITS,
     EXTRA,
     INFLATE,
     RULE,
@@ -53,9 +52,6 @@ RANGE_RTOL = 1e-10
 #: Largest relative inflation of a designed noise standard deviation tried to make its
 #: certificate pass (:func:`least_inflation`).
 INFLATION_LIMIT = 1e-2
-#: Relative accuracy of the mpmath evaluations of the exact delta (DIGITS digits, of
-#: which a few may be lost to cancellation).
-_MP_GUARD = 10.0 ** (5 - DIGITS)
 #: Evidence keys of a certificate that a :class:`PrivacyCheck` keeps elsewhere.
 _CERTIFICATE_ONLY = ("mechanism", "rule")
 
@@ -259,13 +255,16 @@ def gaussian_check(
         If ``mechanism`` is not a string or a number is not a real number.
     ValueError
         If the Mahalanobis sensitivity or its error is negative or NaN, epsilon is not
-        positive or delta is outside (0, 1).
+        positive, delta is outside (0, 1), or m and epsilon put the erfc arguments of the
+        exact delta beyond mpmath's range (about 1e100) where the delta is not negligible.
 
     Notes
     -----
     The exact delta is [BW18] Theorem 8 (see
     :func:`~ssa_privacy.privacy.accounting.gaussian_mechanism_delta`), evaluated here by
-    mpmath at ``rounding.DIGITS`` significant digits. It is increasing in m, so
+    mpmath at ``rounding.DIGITS`` significant digits plus those the conditioning of its
+    erfc arguments costs (:func:`~ssa_privacy.privacy.gaussian_delta.delta_enclosure`).
+    It is increasing in m, so
     ``m_exact`` in ``[m_lo, m_hi] = [m - error, m + error]`` (each end rounded outwards)
     puts the exact delta in ``[delta(m_lo), delta(m_hi)]``; the tolerance is the larger
     distance from ``delta(m)`` to those ends, plus the accuracy of the mpmath values
@@ -280,8 +279,8 @@ def gaussian_check(
     error = scalar(sensitivity_error, "sensitivity_error", low=0.0, allow_inf=True)
     epsilon, delta = positive(epsilon, "epsilon"), open_interval(delta, "delta")
     finite = bool(np.isfinite(m))
-    lower, upper = _widened(m, error)
-    margin, tolerance, exact, exact_upper = _delta_enclosure(m, lower, upper, epsilon, delta)
+    lower, upper = widened(m, error)
+    margin, tolerance, exact, exact_upper = delta_enclosure(m, lower, upper, epsilon, delta)
     tail = (privacy_loss_tail(m, epsilon) if m > 0 else 0.0) if finite else 1.0
     hall = bool(finite and epsilon <= 1 and m <= epsilon / c_delta(delta) * (1 + CHECK_RTOL))
     details = {
@@ -301,44 +300,6 @@ def gaussian_check(
     return Certificate(
         "dp", parameters, bool(margin - tolerance >= 0.0), margin, tolerance, details
     )
-
-
-def _widened(m, error):
-    """``[m - error, m + error]`` rounded outwards (clipped at 0); ``[m, m]`` if m is exact."""
-    if not np.isfinite(m) or error == 0:
-        return m, m
-    u = UNIT_ROUNDOFF
-    return max(0.0, (m - error) * (1 - 2 * u)), (m + error) * (1 + 2 * u)
-
-
-def _mp_delta(m, epsilon):
-    """The exact delta of [BW18] Theorem 8 and the sum of its two terms, at mp precision.
-
-    Must be called inside ``mpmath.workdps(DIGITS)``; ``m`` may be 0 or inf.
-    """
-    if m == 0:
-        return mpmath.mpf(0), mpmath.mpf(0)
-    if not np.isfinite(m):
-        return mpmath.mpf(1), mpmath.mpf(1)
-    m, epsilon = mpmath.mpf(m), mpmath.mpf(epsilon)
-    root2 = mpmath.sqrt(2)
-    first = mpmath.erfc((epsilon / m - m / 2) / root2) / 2
-    second = mpmath.exp(epsilon) * mpmath.erfc((m / 2 + epsilon / m) / root2) / 2
-    return first - second, first + second
-
-
-def _delta_enclosure(m, lower, upper, epsilon, delta):
-    """Margin ``delta - delta(m)``, its tolerance, ``delta(m)`` and ``delta(upper)`` (floats)."""
-    with mpmath.workdps(DIGITS):
-        value, size = _mp_delta(m, epsilon)
-        low, low_size = _mp_delta(lower, epsilon)
-        high, high_size = _mp_delta(upper, epsilon)
-        exact_margin = mpmath.mpf(delta) - value
-        margin = float(exact_margin)
-        deviation = max(high - value, value - low) + _MP_GUARD * (size + low_size + high_size)
-        deviation += abs(exact_margin - mpmath.mpf(margin))
-        tolerance = float(deviation * (1 + mpmath.mpf(2) ** -50))
-        return margin, tolerance, float(value), float(high)
 
 
 def least_inflation(certify, root):

@@ -16,27 +16,64 @@ import numpy as np
 from ssa_privacy._validation import non_negative, open_interval, positive, positive_int, scalar
 from ssa_privacy.privacy.rounding import DIGITS
 
+#: Most mpmath digits spent on the cancellations of the epsilon (:func:`_working_digits`).
+_MAX_DIGITS = 2000
 
-def _mp_epsilon_exp_1d(
-    order, scale, n, lengthscale, ridge, sigma, eta, response_bound, delta, paths
-):
-    """The epsilon of Theorem 3.1 at one order in mpmath (DIGITS digits); inf if inadmissible."""
+
+def _ratio_terms(order, n, lengthscale, ridge, sigma, eta):
+    """``V``, ``r^2``, ``s^2``, ``A``, ``tau~`` and ``beta`` of Theorem 3.1 at mp precision."""
     mpf = mpmath.mpf
     kappa = mpmath.exp(-1 / mpf(lengthscale))
     r2 = mpf(ridge) ** 2
     V = 1 - kappa**2 * (n - 1) / (n - 1 + r2)
-    Phi = 1 / (4 * r2) if V >= r2 else V / (V + r2) ** 2
-    Delta2 = 8 * mpf(response_bound) ** 2 * Phi
     s2 = mpf(sigma) ** 2
     a = r2 + mpf(eta) ** 2 * (V + r2) / s2
-    tau, alpha = V / a, mpf(order)
-    beta = (alpha - 1) * tau
+    tau = V / a
+    return V, r2, s2, a, tau, (mpf(order) - 1) * tau
+
+
+def _mp_epsilon_exp_1d(
+    order, scale, n, lengthscale, ridge, sigma, eta, response_bound, delta, paths
+):
+    """The epsilon of Theorem 3.1 at one order in mpmath (working precision); inf if inadmissible."""
+    mpf = mpmath.mpf
+    V, r2, s2, a, tau, beta = _ratio_terms(order, n, lengthscale, ridge, sigma, eta)
     if not 0 < beta < 1:
         return mpmath.inf
+    Phi = 1 / (4 * r2) if V >= r2 else V / (V + r2) ** 2
+    Delta2 = 8 * mpf(response_bound) ** 2 * Phi
+    alpha = mpf(order)
     half, ratio = mpmath.log1p(tau) / 2, tau / (2 * beta)
     psi = max(half - ratio * mpmath.log1p(beta / (1 + tau)), -half - ratio * mpmath.log1p(-beta))
     mean = alpha * (V + r2) * Delta2 / (2 * mpf(scale) * s2 * a * (1 - beta))
-    return paths * (2 * psi + mean) + mpmath.log(1 / mpf(delta)) / (alpha - 1)
+    return paths * (2 * psi + mean) - mpmath.log(mpf(delta)) / (alpha - 1)
+
+
+def _working_digits(order, n, lengthscale, ridge, sigma, eta):
+    """Digits at which :func:`_mp_epsilon_exp_1d` keeps ``DIGITS - 5`` correct ones.
+
+    Three differences cancel: ``V = 1 - kappa^2 (n - 1) / (n - 1 + r^2)`` loses
+    ``log10(1 / V)`` digits, ``psi`` (a difference of terms of size ``tau~ / 2`` that is
+    of order ``tau~ (tau~ + beta) / 4``) loses ``log10(2 / (tau~ + beta))``, and ``1 -
+    beta`` loses ``log10(1 / (1 - beta))``. The losses are estimated at a precision that
+    already covers them (doubling it until it does), plus five digits of margin.
+    """
+    digits = DIGITS
+    while digits <= _MAX_DIGITS:
+        with mpmath.workdps(digits):
+            V, _, _, _, tau, beta = _ratio_terms(order, n, lengthscale, ridge, sigma, eta)
+            if V <= 0 or not 0 < beta < 1:
+                needed = 2 * digits if V <= 0 else digits
+            else:
+                small = min(V, (tau + beta) / 2, 1 - beta)
+                needed = DIGITS + 5 + int(mpmath.ceil(-mpmath.log10(small)))
+        if needed <= digits:
+            return digits
+        digits = max(needed, 2 * digits)
+    raise ValueError(
+        f"lengthscale {lengthscale!r}, ridge {ridge!r} and order {order!r} make the epsilon "
+        f"cancel beyond {_MAX_DIGITS} digits"
+    )
 
 
 def epsilon_enclosure_exp_1d(
@@ -85,7 +122,8 @@ def epsilon_enclosure_exp_1d(
         If an argument is not a real number (a bool, a string).
     ValueError
         If order <= 1, the scales are not ``0 <= c_lo <= c_hi`` (``c_hi`` may be inf),
-        or another argument is out of its range.
+        another argument is out of its range, or the cancellations need more than 2000
+        digits.
 
     Notes
     -----
@@ -93,8 +131,10 @@ def epsilon_enclosure_exp_1d(
     sigma^2 V / A`` and hence the covariance term unchanged and divides the mean term by
     c ([MAC] Theorem 3.1, Proposition 2): epsilon is decreasing in c, so its range over
     ``[c_lo, c_hi]`` is ``[epsilon(c_hi), epsilon(c_lo)]``. Both ends are evaluated by
-    mpmath at ``rounding.DIGITS`` = 40 significant digits (error below 1e-35 relative,
-    far below half an ulp of a double) and rounded outward by one ulp.
+    mpmath with ``rounding.DIGITS`` = 40 significant digits kept through the cancellations
+    of ``V``, ``psi`` and ``1 - beta`` (:func:`_working_digits`; error below 1e-35
+    relative, far below half an ulp of a double) and rounded outward by one ulp; a lower
+    end beyond the largest double becomes the largest double.
     """
     order = scalar(order, "order", low=1.0, low_open=True)
     c_lo, c_hi = _scales(scales)
@@ -108,7 +148,7 @@ def epsilon_enclosure_exp_1d(
         open_interval(delta, "delta"),
         positive_int(paths, "paths"),
     )
-    with mpmath.workdps(DIGITS):
+    with mpmath.workdps(_working_digits(order, *setting[:5])):
         high = _mp_epsilon_exp_1d(order, c_lo, *setting) if c_lo > 0 else mpmath.inf
         low = _mp_epsilon_exp_1d(order, c_hi, *setting)
         return _outward(low, -np.inf), _outward(high, np.inf)
@@ -129,5 +169,9 @@ def _scales(scales):
 
 def _outward(value, direction):
     """An mpmath value as a double one ulp beyond it towards ``direction`` (inf stays inf)."""
-    value = float(value)
-    return value if np.isinf(value) else float(np.nextafter(value, direction))
+    if mpmath.isinf(value):
+        return float(value)
+    rounded = float(value)
+    if np.isinf(rounded):  # beyond the largest double: the largest one is below it
+        return rounded if direction > 0 else float(np.finfo(float).max)
+    return float(np.nextafter(rounded, direction))
