@@ -20,10 +20,12 @@ bounds the PML of the whole pass about x0, not of each measurement. Two designer
     independent across measurements.
 
 Both count the privacy noise alone: the sensor noise, also seen by the adversary, only
-lowers the leakage. Both meet the budget in the information form of
-:mod:`~ssa_privacy.privacy.pml_stream` (accurate to round-off): a radar pass measures
-some directions of x0 far better than the prior knows them, canonical correlations near
-1, where the rigorous certificate's rounding bound is too loose to pass at the budget.
+lowers the leakage. Both carry a rigorous certificate of the pass budget in the
+information form (:func:`~ssa_privacy.privacy.pml_stream.stream_certificate`), whose
+rounding bound stays near 1e-12 nats although a radar pass measures some directions of x0
+far better than the prior knows them (canonical correlations near 1); a design whose
+certificate does not pass is re-solved for a budget tightened by the least amount that
+certifies it.
 The station needs the pass's maps before the first release; it predicts them from the
 public element set (the nominal orbit). Theory: :doc:`/theory/pml-stream`.
 """
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 
+from ssa_privacy.privacy.mechanism import Certificate
 from ssa_privacy.privacy.pml_design import linear_mechanism_noise
 from ssa_privacy.privacy.pml_stream import ReleaseStream, StreamLeakage
 from ssa_privacy.privacy.pml_stream_design import design_stream_noise, stream_logdet_design
@@ -57,12 +60,16 @@ class PassNoise:
         Its PML at the design's delta; ``leakage.epsilon`` is at most the budget.
     designer : str
         One of :data:`DESIGNERS`.
+    certificate : Certificate
+        The rigorous (epsilon, delta)-PML certificate of ``stream`` for the pass budget
+        (:func:`~ssa_privacy.privacy.pml_stream.stream_certificate`); it passes.
     """
 
     factor: np.ndarray
     stream: ReleaseStream
     leakage: StreamLeakage
     designer: str
+    certificate: Certificate
 
     @property
     def covariance(self):
@@ -108,7 +115,7 @@ def pass_noise(item, Sigma_XX, epsilon, delta, designer="logdet", convention="ex
     Returns
     -------
     PassNoise
-        The noise, the pass's stream and its leakage.
+        The noise, the pass's stream, its leakage and its passing certificate.
 
     Raises
     ------
@@ -116,7 +123,8 @@ def pass_noise(item, Sigma_XX, epsilon, delta, designer="logdet", convention="ex
         On an unknown designer, or as the designers (a budget below condition (9), a
         prior that is not positive definite).
     RuntimeError
-        If the design does not meet the budget in the information form.
+        If tightening the budget by up to ``SLACK_LIMIT`` nats
+        (:mod:`~ssa_privacy.privacy.pml_stream_design`) does not certify the design.
     """
     if designer not in DESIGNERS:
         raise ValueError(f"designer must be one of {', '.join(DESIGNERS)}, got {designer!r}")
@@ -124,13 +132,11 @@ def pass_noise(item, Sigma_XX, epsilon, delta, designer="logdet", convention="ex
     if designer == "logdet":
         scale = np.tile(np.sqrt(np.diag(item.R)), len(C))
         rows = C.reshape(-1, 6) / scale[:, None]
-        design = stream_logdet_design(Sigma_XX, rows, epsilon, delta, convention, certify=False)
+        design = stream_logdet_design(Sigma_XX, rows, epsilon, delta, convention)
         noise = design.noise
         factor = scale[:, None] * (noise.eigenvectors * np.sqrt(noise.eigenvalues))
-        return PassNoise(factor, design.stream, design.leakage, designer)
-    Theta = linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention)
-    design = design_stream_noise(
-        Sigma_XX, C, Theta, epsilon, delta, convention=convention, certify=False
-    )
-    factor = linalg.block_diag(*np.linalg.cholesky(design.noise))
-    return PassNoise(factor, design.stream, design.leakage, designer)
+    else:
+        Theta = linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention)
+        design = design_stream_noise(Sigma_XX, C, Theta, epsilon, delta, convention=convention)
+        factor = linalg.block_diag(*np.linalg.cholesky(design.noise))
+    return PassNoise(factor, design.stream, design.leakage, designer, design.certificate)

@@ -28,6 +28,10 @@ error:
    (:func:`~ssa_privacy.privacy.rounding.singular_value_enclosure`), the chi-square
    quantile by mpmath (:func:`~ssa_privacy.privacy.rounding.chi2_quantile_enclosure`).
 
+The error of step 2-4 is absolute in ``rho_i`` and ``-log(1 - rho^2)`` multiplies it by
+``1 + lambda_i``: for correlations near 1 (large epsilon, a radar pass) the information
+form of :mod:`~ssa_privacy.privacy.pml_information_certificate` is the tight one.
+
 The number l of correlations counted is a resolution: correlations at or below
 ``CORRELATION_TOL`` are treated as zero (a direction of X that the release reveals with
 correlation below it is not counted), and the certificate states it.
@@ -185,7 +189,7 @@ def pml_certificate(
     [LKC] Theorem 3.3, condition (8); the error analysis is in the module docstring and
     :doc:`/theory/pml` (section "Certificates in floating point").
     """
-    weight = _weight(convention)
+    _weight(convention)
     parameters = dict(epsilon=float(epsilon), delta=float(delta), convention=convention)
     evidence = {"rule": RULE, "correlation_resolution": CORRELATION_TOL, **extra}
     try:
@@ -195,6 +199,40 @@ def pml_certificate(
     except (np.linalg.LinAlgError, ValueError) as error:
         evidence.update(reason=str(error), mutual_information=np.inf)
         return Certificate("pml", parameters, False, -np.inf, np.inf, evidence)
+    evidence.update(errors)
+    return margin_certificate(information, spread, l, parameters, evidence)
+
+
+def margin_certificate(information, spread, l, parameters, evidence):
+    """The certificate of condition (8) from an enclosed mutual information.
+
+    Parameters
+    ----------
+    information : float
+        The computed ``I(X; Y)``, nats.
+    spread : float
+        A rigorous bound on its distance to the exact value, nats (inf when none).
+    l : int
+        The number of canonical correlations counted.
+    parameters : dict
+        ``epsilon`` (nats), ``delta`` and ``convention``.
+    evidence : dict
+        Evidence so far; updated in place with the margin's terms.
+
+    Returns
+    -------
+    Certificate
+        ``notion="pml"``; ``margin = epsilon - w I - q_l(delta) / 2`` (nats), ``tolerance``
+        the rigorous bound on its rounding (the enclosed information, the chi-square
+        quantile enclosed by mpmath and the final sums), ``passed`` iff ``margin -
+        tolerance >= 0``.
+
+    Notes
+    -----
+    [LKC] Theorem 3.3, condition (8).
+    """
+    epsilon, delta, convention = (parameters[k] for k in ("epsilon", "delta", "convention"))
+    weight = _weight(convention)
     q, q_error = chi2_quantile_enclosure(delta, l) if l else (0.0, 0.0)
     margin = float(epsilon - weight * information - 0.5 * q)
     tolerance = INFLATE * (
@@ -210,7 +248,6 @@ def pml_certificate(
         leakage_quantile=float(weight * information + minimum_epsilon(delta, l)) if l else 0.0,
         log_det_ratio=-2.0 * information,
         required_log_det_ratio=float(log_det_ratio_bound(epsilon, delta, max(l, 1), convention)),
-        **errors,
     )
     passed = bool(margin - tolerance >= 0.0)
     return Certificate("pml", parameters, passed, margin, float(tolerance), evidence)

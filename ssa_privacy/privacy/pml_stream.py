@@ -28,7 +28,7 @@ from ssa_privacy._validation import (
     psd_matrix,
 )
 from ssa_privacy.privacy.mechanism import FactoredCovariance
-from ssa_privacy.privacy.pml_certificate import pml_certificate
+from ssa_privacy.privacy.pml_information_certificate import information_certificate
 from ssa_privacy.privacy.pml_leakage import (
     CORRELATION_TOL,
     _unit_interval,
@@ -375,11 +375,12 @@ def stream_certificate(Sigma_XX, stream, epsilon, delta, convention="exact"):
     Returns
     -------
     Certificate
-        :func:`~ssa_privacy.privacy.pml_certificate.pml_certificate` of the equivalent
-        mechanism ``z = R L u + e``, ``e ~ N(0, I_n)``, about the whitened secret ``u =
-        L^{-1} x0`` (``Sigma_XX = L L^T``, prior I): it has the stack's canonical
-        correlations, and a prior mixing units (km and km/s) does not inflate its
-        rounding bound. The evidence adds ``form``, ``releases`` and ``rows``.
+        :func:`~ssa_privacy.privacy.pml_information_certificate.information_certificate`
+        of the stream's square-root information R: the canonical eigenvalues are the
+        squared singular values of ``R L`` (``Sigma_XX = L L^T``), enclosed with relative
+        errors where they are large, so the rounding bound stays near ``1e-12`` nats at
+        any budget (:doc:`/theory/pml-stream`). The evidence adds ``releases`` and
+        ``rows``.
 
     Raises
     ------
@@ -388,26 +389,22 @@ def stream_certificate(Sigma_XX, stream, epsilon, delta, convention="exact"):
 
     Notes
     -----
-    The tolerance bounds the rounding from R on. R itself comes from backward-stable
-    Cholesky, solve and QR steps whose error is not part of the proven bound.
+    The tolerance bounds the rounding from the stored R on. R itself comes from
+    backward-stable Cholesky, solve and QR steps whose error is not part of the proven
+    bound: the certificate is that of the stream the adversary is modelled by.
     """
     if not isinstance(stream, ReleaseStream):
         raise ValueError(f"stream must be a ReleaseStream, got {type(stream).__name__}")
     _weight(convention)
     delta = float(_unit_interval(delta, "delta"))
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
-    A = stream.factor @ pd_cholesky(Sigma_XX, "Sigma_XX", stream.n)  # R L: z about u
-    Sigma_ZZ = A @ A.T
-    noise = FactoredCovariance.scaled_identity(1.0, stream.n)
-    evidence = dict(form="square-root information", releases=stream.releases, rows=stream.rows)
-    return pml_certificate(
-        np.eye(stream.n),
-        A.T,
-        0.5 * (Sigma_ZZ + Sigma_ZZ.T),
-        noise,
+    pd_cholesky(Sigma_XX, "Sigma_XX", stream.n)
+    return information_certificate(
+        np.asarray(Sigma_XX, dtype=float),
         epsilon,
         delta,
         convention,
-        C=A,
-        **evidence,
+        factor=stream.factor,
+        releases=stream.releases,
+        rows=stream.rows,
     )

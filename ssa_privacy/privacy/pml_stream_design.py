@@ -39,7 +39,8 @@ from ssa_privacy.privacy.pml_stream import (
 #: The designers tighten their budget by at most this many nats to certify.
 SLACK_LIMIT = 1e-6
 #: :func:`stream_logdet_design` first designs for the budget less this many nats, which
-#: its rigorous certificate (rounding tolerance 2e-12 nats at 12 nats) then passes at once.
+#: its rigorous certificate (rounding tolerance about 1e-12 nats on a radar pass at 20
+#: nats) then passes at once.
 FIRST_SLACK = 1e-11
 
 
@@ -176,8 +177,7 @@ def design_stream_noise(
         As :func:`stream_noise_scale`.
     certify : bool, optional
         Tighten the budget until the rigorous certificate passes (default); with False,
-        until the stream, accumulated anew, meets it in the information form (as
-        :func:`stream_logdet_design`, whose ``certify`` explains when to choose it).
+        until the stream, accumulated anew, meets it in the information form.
 
     Returns
     -------
@@ -287,16 +287,18 @@ class StackedLogdetDesign:
     basis : ndarray, shape (M, r)
         Q, an orthonormal basis of the range of the stacked C (``C = Q R``).
     mechanism : LinearGaussianMechanism
-        The certified mechanism ``Theta_r^{-1/2} z = Theta_r^{-1/2} R_u u + e``, ``e ~ N(0,
-        I)``, of the sufficient statistic ``z = R_u u + w`` (``w ~ N(0, Theta_r)``) about
-        the whitened secret ``u = L^{-1} x0``: the same PML as the stream about x0, and a
-        rounding bound of about 1e-12 nats however the units mix. The stream releases
-        ``Q z``.
+        The mechanism ``Theta_r^{-1/2} z = Theta_r^{-1/2} R_u u + e``, ``e ~ N(0, I)``, of
+        the sufficient statistic ``z = R_u u + w`` (``w ~ N(0, Theta_r)``) about the
+        whitened secret ``u = L^{-1} x0``: the same PML as the stream about x0. The
+        stream releases ``Q z``.
     stream : ReleaseStream
         What the adversary learns about x0: the stream of ``z`` (its information is that
         of the whole stack), to merge with other passes.
     leakage : StreamLeakage
         The PML of the stream at the design's delta (that of ``mechanism``).
+    certificate : Certificate
+        :func:`~ssa_privacy.privacy.pml_stream.stream_certificate` of ``stream`` for the
+        budget (information form); it passes when designed with ``certify``.
     """
 
     noise: FactoredCovariance
@@ -304,11 +306,7 @@ class StackedLogdetDesign:
     mechanism: LinearGaussianMechanism
     stream: ReleaseStream
     leakage: StreamLeakage
-
-    @property
-    def certificate(self):
-        """The certificate of ``mechanism``, which is that of the stream (``y = Q z``)."""
-        return self.mechanism.certificate()
+    certificate: Certificate
 
     @property
     def achieved_epsilon(self):
@@ -332,19 +330,18 @@ def stream_logdet_design(Sigma_XX, C, epsilon, delta, convention="exact", certif
     convention : {"exact", "paper"}
         Which leakage formula.
     certify : bool, optional
-        Tighten the budget until the rigorous certificate of ``mechanism`` passes
-        (default). Its rounding bound, computed from canonical correlations, grows without
-        limit as a correlation nears 1 (a pass that measures one direction of x0 far
-        better than the prior knows it): 1e-12 nats at 10 nats and 0.1 nats at 20 nats on
-        a radar pass. With False the budget is met in the information form, which is
-        accurate to round-off at any correlation, and checked there.
+        Tighten the budget until the rigorous certificate of the stream passes (default;
+        :func:`~ssa_privacy.privacy.pml_stream.stream_certificate`, information form,
+        rounding bound about 1e-12 nats on a radar pass at 20 nats). With False the
+        budget is met by the information-form leakage, accurate to round-off, and the
+        certificate is still attached.
 
     Returns
     -------
     StackedLogdetDesign
         The noise, correlated across the releases and factored (memory O(M n)), the basis
-        Q, the reduced mechanism (its certificate passes when ``certify``) and the
-        stream's leakage (at most ``epsilon``, equal to it to within 1e-11 nats or the
+        Q, the reduced mechanism, the stream's certificate (it passes when ``certify``)
+        and the stream's leakage (at most ``epsilon``, equal to it to within 1e-11 nats or the
         certificate's rounding tolerance).
 
     Raises
@@ -393,42 +390,42 @@ def stream_logdet_design(Sigma_XX, C, epsilon, delta, convention="exact", certif
         reduced = information_limited_noise(
             np.diag(s[:rank] ** 2), (epsilon - slack - floor) / weight
         )
-        W = (reduced.eigenvectors / np.sqrt(reduced.eigenvalues)) @ reduced.eigenvectors.T
-        mechanism = LinearGaussianMechanism(
-            W @ R_u,
-            np.eye(n),
-            FactoredCovariance.scaled_identity(1.0, rank),
-            epsilon,
-            delta,
-            convention=convention,
-            method="stream-logdet",
-        )
-        if not certify:
-            design = _lifted(Sigma_XX, U[:, :rank], R_u, reduced, mechanism, delta, convention)
-            if design.leakage.epsilon > epsilon:
-                raise RuntimeError(
-                    f"the stacked design leaks {design.leakage.epsilon!r} nats, over the "
-                    f"budget {epsilon!r}"
-                )
+        design = _lifted(Sigma_XX, U[:, :rank], R_u, reduced, (epsilon, delta, convention))
+        if design.certificate.passed or (not certify and design.leakage.epsilon <= epsilon):
             return design
-        certificate = mechanism.certificate()
-        if certificate.passed:
-            return _lifted(Sigma_XX, U[:, :rank], R_u, reduced, mechanism, delta, convention)
-        slack = _tightened(slack, certificate)
+        if not certify:
+            raise RuntimeError(
+                f"the stacked design leaks {design.leakage.epsilon!r} nats, over the "
+                f"budget {epsilon!r}"
+            )
+        slack = _tightened(slack, design.certificate)
     raise RuntimeError(
-        f"the stacked design's certificate does not pass: margin {certificate.margin:.3g}, "
-        f"tolerance {certificate.tolerance:.3g} nats"
+        f"the stacked design's certificate does not pass at the budget {epsilon!r} nats "
+        f"after tightening it by {SLACK_LIMIT:g} nats: margin "
+        f"{design.certificate.margin:.3g}, tolerance {design.certificate.tolerance:.3g} nats"
     )
 
 
-def _lifted(Sigma_XX, Q, R_u, reduced, mechanism, delta, convention):
-    """The design of the stack from that of its sufficient statistic."""
+def _lifted(Sigma_XX, Q, R_u, reduced, budget):
+    """The design of the stack from that of its sufficient statistic, and its certificate."""
+    epsilon, delta, convention = budget
+    W = (reduced.eigenvectors / np.sqrt(reduced.eigenvalues)) @ reduced.eigenvectors.T
+    mechanism = LinearGaussianMechanism(
+        W @ R_u,
+        np.eye(R_u.shape[1]),
+        FactoredCovariance.scaled_identity(1.0, len(R_u)),
+        epsilon,
+        delta,
+        convention=convention,
+        method="stream-logdet",
+    )
     lifted = FactoredCovariance(reduced.eigenvalues, Q @ reduced.eigenvectors, "stream-logdet")
     L = np.linalg.cholesky(Sigma_XX)
     R = linalg.solve_triangular(L, R_u.T, lower=True, trans="T").T  # R_u L^{-1}
     stream = ReleaseStream.of(R, reduced.matrix())
     leakage = stream_leakage(Sigma_XX, stream, delta, convention)
-    return StackedLogdetDesign(lifted, Q, mechanism, stream, leakage)
+    certificate = stream_certificate(Sigma_XX, stream, epsilon, delta, convention)
+    return StackedLogdetDesign(lifted, Q, mechanism, stream, leakage, certificate)
 
 
 def stream_logdet_noise(Sigma_XX, C, epsilon, delta, convention="exact", certify=True):
