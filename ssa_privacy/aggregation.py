@@ -42,6 +42,7 @@ from ssa_privacy._validation import (
     as_finite_array,
     covariance_stack,
     flag,
+    full_rank,
     positive,
     positive_int,
     real_array,
@@ -199,7 +200,8 @@ def design_fixed_Q(A, C, L, Q, epsilon, delta, convention="exact"):
     L : array_like, shape (q, m) or (N, q, m)
         Aggregation weights L_i of [LKC] (31).
     Q : array_like, shape (n, n) or (N, n, n)
-        Process-noise covariances, positive definite, state units squared.
+        Process-noise covariances, positive semi-definite, state units squared, driving
+        every state (the prior ``Sigma_i`` positive definite).
     epsilon : float or array_like, shape (N,)
         Leakage bounds epsilon_i, nats, above the necessary condition (9).
     delta : float or array_like, shape (N,)
@@ -216,7 +218,8 @@ def design_fixed_Q(A, C, L, Q, epsilon, delta, convention="exact"):
     Raises
     ------
     ValueError
-        On shape mismatches, an unstable ``A_i``, a ``Q_i`` not positive definite,
+        On shape mismatches, an unstable ``A_i``, a ``Q_i`` not positive semi-definite or
+        leaving a direction of the state without prior variance,
         ``delta_i`` outside (0, 1) or ``epsilon_i`` below (9) (naming the smallest feasible
         value).
 
@@ -227,7 +230,11 @@ def design_fixed_Q(A, C, L, Q, epsilon, delta, convention="exact"):
     Lyapunov solve.
     """
     agents = _agents(A, C, L, epsilon, delta, Q=Q)
-    Sigma = prior_covariance(agents["A"], agents["Q"])
+    # A singular Q is accepted when it drives every state, i.e. the prior is definite.
+    Sigma = full_rank(
+        prior_covariance(agents["A"], agents["Q"]),
+        "Sigma_XX (the prior of A and Q, which must drive every state)",
+    )
     Theta = linear_mechanism_noise(
         agents["C"], Sigma, agents["epsilon"], agents["delta"], convention
     )

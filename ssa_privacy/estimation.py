@@ -21,6 +21,13 @@ discrete-time python-control ``StateSpace`` (with ``process_noise``, the covaria
 input, default identity: :meth:`~ssa_privacy.plants.LTIPlant.from_statespace`), and Theta
 as a matrix, a :class:`~ssa_privacy.privacy.mechanism.FactoredCovariance` or a
 :class:`~ssa_privacy.privacy.pml_design.LinearGaussianMechanism` (its noise covariance).
+A mechanism from :func:`~ssa_privacy.privacy.pml_plant.design_noise` carries the ``Q`` it
+was designed with: a StateSpace given without ``process_noise`` takes that ``Q``, and a
+plant with another ``Q`` is refused.
+
+The bounds need ``Q > 0`` (``log det Q`` is finite only then); for a singular ``Q`` (noise
+entering through fewer inputs than states) :func:`error_covariance_bounds` reports that
+they do not apply, and why.
 
 Units: covariances in state units squared; log-determinants of those values.
 """
@@ -39,11 +46,12 @@ from ssa_privacy._validation import (
     open_interval,
     pd_cholesky,
     positive_int,
+    psd_matrix,
     random_generator,
     scalar,
     vector,
 )
-from ssa_privacy.plants import as_plant
+from ssa_privacy.plants import LTIPlant, as_plant
 from ssa_privacy.privacy.mechanism import FactoredCovariance
 from ssa_privacy.privacy.pml_design import DESIGN_ATOL, LinearGaussianMechanism
 from ssa_privacy.privacy.pml_leakage import (
@@ -75,13 +83,40 @@ class SteadyState:
     K: np.ndarray
 
 
+def _designed_plant(plant, mechanism, process_noise):
+    """The plant as an LTIPlant with the process noise ``mechanism`` was designed with.
+
+    A StateSpace given without ``process_noise`` takes the mechanism's ``Q``; any other
+    plant must have that ``Q`` (to round-off), else ValueError naming both.
+    """
+    given = isinstance(plant, LTIPlant) or process_noise is not None
+    plant = as_plant(plant, process_noise)
+    Q = mechanism.process_noise
+    if Q is None:
+        return plant
+    if Q.shape == plant.Q.shape and not given:
+        return LTIPlant(plant.A, plant.C, Q, plant.dt)
+    if Q.shape != plant.Q.shape or not np.allclose(
+        plant.Q, Q, rtol=1e-9, atol=1e-12 * np.max(np.abs(Q))
+    ):
+        raise ValueError(
+            f"the plant's process-noise covariance Q (shape {plant.Q.shape}, trace "
+            f"{np.trace(plant.Q):.6g}) differs from the Q the mechanism Theta was designed "
+            f"with (shape {Q.shape}, trace {np.trace(Q):.6g}): give the plant or the "
+            "process_noise of the design"
+        )
+    return plant
+
+
 def _plant_and_theta(plant, Theta, process_noise):
     """The plant as an LTIPlant and Theta as a dense symmetric positive definite matrix."""
-    plant = as_plant(plant, process_noise)
-    if isinstance(Theta, LinearGaussianMechanism):
-        if Theta.C is not None and (
-            Theta.C.shape != plant.C.shape or not np.allclose(Theta.C, plant.C)
-        ):
+    if not isinstance(Theta, LinearGaussianMechanism):
+        plant = as_plant(plant, process_noise)
+    else:
+        plant = _designed_plant(plant, Theta, process_noise)
+        basis = Theta.state_basis
+        C = plant.C if basis is None or basis.shape[0] != plant.n else plant.C @ basis
+        if Theta.C is not None and (Theta.C.shape != C.shape or not np.allclose(Theta.C, C)):
             raise ValueError("the mechanism Theta was designed for another C than the plant's")
         Theta = Theta.noise_covariance
     if isinstance(Theta, FactoredCovariance):
@@ -102,7 +137,8 @@ def steady_state(plant, Theta, *, process_noise=None):
         Measurement (privacy) noise covariance, positive definite, output units squared
         (a mechanism's noise covariance).
     process_noise : array_like, shape (p, p), optional
-        Covariance of the input of a StateSpace plant (default identity).
+        Covariance of the input of a StateSpace plant (default identity, or the ``Q`` a
+        mechanism ``Theta`` was designed with).
 
     Returns
     -------
@@ -112,8 +148,9 @@ def steady_state(plant, Theta, *, process_noise=None):
     Raises
     ------
     ValueError
-        If ``Theta`` has the wrong shape or is not symmetric positive definite, or as
-        :func:`~ssa_privacy.plants.as_plant`.
+        If ``Theta`` has the wrong shape or is not symmetric positive definite, if the
+        plant's ``Q`` differs from the one the mechanism ``Theta`` was designed with, or
+        as :func:`~ssa_privacy.plants.as_plant`.
     TypeError
         If ``plant`` is not a plant.
 
@@ -144,7 +181,8 @@ def kalman_filter(plant, Theta, x0=None, P0=None, *, process_noise=None):
     x0 : array_like, shape (n,), optional
         Prior mean of ``X_0`` (default 0, the stationary mean).
     P0 : array_like, shape (n, n), optional
-        Prior covariance of ``X_0`` (default ``Sigma_XX`` of [LKC] (27)).
+        Prior covariance of ``X_0``, positive semi-definite (default ``Sigma_XX`` of
+        [LKC] (27), singular when the process noise does not reach every state).
     process_noise : array_like, shape (p, p), optional
         Covariance of the input of a StateSpace plant (default identity).
 
@@ -169,8 +207,7 @@ def kalman_filter(plant, Theta, x0=None, P0=None, *, process_noise=None):
     if x0 is not None:
         kf.x = vector(x0, "x0", plant.n)[:, None].copy()
     P0 = plant.prior_covariance() if P0 is None else P0
-    pd_cholesky(P0, "P0", plant.n)
-    kf.P = np.array(P0, dtype=float)
+    kf.P = psd_matrix(P0, "P0", plant.n).copy()
     return kf
 
 
@@ -247,6 +284,15 @@ class ErrorBounds:
     trace_am_gm : float
         ``n exp(log_det / n)``: (28) turned into a trace bound by the AM-GM inequality; at
         least ``trace`` (29) and positive, where (29) is often negative (vacuous).
+    trace_vacuous : bool
+        Whether (29) is vacuous, ``n + log_det <= 0``: a trace is positive, so such a
+        bound holds for every P and says nothing.
+    trace_chain_vacuous : bool
+        Whether ``trace_chain <= 0``, vacuous likewise.
+    reason : str
+        Why the bounds do not apply (empty when ``applies``): the mechanism is not private
+        in the convention, or ``Q`` is singular, so that ``log det Q = -inf`` and every
+        bound is ``-inf`` (log-det, trace) or 0 (AM-GM).
 
     Notes
     -----
@@ -264,6 +310,9 @@ class ErrorBounds:
     convention: str
     trace_chain_am_gm: float = None
     trace_am_gm: float = None
+    trace_vacuous: bool = None
+    trace_chain_vacuous: bool = None
+    reason: str = ""
 
 
 def error_covariance_bounds(
@@ -293,8 +342,9 @@ def error_covariance_bounds(
     -------
     ErrorBounds
         The chain bound (for this Theta), (28), their trace versions ((29) and the AM-GM
-        form ``n exp(log det bound / n)``, never looser) and whether (28)-(29) apply (the
-        mechanism is private in the convention).
+        form ``n exp(log det bound / n)``, never looser), whether the trace forms are
+        vacuous (``<= 0``), and whether (28)-(29) apply (the mechanism is private in the
+        convention and ``Q > 0``), with the reason when they do not.
 
     Raises
     ------
@@ -320,6 +370,9 @@ def error_covariance_bounds(
     epsilon, delta = scalar(epsilon, "epsilon"), open_interval(delta, "delta")
     convention = "exact" if convention is None else convention
     plant, Theta = _plant_and_theta(plant, Theta, process_noise)
+    singular = _singular_noise_reason(plant.Q)
+    if singular:
+        return _vacuous_bounds(plant.n, convention, singular)
     Sigma_XX = plant.prior_covariance()
     Sigma_XY, Sigma_YY = linear_mechanism_covariances(plant.C, Sigma_XX, Theta)
     log_det_Q = np.linalg.slogdet(plant.Q)[1]
@@ -328,19 +381,57 @@ def error_covariance_bounds(
         log_det_ratio_bound(epsilon, delta, np.linalg.matrix_rank(plant.C), convention) + log_det_Q
     )
     n = plant.n
+    private = is_pml_private(
+        Sigma_XX, Sigma_XY, Sigma_YY, epsilon, delta, convention, atol=DESIGN_ATOL
+    )
     return ErrorBounds(
         log_det_chain=float(chain),
         log_det=bound_28,
         trace_chain=float(n + chain),
         trace=n + bound_28,
-        applies=bool(
-            is_pml_private(
-                Sigma_XX, Sigma_XY, Sigma_YY, epsilon, delta, convention, atol=DESIGN_ATOL
-            )
-        ),
+        applies=bool(private),
         convention=convention,
         trace_chain_am_gm=am_gm_trace_bound(chain, n),
         trace_am_gm=am_gm_trace_bound(bound_28, n),
+        trace_vacuous=bool(n + bound_28 <= 0),
+        trace_chain_vacuous=bool(n + chain <= 0),
+        reason=""
+        if private
+        else f"the mechanism is not PML private in the {convention} "
+        "convention: (28), (29) and trace_am_gm are not guaranteed",
+    )
+
+
+def _singular_noise_reason(Q):
+    """Why the bounds of [LKC] §4 do not apply to a singular ``Q``, or ``""``.
+
+    ``Q`` is singular when its smallest eigenvalue is at most ``n eps`` times its largest.
+    """
+    eigenvalues = np.linalg.eigvalsh(Q)
+    n = len(eigenvalues)
+    if eigenvalues[0] > n * np.finfo(float).eps * eigenvalues[-1]:
+        return ""
+    rank = int(np.sum(eigenvalues > n * np.finfo(float).eps * eigenvalues[-1]))
+    return (
+        f"the process-noise covariance Q is singular (rank {rank} < n = {n}): log det Q = "
+        "-inf, so the bounds of [LKC] §4, which need Q > 0, say nothing"
+    )
+
+
+def _vacuous_bounds(n, convention, reason):
+    """The ErrorBounds of a plant with singular Q: true, vacuous, ``applies=False``."""
+    return ErrorBounds(
+        log_det_chain=-np.inf,
+        log_det=-np.inf,
+        trace_chain=-np.inf,
+        trace=-np.inf,
+        applies=False,
+        convention=convention,
+        trace_chain_am_gm=0.0,
+        trace_am_gm=0.0,
+        trace_vacuous=True,
+        trace_chain_vacuous=True,
+        reason=reason,
     )
 
 

@@ -11,6 +11,12 @@ The privacy mechanism adds ``V_k ~ N(0, Theta)`` to ``Z_k`` (see
 stationary distribution ``N(0, Sigma_XX)`` with ``Sigma_XX`` from the discrete Lyapunov
 equation [LKC] (27); see :doc:`/theory/kalman-bounds`.
 
+``Q`` may be singular, as it is when the noise enters through fewer inputs than states
+(``Q = B Q_w B^T`` with ``rank B < n``): ``A`` is Schur stable, so the stationary prior
+exists. It is positive definite when ``(A, Q^{1/2})`` is controllable; otherwise the
+uncontrollable directions have zero prior variance (:func:`prior_range`), are known to
+the adversary in advance and need no privacy noise.
+
 Every function of the package that takes a plant also takes a discrete-time python-control
 ``StateSpace`` ``x_{k+1} = A x_k + B w_k``, ``z_k = C x_k``: :func:`as_plant` (through
 :meth:`LTIPlant.from_statespace`) folds the input matrix into ``Q = B Q_w B^T``, with
@@ -40,7 +46,6 @@ from ssa_privacy._validation import (
     as_finite_array,
     as_matrix,
     covariance_stack,
-    full_rank,
     nonempty,
     positive,
     positive_int,
@@ -61,7 +66,7 @@ def prior_covariance(A, Q=None, *, process_noise=None):
         Schur-stable state matrix, or a stack of N of them (one per agent); or a plant,
         whose own ``A`` and ``Q`` are used (then ``Q`` must be omitted).
     Q : array_like, shape (n, n) or (N, n, n)
-        Positive definite process-noise covariance(s), in state units squared;
+        Positive semi-definite process-noise covariance(s), in state units squared;
         broadcast against ``A``.
     process_noise : array_like, shape (p, p), optional
         Covariance of the input of a StateSpace ``A`` (:func:`as_plant`).
@@ -69,14 +74,15 @@ def prior_covariance(A, Q=None, *, process_noise=None):
     Returns
     -------
     Sigma_XX : ndarray, shape (n, n) or (N, n, n)
-        The prior (stationary) covariance, symmetric positive definite, state units squared.
+        The prior (stationary) covariance, symmetric positive semi-definite, state units
+        squared: positive definite exactly when ``(A, Q^{1/2})`` is controllable.
 
     Raises
     ------
     ValueError
-        If ``A`` is not Schur stable, ``Q`` is not symmetric positive definite (or is
-        singular to working precision), the stacks disagree on the number of agents, or
-        ``Q`` is missing (or given with a plant).
+        If ``A`` is not Schur stable, ``Q`` is not symmetric positive semi-definite, the
+        stacks disagree on the number of agents, or ``Q`` is missing (or given with a
+        plant).
     TypeError
         As :func:`as_plant`, for a system that is not a plant, or for entries that are not
         real numbers.
@@ -95,7 +101,7 @@ def prior_covariance(A, Q=None, *, process_noise=None):
     if Q is None:
         raise ValueError("Q (the process-noise covariance) is required with a matrix A")
     A = schur_stable(A)
-    Q = full_rank(covariance_stack(Q, "Q", A.shape[-1]), "Q")
+    Q = covariance_stack(Q, "Q", A.shape[-1], definite=False)
     if A.ndim == 2 and Q.ndim == 2:
         Sigma = control.dlyap(A, Q)
         return 0.5 * (Sigma + Sigma.T)
@@ -110,6 +116,54 @@ def prior_covariance(A, Q=None, *, process_noise=None):
     vec = np.linalg.solve(np.eye(n * n) - kron, Q.reshape(*Q.shape[:-2], n * n, 1))
     Sigma = vec.reshape(Q.shape)
     return 0.5 * (Sigma + np.swapaxes(Sigma, -1, -2))
+
+
+#: Prior variances below this fraction of the largest are taken as zero by
+#: :func:`prior_range` (the round-off of the Lyapunov solution is far below it).
+PRIOR_RANK_RTOL = 1e-10
+
+
+def prior_range(Sigma_XX):
+    """Orthonormal basis of the range of a stationary prior: the states that can vary.
+
+    Parameters
+    ----------
+    Sigma_XX : array_like, shape (n, n)
+        Positive semi-definite prior covariance (:func:`prior_covariance`), state units
+        squared.
+
+    Returns
+    -------
+    U : ndarray, shape (n, r)
+        Orthonormal columns spanning the eigenvectors of ``Sigma_XX`` whose eigenvalue
+        exceeds ``PRIOR_RANK_RTOL`` times the largest; ``r = n`` for a positive definite
+        prior. ``X = U U^T X`` almost surely, and ``U^T Sigma_XX U`` is positive definite.
+
+    Raises
+    ------
+    ValueError
+        If ``Sigma_XX`` is not a symmetric positive semi-definite matrix.
+
+    Notes
+    -----
+    The range of the solution of ``Sigma = A Sigma A^T + Q`` is the controllable
+    subspace of ``(A, Q^{1/2})`` (Kalman's decomposition): the complement has zero
+    variance, so the prior of [LKC] (27) is a density on the range only.
+    """
+    eigenvalues, vectors = np.linalg.eigh(psd_matrix(Sigma_XX, "Sigma_XX"))
+    keep = eigenvalues > PRIOR_RANK_RTOL * max(eigenvalues[-1], 0.0)
+    return vectors[:, keep]
+
+
+def _psd_factor(M):
+    """A factor ``F`` with ``F F^T = M`` of a positive semi-definite matrix: the Cholesky
+    factor when it exists (so that seeded draws of a definite plant stay as they were),
+    else from the eigendecomposition."""
+    try:
+        return np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        eigenvalues, vectors = np.linalg.eigh(M)
+        return vectors * np.sqrt(np.maximum(eigenvalues, 0.0))
 
 
 def _is_system(value):
@@ -149,7 +203,9 @@ class LTIPlant:
     C : array_like, shape (m, n)
         Output matrix.
     Q : array_like, shape (n, n)
-        Positive definite process-noise covariance, state units squared.
+        Positive semi-definite process-noise covariance, state units squared; singular
+        when the noise drives fewer directions than states (the stationary prior exists
+        because ``A`` is Schur stable).
     dt : float or True, optional
         Sampling period in seconds, or ``True`` for an unspecified period (default).
 
@@ -163,9 +219,8 @@ class LTIPlant:
     ------
     ValueError
         If ``A`` is not Schur stable, ``C`` has the wrong shape or no row, ``Q`` is not
-        symmetric positive definite or is singular to working precision (a rank-deficient
-        ``B Q_w B^T`` can pass a Cholesky factorisation by round-off), or ``dt`` is not
-        True or a positive period (``dt = 0`` is continuous time).
+        symmetric positive semi-definite, or ``dt`` is not True or a positive period
+        (``dt = 0`` is continuous time).
     TypeError
         If ``C`` or ``Q`` is missing, or given with a StateSpace, or an entry or ``dt``
         is of the wrong type (a bool, a string).
@@ -198,7 +253,7 @@ class LTIPlant:
         A = schur_stable(as_matrix(self.A, "A"))
         n = A.shape[0]
         C = nonempty(as_matrix(self.C, "C", (None, n)), "C")
-        Q = full_rank(covariance_stack(self.Q, "Q", n), "Q")
+        Q = covariance_stack(self.Q, "Q", n, definite=False)
         dt = _sampling_period(self.dt)
         system = control.ss(A, np.eye(n), C, np.zeros((C.shape[0], n)), dt)
         for name, value in (("A", A), ("C", C), ("Q", Q), ("dt", dt), ("system", system)):
@@ -235,13 +290,15 @@ class LTIPlant:
             ``control.ss``).
         ValueError
             If ``sys`` is continuous time (discretise it with ``control.c2d``) or has no
-            time base, ``D`` is not zero, ``process_noise`` is not a (p, p) positive
-            semi-definite matrix, or ``Q`` is singular: the stationary prior and the
-            bounds of [LKC] §4 need ``Q > 0``, so every state must be driven by noise.
+            time base, ``D`` is not zero, ``A`` is not Schur stable (no stationary prior),
+            or ``process_noise`` is not a (p, p) positive semi-definite matrix.
 
         Notes
         -----
-        [LKC] system (23) and prior (27); :doc:`/theory/kalman-bounds`.
+        [LKC] system (23) and prior (27); :doc:`/theory/kalman-bounds`. ``Q`` is singular
+        when ``rank B < n`` (noise entering through the inputs); the prior then solves
+        the same Lyapunov equation and is singular exactly when ``(A, B Q_w^{1/2})`` is
+        not controllable (:func:`prior_range`).
         """
         if not isinstance(sys, control.StateSpace):
             hint = " (convert it with control.ss)" if isinstance(sys, control.LTI) else ""
@@ -267,16 +324,7 @@ class LTIPlant:
         else:
             Q_w = psd_matrix(process_noise, "process_noise", p)
         Q = B @ Q_w @ B.T
-        Q = 0.5 * (Q + Q.T)
-        rank = np.linalg.matrix_rank(Q, hermitian=True) if n else 0
-        if rank < n:
-            raise ValueError(
-                f"the process-noise covariance Q = B Q_w B^T is singular (rank {rank} < n = "
-                f"{n}): the stationary prior Sigma_XX and the bounds of [LKC] §4 need Q > 0; "
-                "drive every state with noise (B of rank n and a positive definite "
-                "process_noise), or build LTIPlant(A, C, Q) from a full-rank Q"
-            )
-        return cls(A, C, Q, sys.dt)
+        return cls(A, C, 0.5 * (Q + Q.T), sys.dt)
 
     @property
     def n(self):
@@ -294,7 +342,7 @@ class LTIPlant:
         Returns
         -------
         ndarray, shape (n, n)
-            ``Sigma_XX = A Sigma_XX A^T + Q``, symmetric positive definite.
+            ``Sigma_XX = A Sigma_XX A^T + Q``, symmetric positive semi-definite.
         """
         return prior_covariance(self.A, self.Q)
 
@@ -329,11 +377,10 @@ class LTIPlant:
         steps, runs = positive_int(steps, "steps"), positive_int(runs, "runs")
         rng = random_generator(rng, "rng")
         if x0 is None:
-            L0 = np.linalg.cholesky(self.prior_covariance())
-            state = rng.standard_normal((runs, self.n)) @ L0.T
+            state = rng.standard_normal((runs, self.n)) @ _psd_factor(self.prior_covariance()).T
         else:
             state = np.tile(vector(x0, "x0", self.n), (runs, 1))
-        noise = rng.standard_normal((steps, runs, self.n)) @ np.linalg.cholesky(self.Q).T
+        noise = rng.standard_normal((steps, runs, self.n)) @ _psd_factor(self.Q).T
         X = np.empty((runs, steps, self.n))
         for k in range(steps):
             X[:, k] = state

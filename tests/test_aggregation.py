@@ -137,7 +137,7 @@ def test_invalid_inputs_raise_clear_errors():
         design_Q(A, C, L, 6.0, 1.0, 0.1)
     with pytest.raises(ValueError, match="c must be a finite positive number"):
         design_Q(A, C, L, 6.0, 0.01, 0.0)
-    with pytest.raises(ValueError, match="Q is not positive definite"):
+    with pytest.raises(ValueError, match="Q is not positive semi-definite"):
         design_fixed_Q(A, C, L, [[-1.0]], 6.0, 0.01)
     with pytest.raises(ValueError, match="shapes do not chain"):
         design_fixed_Q(A, [[1.0, 1.0]], L, Q, 6.0, 0.01)

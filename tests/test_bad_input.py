@@ -1827,25 +1827,25 @@ case("LTIPlant-C=width", plants.LTIPlant, {**lti, "C": np.ones((1, 3))}, ValueEr
 case("LTIPlant-C=empty", plants.LTIPlant, {**lti, "C": np.ones((0, 2))}, ValueError, "C")
 case("LTIPlant-Q=indefinite", plants.LTIPlant, {**lti, "Q": -np.eye(2)}, ValueError, "Q")
 case(
-    "LTIPlant-Q=rank-one",
+    "LTIPlant-Q=rank-one-A=unstable",
     plants.LTIPlant,
-    {"A": 0.5 * np.eye(3), "C": np.eye(3), "Q": RANK_ONE},
+    {"A": 1.5 * np.eye(3), "C": np.eye(3), "Q": RANK_ONE},
     ValueError,
-    "Q",
+    "A",
 )
 case(
-    "prior_covariance-Q=rank-one",
+    "prior_covariance-Q=rank-one-A=unstable",
     plants.prior_covariance,
-    {"A": 0.5 * np.eye(3), "Q": RANK_ONE},
+    {"A": 1.5 * np.eye(3), "Q": RANK_ONE},
     ValueError,
-    "Q",
+    "A",
 )
 case(
-    "prior_covariance-Q=stack-rank-one",
+    "prior_covariance-Q=stack-rank-one-A=unstable",
     plants.prior_covariance,
-    {"A": 0.5 * np.eye(3), "Q": np.stack([np.eye(3), RANK_ONE])},
+    {"A": np.stack([0.5 * np.eye(3), 1.5 * np.eye(3)]), "Q": np.stack([np.eye(3), RANK_ONE])},
     ValueError,
-    "Q",
+    "A",
 )
 case(
     "prior_covariance-agents",
@@ -1856,11 +1856,11 @@ case(
 )
 case("prior_covariance-Q=None", plants.prior_covariance, {"A": 0.5 * np.eye(2)}, ValueError, "Q")
 case(
-    "from_statespace-singular-Q",
+    "from_statespace-singular-Q-A=unstable",
     plants.LTIPlant.from_statespace,
-    {"sys": control.ss(0.5 * np.eye(3), B_RANK_ONE, np.eye(3), 0, True)},
+    {"sys": control.ss(1.5 * np.eye(3), B_RANK_ONE, np.eye(3), 0, True)},
     ValueError,
-    "Q",
+    "A",
 )
 case(
     "from_statespace-process_noise=negative",

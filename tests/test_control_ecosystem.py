@@ -100,12 +100,47 @@ def test_a_continuous_time_system_is_refused_naming_c2d():
         LTIPlant.from_statespace(control.ss(A, B, C, 0, None))
 
 
-def test_a_singular_process_noise_is_refused():
-    one_input = control.ss(A, B[:, :1], C, 0, 1.0)
-    with pytest.raises(ValueError, match=r"singular \(rank 1 < n = 3\).*need Q > 0"):
-        design_noise(one_input, EPSILON, DELTA)
-    with pytest.raises(ValueError, match="singular"):
-        LTIPlant.from_statespace(system(), np.diag([1.0, 1.0, 0.0]))
+# Noise entering through one input of two states: Q = B Q_w B^T has rank 1.
+A_ONE, B_ONE, C_ONE, Q_W_ONE = [[0.9, 0.1], [0.0, 0.8]], [[1.0], [0.5]], [[1.0, 0.0]], 0.04
+
+
+@pytest.mark.parametrize("method", ["closed-form", "lmi", "logdet"])
+def test_a_plant_driven_through_one_input_goes_through_design_filter_and_bounds(method):
+    sys = control.ss(A_ONE, B_ONE, C_ONE, 0, 1.0)
+    plant = LTIPlant.from_statespace(sys, Q_W_ONE)
+    A, Q = np.array(A_ONE), Q_W_ONE * np.array(B_ONE) @ np.array(B_ONE).T
+    np.testing.assert_allclose(plant.Q, Q, rtol=1e-15)
+    assert np.linalg.matrix_rank(Q) == 1
+    Sigma = plant.prior_covariance()
+    np.testing.assert_allclose(A @ Sigma @ A.T + Q, Sigma, rtol=1e-13)  # Lyapunov (27)
+    # (A, B) is controllable, so the prior is positive definite and no direction is dropped.
+    assert np.linalg.matrix_rank(control.ctrb(A, B_ONE)) == 2 and np.linalg.eigvalsh(Sigma)[0] > 0
+    mech = design_noise(sys, 6.0, 0.01, method=method, process_noise=Q_W_ONE)
+    assert mech.certificate().passed and mech.state_basis is None
+    np.testing.assert_allclose(mech.process_noise, Q, rtol=1e-15)
+    ss = steady_state(sys, mech)  # the StateSpace takes the Q the mechanism was designed with
+    C, Theta = np.array(C_ONE), mech.Theta
+    innovation = C @ ss.P_pred @ C.T + Theta
+    riccati = A @ (ss.P_pred - ss.P_pred @ C.T @ np.linalg.solve(innovation, C @ ss.P_pred)) @ A.T
+    np.testing.assert_allclose(riccati + Q, ss.P_pred, rtol=1e-10)  # filter Riccati (56)
+    # python-control's dlqe returns the predicted covariance and the predictor gain A K.
+    L, P_dlqe, _ = control.dlqe(A, np.eye(2), C, Q, Theta)
+    np.testing.assert_allclose(ss.P_pred, P_dlqe, rtol=1e-9)
+    np.testing.assert_allclose(L, A @ ss.K, rtol=1e-9)
+    bounds = error_covariance_bounds(sys, mech)
+    # log det Q = -inf: the bounds are true but say nothing, and they say why.
+    assert not bounds.applies and "singular (rank 1 < n = 2)" in bounds.reason
+    assert bounds.log_det == bounds.log_det_chain == -np.inf and bounds.trace_am_gm == 0.0
+    assert bounds.trace_vacuous and bounds.trace_chain_vacuous
+
+
+def test_a_plant_driven_through_one_input_filters_as_the_dare_says():
+    sys = control.ss(A_ONE, B_ONE, C_ONE, 0, 1.0)
+    mech = design_noise(sys, 6.0, 0.01, process_noise=Q_W_ONE)
+    S, trace_se, log_det_se = empirical_error_covariance(sys, mech, 40, 200, 20, 3)
+    P = steady_state(sys, mech).P
+    assert abs(np.trace(S) - np.trace(P)) <= 5 * trace_se
+    assert abs(np.linalg.slogdet(S)[1] - np.linalg.slogdet(P)[1]) <= 5 * log_det_se
 
 
 def test_other_inputs_raise_clear_errors():

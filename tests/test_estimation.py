@@ -19,8 +19,9 @@ from ssa_privacy.estimation import (
     kalman_filter,
     steady_state,
 )
-from ssa_privacy.plants import LTIPlant, prior_covariance
+from ssa_privacy.plants import LTIPlant
 from ssa_privacy.privacy import pml_design, pml_leakage
+from ssa_privacy.privacy.pml_plant import design_noise
 
 
 def random_plant(rng, n, m):
@@ -197,14 +198,19 @@ def test_am_gm_bound_is_informative_where_29_is_vacuous():
     assert am_gm_trace_bound(np.log(0.25**2), 2) == pytest.approx(np.trace(0.25 * np.eye(2)))
 
 
-def test_singular_process_noise_is_refused_even_when_cholesky_passes():
+def test_singular_process_noise_is_recognised_even_when_cholesky_passes():
     # B Q_w B^T of rank 1 (3 states, 1 input): Cholesky succeeds on it by round-off.
     b = np.array([[0.95], [1.73], [-0.39]])
     Q = b @ b.T
     np.linalg.cholesky(Q)  # passes: the pivots are round-off
-    with pytest.raises(ValueError, match="Q is singular to working precision"):
-        LTIPlant(0.5 * np.eye(3), np.eye(3), Q)
-    with pytest.raises(ValueError, match=r"Q = B Q_w B\^T is singular"):
-        LTIPlant.from_statespace(control.ss(0.5 * np.eye(3), b, np.eye(3), 0, True))
-    with pytest.raises(ValueError, match="Q is singular to working precision"):
-        prior_covariance(0.5 * np.eye(3), Q)
+    plant = LTIPlant.from_statespace(control.ss(0.5 * np.eye(3), b, np.eye(3), 0, True))
+    np.testing.assert_allclose(plant.Q, Q, rtol=1e-15)
+    # A = I / 2 keeps the noise on span(b): Sigma_XX = Q / (1 - 1/4), of rank 1.
+    np.testing.assert_allclose(plant.prior_covariance(), Q / 0.75, rtol=1e-12, atol=1e-15)
+    bounds = error_covariance_bounds(plant, 0.1 * np.eye(3), 7.0, 0.01)
+    assert not bounds.applies and "rank 1 < n = 3" in bounds.reason
+    one_output = LTIPlant(plant.A, [[1.0, 0.0, 0.0]], plant.Q)
+    mech = design_noise(one_output, 7.0, 0.01)
+    # Designed on the range of the prior: one state, the component along b.
+    assert mech.state_basis.shape == (3, 1) and mech.certificate().passed
+    np.testing.assert_allclose(abs(mech.state_basis[:, 0] @ b[:, 0]), np.linalg.norm(b))

@@ -90,8 +90,13 @@ def test_network_is_block_diagonal_and_its_prior_too():
     [
         ([[1.0]], [[1.0]], [[1.0]], "A is not Schur stable: spectral radius 1 >= 1"),
         ([[0.5, 2.0], [0.0, -1.2]], np.eye(2), np.eye(2), "not Schur stable"),
-        ([[0.5]], [[1.0]], [[-0.1]], "Q is not positive definite"),
-        ([[0.5, 0], [0, 0.5]], np.eye(2), [[1.0, 2.0], [2.0, 1.0]], "Q is not positive definite"),
+        ([[0.5]], [[1.0]], [[-0.1]], "Q is not positive semi-definite"),
+        (
+            [[0.5, 0], [0, 0.5]],
+            np.eye(2),
+            [[1.0, 2.0], [2.0, 1.0]],
+            "Q is not positive semi-definite",
+        ),
         ([[0.5, 0], [0, 0.5]], np.eye(2), [[1.0, 0.5], [0.0, 1.0]], "Q is not symmetric"),
         ([[0.5]], [[1.0, 1.0]], [[1.0]], "C has shape"),
         ([[np.nan]], [[1.0]], [[1.0]], "A contains non-finite"),

@@ -98,3 +98,18 @@ def test_am_gm_trace_bound_beside_29(results):
         assert row["trace_P_dare"] >= row["bound_chain_trace_am_gm"] >= row["bound_29_am_gm"] - 1e-7
         assert row["holds_29_am_gm_dare"] and row["holds_29_am_gm_empirical"]
         assert row["bound_29"] < 0  # (29) is vacuous here; the AM-GM form is not
+
+
+def test_a_vacuous_trace_bound_is_no_check(results):
+    for row in results["results"]:
+        for bound, vacuous, holds in (
+            ("bound_29", "bound_29_vacuous", "holds_29"),
+            ("bound_chain_trace", "trace_chain_vacuous", "holds_trace_chain"),
+        ):
+            # A trace is positive: a bound <= 0 holds for every P and checks nothing.
+            assert row[vacuous] == (row[bound] <= 0)
+            for kind in ("dare", "empirical"):
+                expected = None if row[vacuous] else row[f"trace_P_{kind}"] >= row[bound]
+                assert row[f"{holds}_{kind}"] == expected
+    # With this plant both trace bounds are vacuous in every row (log det Q < -n).
+    assert all(row["bound_29_vacuous"] and row["trace_chain_vacuous"] for row in results["results"])

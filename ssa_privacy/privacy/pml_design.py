@@ -42,6 +42,10 @@ from ssa_privacy.privacy.mechanism import (
     generator,
 )
 from ssa_privacy.privacy.pml_certificate import pml_certificate
+from ssa_privacy.privacy.pml_information_certificate import (
+    information_certificate,
+    more_conclusive,
+)
 from ssa_privacy.privacy.pml_leakage import (
     _weight,
     check_epsilon,
@@ -187,17 +191,29 @@ def _design_problem(Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, 
     Theta = cp.Variable((m, m), PSD=True)
     goal = cp.trace(L @ Theta @ L.T) if objective is None else objective(Theta)
     data = dict(Sigma_XX=Sigma_XX, Sigma_XZ=Sigma_XZ, Sigma_ZZ=Sigma_ZZ)
-    return data, log_det_ratio_bound(epsilon, delta, l, convention), n, Theta, cp.Minimize(goal)
+    bound = log_det_ratio_bound(epsilon, delta, l, convention)
+    if bound / l < np.log(np.finfo(float).tiny):
+        raise ValueError(
+            f"epsilon = {epsilon!r} nats: the least noise that meets it is about "
+            f"exp({bound / l:.3g}) times the signal, below the smallest double-precision "
+            "number, which the cone solver cannot represent; use a smaller epsilon or "
+            "method='closed-form' (more noise)"
+        )
+    return data, bound, n, Theta, cp.Minimize(goal)
 
 
 def _solve_and_verify(problem, Theta, data, epsilon, delta, convention):
-    solve_clarabel(problem, "the noise design", **SOLVER_SETTINGS)
+    what = f"the noise design at epsilon = {epsilon!r} nats, delta = {delta!r}"
+    solve_clarabel(problem, what, **SOLVER_SETTINGS)
     eigenvalues, vectors = np.linalg.eigh(0.5 * (Theta.value + Theta.value.T))
     # PSD at solver precision; clipping the negative eigenvalues only adds noise.
     Theta = (vectors * np.maximum(eigenvalues, 0.0)) @ vectors.T
-    margin = pml_margin(
-        data["Sigma_XX"], data["Sigma_XZ"], data["Sigma_ZZ"] + Theta, epsilon, delta, convention
-    )
+    try:
+        margin = pml_margin(
+            data["Sigma_XX"], data["Sigma_XZ"], data["Sigma_ZZ"] + Theta, epsilon, delta, convention
+        )
+    except ValueError:  # a correlation at 1 in double precision: the certificate decides
+        return Theta
     if margin < -DESIGN_ATOL:
         raise RuntimeError(
             f"the designed Theta misses the ({epsilon}, {delta})-PML condition "
@@ -242,9 +258,11 @@ def lmi_mechanism_noise(
     Raises
     ------
     ValueError
-        On invalid covariances, ``delta`` outside (0, 1), or ``epsilon`` below (9).
+        On invalid covariances, ``delta`` outside (0, 1), ``epsilon`` below (9), or an
+        ``epsilon`` so large that the least noise meeting it underflows.
     RuntimeError
-        If Clarabel does not report an optimal solution or the result fails verification.
+        If Clarabel does not report an optimal solution (the message names the status and
+        epsilon) or the result fails verification.
 
     Notes
     -----
@@ -349,6 +367,13 @@ class LinearGaussianMechanism:
     C, Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, convention, method
         The validated arguments (``Sigma_XZ = Sigma_XX C^T``, ``Sigma_ZZ = C Sigma_XX C^T``
         in the linear case).
+    process_noise : ndarray, shape (n_plant, n_plant), or None
+        The process-noise covariance ``Q`` of the plant the mechanism was designed for
+        (:func:`~ssa_privacy.privacy.pml_plant.design_noise`); None otherwise.
+    state_basis : ndarray, shape (n_plant, n), or None
+        For a plant whose stationary prior is singular, the orthonormal basis ``U`` of its
+        range: the mechanism's state is ``U^T X`` and ``C`` is the plant's ``C U``
+        (:func:`~ssa_privacy.plants.prior_range`); None when the prior is definite.
 
     Raises
     ------
@@ -376,6 +401,9 @@ class LinearGaussianMechanism:
     >>> mech.with_noise(mech.noise_covariance.scaled(0.5)).certificate().passed
     False
     """
+
+    process_noise = None
+    state_basis = None
 
     def __init__(
         self,
@@ -507,11 +535,12 @@ class LinearGaussianMechanism:
         Returns
         -------
         LinearGaussianMechanism
-            With ``method="given"``; its certificate is recomputed for the new noise.
+            With ``method="given"`` and the same ``process_noise`` and ``state_basis``; its
+            certificate is recomputed for the new noise.
         """
         general = {} if self.C is not None else dict(Sigma_XZ=self.Sigma_XZ, Sigma_ZZ=self.Sigma_ZZ)
         parameters = (self.epsilon, self.delta)
-        return LinearGaussianMechanism(
+        mechanism = LinearGaussianMechanism(
             self.C,
             self.Sigma_XX,
             noise_covariance,
@@ -519,6 +548,8 @@ class LinearGaussianMechanism:
             convention=self.convention,
             **general,
         )
+        mechanism.process_noise, mechanism.state_basis = self.process_noise, self.state_basis
+        return mechanism
 
     def certified(self):
         """This mechanism, its noise scaled by the least tried ``1 + tau`` that certifies it.
@@ -574,20 +605,34 @@ class LinearGaussianMechanism:
 
         Notes
         -----
-        [LKC] Theorem 3.3, condition (8), in the chosen convention.
+        [LKC] Theorem 3.3, condition (8), in the chosen convention. In the linear case, a
+        certificate in canonical correlations that does not pass is followed by one in
+        the information form
+        (:func:`~ssa_privacy.privacy.pml_information_certificate.information_certificate`),
+        whose bound stays tight as correlations near 1 (large epsilon); both are rigorous,
+        and the one with the larger ``margin - tolerance`` is kept.
         """
         if self._certificate is None:
-            self._certificate = pml_certificate(
+            common = (self.epsilon, self.delta, self.convention)
+            certificate = pml_certificate(
                 self.Sigma_XX,
                 self.Sigma_XZ,
                 self.Sigma_ZZ,
                 self.noise_covariance,
-                self.epsilon,
-                self.delta,
-                self.convention,
+                *common,
                 C=self.C,
                 design_inflation=self.inflation,
             )
+            if not certificate.passed and self.C is not None:
+                information = information_certificate(
+                    self.Sigma_XX,
+                    *common,
+                    C=self.C,
+                    noise=self.noise_covariance,
+                    design_inflation=self.inflation,
+                )
+                certificate = more_conclusive(certificate, information)
+            self._certificate = certificate
         return self._certificate
 
     def release(self, data, *, seed=None):

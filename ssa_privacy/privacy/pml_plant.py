@@ -8,6 +8,12 @@ stationary covariance ``Sigma_XX`` of [LKC] (27), and designs the noise of the r
 mechanism releases the outputs, and :mod:`ssa_privacy.estimation` takes it in place of
 Theta (Kalman filter, bounds of [LKC] §4). See :doc:`/theory/kalman-bounds`.
 
+The mechanism remembers the plant's process-noise covariance ``Q`` (``process_noise``),
+so that the filter of :mod:`ssa_privacy.estimation` runs with the ``Q`` the noise was
+designed for. When ``Q`` is singular and ``(A, Q^{1/2})`` not controllable, the prior is
+singular: the directions it does not reach are known to the adversary in advance and need
+no noise, and the mechanism is designed on the range of the prior (``state_basis``).
+
 Examples
 --------
 >>> import control
@@ -22,7 +28,9 @@ Examples
 True
 """
 
-from ssa_privacy.plants import as_plant
+import numpy as np
+
+from ssa_privacy.plants import PRIOR_RANK_RTOL, as_plant, prior_range
 from ssa_privacy.privacy.pml_design import LinearGaussianMechanism
 
 
@@ -50,26 +58,91 @@ def design_noise(
     Returns
     -------
     LinearGaussianMechanism
-        For ``Y_k = C X_k + V_k`` with the stationary prior ``Sigma_XX`` of [LKC] (27).
+        Its certificate passes. For ``Y_k = C X_k + V_k`` with the stationary prior
+        ``Sigma_XX`` of [LKC] (27); its ``process_noise`` is the plant's ``Q`` (n, n). For
+        a singular prior of rank ``r < n`` its ``state_basis`` is the (n, r) basis ``U`` of
+        the prior's range and the mechanism is that of ``C U`` with the prior ``U^T
+        Sigma_XX U``.
 
     Raises
     ------
     TypeError
         If ``plant`` is neither an LTIPlant nor a StateSpace.
     ValueError
-        For a continuous-time or unstable plant, a singular process noise, and as
+        For a continuous-time or unstable plant; if the outputs see only states of zero
+        prior variance (no noise is needed); if an output row has zero prior variance or
+        the outputs are linearly dependent (the message names the rows or the rank); if no
+        design certifies (the message says why, for example a noise that underflows at
+        this epsilon); and as
         :meth:`~ssa_privacy.privacy.pml_design.LinearGaussianMechanism.design`.
+    RuntimeError
+        As :meth:`~ssa_privacy.privacy.pml_design.LinearGaussianMechanism.design` (the
+        solver's status and epsilon).
 
     Notes
     -----
     [LKC] §4: prior (27) (:func:`control.dlyap`), mechanism (14); :doc:`/theory/kalman-bounds`.
+    ``X = U U^T X`` almost surely, so ``Y = C U (U^T X) + V`` leaks about X exactly what
+    it leaks about ``U^T X``, whose prior is positive definite.
     """
     plant = as_plant(plant, process_noise)
-    return LinearGaussianMechanism.design(
-        plant.C,
-        plant.prior_covariance(),
-        epsilon,
-        delta,
-        method=method,
-        convention=convention,
+    Sigma_XX = plant.prior_covariance()
+    C_norm = np.linalg.norm(plant.C, 2)
+    output_variance = np.trace(plant.C @ Sigma_XX @ plant.C.T)
+    if output_variance <= PRIOR_RANK_RTOL * C_norm**2 * np.linalg.eigvalsh(Sigma_XX)[-1]:
+        raise ValueError(
+            f"plant: the outputs C X have zero prior variance (trace of C Sigma_XX C^T "
+            f"{output_variance:.3g}): C sees only states that the process noise Q does not "
+            "drive, which are known in advance; the release needs no noise"
+        )
+    U = prior_range(Sigma_XX)
+    basis = None if U.shape[1] == plant.n else U
+    C, prior = (plant.C, Sigma_XX) if basis is None else (plant.C @ U, U.T @ Sigma_XX @ U)
+    _live_outputs(C, prior)
+    mechanism = LinearGaussianMechanism.design(
+        C, 0.5 * (prior + prior.T), epsilon, delta, method=method, convention=convention
+    )
+    mechanism.process_noise, mechanism.state_basis = plant.Q, basis
+    return _passing(mechanism)
+
+
+def _live_outputs(C, Sigma_XX):
+    """Refuse outputs that are exact combinations of others (a dead row, for one)."""
+    Sigma_ZZ = C @ Sigma_XX @ C.T
+    dead = np.flatnonzero(np.diag(Sigma_ZZ) <= PRIOR_RANK_RTOL * np.max(np.diag(Sigma_ZZ)))
+    if dead.size:
+        raise ValueError(
+            f"plant: output row(s) {dead.tolist()} of C have zero prior variance (a zero or "
+            "dead row): they carry nothing about the state and need no noise; drop them "
+            "from the plant's outputs"
+        )
+    rank = np.linalg.matrix_rank(Sigma_ZZ, rtol=PRIOR_RANK_RTOL)
+    if rank < len(C):
+        raise ValueError(
+            f"plant: the {len(C)} outputs have a prior covariance C Sigma_XX C^T of rank "
+            f"{rank}: some outputs are exact combinations of others; keep {rank} independent "
+            "outputs"
+        )
+
+
+def _passing(mechanism):
+    """The mechanism if its certificate passes, else a ValueError that says why."""
+    certificate = mechanism.certificate()
+    if certificate.passed:
+        return mechanism
+    theta = mechanism.noise_covariance.eigenvalues
+    if theta.size < mechanism.Sigma_ZZ.shape[0] or not np.all(theta > 0.0):
+        why = (
+            f"Theta has {np.sum(theta > 0.0)} positive eigenvalues of "
+            f"{mechanism.Sigma_ZZ.shape[0]}: the noise this epsilon needs is below the "
+            "design's accuracy (the smallest double-precision number for the closed form, "
+            "the solver's tolerance for 'lmi' and 'logdet'), and a noiseless release is "
+            "certified at no finite epsilon; use a smaller epsilon"
+        )
+    else:
+        why = certificate.evidence.get("reason", "its rounding bound exceeds the margin")
+    raise ValueError(
+        f"design_noise: no certified {mechanism.method!r} design at epsilon = "
+        f"{mechanism.epsilon!r} nats (margin {certificate.margin:.3g}, tolerance "
+        f"{certificate.tolerance:.3g} nats): {why}"
     )

@@ -58,13 +58,19 @@ def cw_row(plant, Theta, epsilon, scenario, options, rng):
         "bound_28": bounds.log_det,
         "bound_chain_trace": bounds.trace_chain,
         "bound_29": bounds.trace,
+        "trace_chain_vacuous": bounds.trace_chain_vacuous,
+        "bound_29_vacuous": bounds.trace_vacuous,
         "bound_28_29_applies": bounds.applies,
     }
     for kind in ("dare", "empirical"):
         row[f"holds_chain_{kind}"] = bool(values[f"logdet_P_{kind}"] >= bounds.log_det_chain)
         row[f"holds_28_{kind}"] = bool(values[f"logdet_P_{kind}"] >= bounds.log_det)
-        row[f"holds_trace_chain_{kind}"] = bool(values[f"trace_P_{kind}"] >= bounds.trace_chain)
-        row[f"holds_29_{kind}"] = bool(values[f"trace_P_{kind}"] >= bounds.trace)
+        # A trace bound <= 0 holds for every P: no check (None) rather than a claim.
+        trace = values[f"trace_P_{kind}"]
+        row[f"holds_trace_chain_{kind}"] = (
+            None if bounds.trace_chain_vacuous else bool(trace >= bounds.trace_chain)
+        )
+        row[f"holds_29_{kind}"] = None if bounds.trace_vacuous else bool(trace >= bounds.trace)
     return row
 
 

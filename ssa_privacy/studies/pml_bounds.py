@@ -16,7 +16,9 @@ value and the lower bounds: the chain ``log det Q + log det Gamma - log det Sigm
 [LKC] (28)/(29) in the design's own convention (the pairing that is guaranteed), and beside
 (29) the AM-GM trace bound ``n exp((28) / n)`` (never looser, never negative). For the
 exact designs the paper-convention (28) is also reported, marked as a pairing that is not
-guaranteed. Independent draws of ``(X, Y)`` give a Monte Carlo estimate of
+guaranteed. A trace bound that is not positive holds for every P and says nothing: it is
+marked vacuous (``bound_29_vacuous``, ``trace_chain_vacuous``) and its ``holds_*`` columns
+are null, not a check. Independent draws of ``(X, Y)`` give a Monte Carlo estimate of
 ``P[l(X -> Y) <= epsilon]`` (true, exact PML) with a 99% Clopper-Pearson interval,
 against ``1 - delta``.
 """
@@ -118,6 +120,11 @@ def _case(plant, name, epsilon, delta, options, seed_keys):
     return Theta, _row(plant, name, epsilon, delta, Theta, options, rng)
 
 
+def _holds(value, bound, vacuous=False):
+    """Whether ``value >= bound``; None (no check) for a vacuous bound."""
+    return None if vacuous else bool(value >= bound)
+
+
 def _row(plant, name, epsilon, delta, Theta, options, rng):
     convention = DESIGNS[name][1]
     ss = steady_state(plant, Theta)
@@ -147,23 +154,26 @@ def _row(plant, name, epsilon, delta, Theta, options, rng):
         "bound_28": bounds.log_det,
         "bound_chain_trace": bounds.trace_chain,
         "bound_29": bounds.trace,
+        "trace_chain_vacuous": bounds.trace_chain_vacuous,
+        "bound_29_vacuous": bounds.trace_vacuous,
         "bound_28_29_guaranteed": bounds.applies,
         "bound_chain_trace_am_gm": bounds.trace_chain_am_gm,
         "bound_29_am_gm": bounds.trace_am_gm,
     }
     for kind in ("dare", "empirical"):
-        row[f"holds_chain_{kind}"] = values[f"logdet_P_{kind}"] >= bounds.log_det_chain
-        row[f"holds_28_{kind}"] = values[f"logdet_P_{kind}"] >= bounds.log_det
-        row[f"holds_trace_chain_{kind}"] = values[f"trace_P_{kind}"] >= bounds.trace_chain
-        row[f"holds_29_{kind}"] = values[f"trace_P_{kind}"] >= bounds.trace
-        row[f"holds_trace_chain_am_gm_{kind}"] = (
-            values[f"trace_P_{kind}"] >= bounds.trace_chain_am_gm
+        logdet, trace = values[f"logdet_P_{kind}"], values[f"trace_P_{kind}"]
+        row[f"holds_chain_{kind}"] = _holds(logdet, bounds.log_det_chain)
+        row[f"holds_28_{kind}"] = _holds(logdet, bounds.log_det)
+        row[f"holds_trace_chain_{kind}"] = _holds(
+            trace, bounds.trace_chain, bounds.trace_chain_vacuous
         )
-        row[f"holds_29_am_gm_{kind}"] = values[f"trace_P_{kind}"] >= bounds.trace_am_gm
+        row[f"holds_29_{kind}"] = _holds(trace, bounds.trace, bounds.trace_vacuous)
+        row[f"holds_trace_chain_am_gm_{kind}"] = _holds(trace, bounds.trace_chain_am_gm)
+        row[f"holds_29_am_gm_{kind}"] = _holds(trace, bounds.trace_am_gm)
     if convention == "exact":
         paper = error_covariance_bounds(plant, Theta, epsilon, delta, "paper")
         row["paper_bound_28_not_guaranteed"] = paper.log_det
-        row["paper_bound_28_holds_dare"] = values["logdet_P_dare"] >= paper.log_det
+        row["paper_bound_28_holds_dare"] = _holds(values["logdet_P_dare"], paper.log_det)
     row.update(
         {
             "P_leak_le_eps_analytic": leakage_probability(
@@ -174,7 +184,7 @@ def _row(plant, name, epsilon, delta, Theta, options, rng):
             "P_mc_ci99_high": mc.high,
             "P_leak_mc_failures": mc.failures,
             "mc_samples": mc.samples,
-            "privacy_holds_mc": mc.high >= 1.0 - delta,
+            "privacy_holds_mc": bool(mc.high >= 1.0 - delta),
         }
     )
     return row
@@ -344,13 +354,14 @@ def run(
         },
     )
     guaranteed = [k for k in rows[0] if k.startswith("holds_")] + ["privacy_holds_mc"]
-    all_hold = bool(all(r[k] for r in rows for k in guaranteed))
+    # A null check (a vacuous bound) is no check: it neither holds nor fails.
+    all_hold = bool(all(r[k] is not False for r in rows for k in guaranteed))
     output.write_results(rows, all_guaranteed_checks_hold=all_hold, checks=guaranteed)
     _figures(output, rows, delta)
     return {
         "all_guaranteed_checks_hold": all_hold,
         "failed_checks": [
-            (r["epsilon"], r["design"], k) for r in rows for k in guaranteed if not r[k]
+            (r["epsilon"], r["design"], k) for r in rows for k in guaranteed if r[k] is False
         ],
         "paper_bound_28_on_exact_designs_holds_dare": all(
             r["paper_bound_28_holds_dare"] for r in rows if "paper_bound_28_holds_dare" in r

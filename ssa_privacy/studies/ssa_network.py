@@ -504,7 +504,7 @@ def run(
                 "cw_fusion_logdet_P_empirical": fusion["logdet_P_empirical"],
                 "cw_fusion_logdet_P_dare": fusion["logdet_P_dare"],
                 "cw_fusion_trace_P_dare_km2": fusion["trace_P_dare"],
-                "cw_all_bounds_hold": bool(all(r[k] for r in mine for k in holds)),
+                "cw_all_bounds_hold": all(r[k] is not False for r in mine for k in holds),
             }
         )
     table = [{k: v for k, v in row.items() if not k.startswith("_")} for row in rows]
