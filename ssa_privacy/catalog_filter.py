@@ -36,7 +36,9 @@ import numpy as np
 from filterpy.kalman import ExtendedKalmanFilter
 from scipy import linalg
 
+from ssa_privacy._validation import as_matrix, non_negative, positive_int, whole_numbers
 from ssa_privacy.constants import MU_EARTH, R_EARTH
+from ssa_privacy.orbits._checks import earth_orbits
 from ssa_privacy.sensors.tracking import measurement_residual
 
 #: White-acceleration PSD of the filters' process noise (km^2/s^3): covers their looser
@@ -54,20 +56,29 @@ def process_noise(dt, psd=FILTER_PSD):
     Parameters
     ----------
     dt : float
-        Time step (s), >= 0.
+        Time step (s), finite and >= 0.
     psd : float, optional
-        Acceleration power spectral density (km^2/s^3).
+        Acceleration power spectral density (km^2/s^3), finite and >= 0.
 
     Returns
     -------
     ndarray, shape (6, 6)
         ``q [[dt^3/3 I, dt^2/2 I], [dt^2/2 I, dt I]]`` (km^2, km^2/s, km^2/s^2).
 
+    Raises
+    ------
+    ValueError
+        If ``dt`` or ``psd`` is negative, NaN or infinite (a covariance must be positive
+        semi-definite); the message names the argument.
+    TypeError
+        If either is not a real number.
+
     Notes
     -----
     Bar-Shalom, Li and Kirubarajan, *Estimation with Applications to Tracking and
     Navigation*, §6.2.2 (the continuous white-noise acceleration model).
     """
+    dt, psd = non_negative(dt, "dt"), non_negative(psd, "psd")
     block = np.array([[dt**3 / 3.0, dt**2 / 2.0], [dt**2 / 2.0, dt]])
     return psd * np.kron(block, np.eye(3))
 
@@ -173,7 +184,7 @@ def plausible(state):
     return bool(a * (1.0 - e) > R_EARTH + PERIGEE_FLOOR_KM)
 
 
-def track_contacts(propagator, earth, stations, times, x0, P0, contacts, evaluate):
+def track_contacts(propagator, earth, stations, times, x0, P0, contacts, evaluate, filters=None):
     """Run F extended Kalman filters of one object through its contacts.
 
     Parameters
@@ -193,13 +204,17 @@ def track_contacts(propagator, earth, stations, times, x0, P0, contacts, evaluat
     contacts : list of ContactMeasurements
         In time order, each with F filters' releases.
     evaluate : ndarray of int, shape (E,)
-        Increasing grid indices at which to report the estimates.
+        Increasing grid indices at which to report the estimates, each in [0, m).
+    filters : int, optional
+        The number F of filters; required without contacts (an object that no station
+        sees is tracked by prediction alone, every filter alike), else it must match the
+        contacts' releases. Default: that of the contacts.
 
     Returns
     -------
     estimates : ndarray, shape (F, E, 6)
         Each filter's estimate at the evaluation times, from the contacts that ended by
-        then (km, km/s).
+        then (km, km/s); without contacts, the prediction from ``x0``.
     rejected : ndarray of int, shape (F,)
         Each filter's contacts whose update was rejected (the prediction is kept): an
         implausible updated orbit (:func:`plausible`).
@@ -207,9 +222,28 @@ def track_contacts(propagator, earth, stations, times, x0, P0, contacts, evaluat
     Raises
     ------
     ValueError
-        As the propagator (a state that falls into the Earth) or the stations.
+        Naming the argument: ``x0`` is not one finite state of a bound orbit above the
+        surface with its perigee above 80 km
+        (:func:`~ssa_privacy.orbits._checks.earth_orbits`), ``P0`` is not a finite 6 x 6
+        matrix, an ``evaluate`` index is off the grid or they do not increase,
+        ``filters`` is missing without contacts or differs from the contacts' filters, a
+        contact's index is off the grid or the contacts are not in time order. As the
+        propagator (a state that falls into the Earth) or the stations.
     """
-    F = contacts[0].z.shape[0] if contacts else 1
+    F = _filter_count(contacts, filters)
+    x0 = earth_orbits(x0, "x0", propagator.mu, propagator.R_e, batch=False)
+    if x0.ndim != 1:
+        raise ValueError(f"x0 must be one state of shape (6,), got shape {x0.shape}")
+    P0 = as_matrix(P0, "P0", (6, 6))
+    evaluate = _grid_indices(evaluate, "evaluate", len(times))
+    for n, contact in enumerate(contacts):
+        _grid_indices(np.unique(contact.indices), f"contacts[{n}].indices", len(times))
+        if n and contact.indices.min() <= contacts[n - 1].end:
+            raise ValueError(
+                f"contacts must be in time order without overlap: contacts[{n}] starts at "
+                f"grid index {contact.indices.min()}, not after the end of contacts[{n - 1}] "
+                f"({contacts[n - 1].end})"
+            )
     x, P = np.tile(x0, (F, 1)), np.tile(P0, (F, 1, 1))
     ekfs = [ExtendedKalmanFilter(6, 4) for _ in range(F)]
     estimates, previous = np.empty((F, len(evaluate), 6)), 0
@@ -236,6 +270,36 @@ def track_contacts(propagator, earth, stations, times, x0, P0, contacts, evaluat
     paths = propagator.propagate_many(times[rest], x, FILTER_TOLERANCE, FILTER_TOLERANCE)
     _store(estimates, evaluate, previous, len(times), paths, _positions(rest))
     return estimates, rejected
+
+
+def _filter_count(contacts, filters):
+    """The number of filters, from ``filters`` and the contacts' releases (checked)."""
+    if filters is not None:
+        filters = positive_int(filters, "filters")
+    counts = {contact.z.shape[0] for contact in contacts}
+    if filters is None and not counts:
+        raise ValueError("filters must be given when there are no contacts (prediction alone)")
+    if len(counts) > 1 or (filters is not None and counts - {filters}):
+        raise ValueError(
+            f"contacts must hold the releases of filters = {filters} filters each, got "
+            f"{sorted(counts)}"
+        )
+    return filters if filters is not None else counts.pop()
+
+
+def _grid_indices(indices, name, size):
+    """``indices`` as increasing whole numbers in [0, size), or a ValueError naming them."""
+    indices = whole_numbers(np.atleast_1d(indices), name, low=0)
+    if indices.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {indices.shape}")
+    if indices.size and indices.max() >= size:
+        raise ValueError(
+            f"{name} must index the time grid of {size} epochs (0 to {size - 1}), got "
+            f"{int(indices.max())}"
+        )
+    if np.any(np.diff(indices) <= 0):
+        raise ValueError(f"{name} must be strictly increasing")
+    return indices
 
 
 def _positions(grid):

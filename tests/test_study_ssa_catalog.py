@@ -204,6 +204,32 @@ def test_the_summaries_are_those_of_the_rows(serial_out, rows):
     assert len(results["parameters"]["norad_ids"]) == OBJECTS
 
 
+def test_every_pass_design_has_a_passing_certificate(serial_out, rows):
+    """``pass_certificates``: per budget and designer, one design per pass of the
+    objects (the rows' ``passes``), and every certificate passed."""
+    counts = json.loads((serial_out / "results.json").read_text())["pass_certificates"]
+    assert list(counts) == [f"{e:g}" for e in EPSILONS]
+    for level, designers in counts.items():
+        passes = sum(int(r["passes"]) for r in rows if r["level"] == level)
+        assert passes > 0
+        assert designers == {d: {"designs": passes, "passed": passes} for d in ("logdet", "scaled")}
+
+
+def test_the_window_starts_at_the_newest_epoch_near_the_median(catalogue, serial_out):
+    """By default the window opens at the newest epoch within 3 days of the median epoch
+    (:func:`~ssa_privacy.catalog.window_start`); the element sets more than 14 days from
+    it are listed, each with its reason, and none of them is tracked."""
+    parameters = json.loads((serial_out / "results.json").read_text())["parameters"]
+    epochs = np.array([e.epoch_jd for e in catalogue])
+    near = epochs[np.abs(epochs - np.median(epochs)) <= 3.0]
+    assert parameters["start_jd"] == near.max()
+    stale = [e for e in catalogue if abs(e.epoch_jd - near.max()) > 14.0]
+    excluded = parameters["excluded_element_sets"]
+    assert sorted(r["norad_id"] for r in excluded) == sorted(int(e.catalogue_number) for e in stale)
+    assert all("beyond the staleness limit of 14 days" in r["reason"] for r in excluded)
+    assert not {r["norad_id"] for r in excluded} & set(parameters["norad_ids"])
+
+
 def test_per_measurement_designs_leak_more_at_larger_levels_and_over_the_day(serial_out):
     """per_measurement.csv: one row per object and per-measurement level; the day leaks at
     least its worst pass, the worst pass at least the median one, and a larger

@@ -120,8 +120,9 @@ def _broken(longitude, latitude):
     return np.insert(longitude, wrapped, np.nan), np.insert(latitude, wrapped, np.nan)
 
 
-def network_coverage(tracks, names):
-    """The radar sites, their coverage at MAP_ALTITUDE_KM, and a few ground tracks."""
+def network_coverage(tracks, names, hours=TRACK_HOURS):
+    """The radar sites, their coverage at MAP_ALTITUDE_KM, and a few ``hours``-long ground
+    tracks."""
     with plt.rc_context(FONT):
         fig, ax = plt.subplots(figsize=(PAGE, 3.6))
         for n, (name, latitude, longitude, *_rest) in enumerate(SITES):
@@ -150,7 +151,7 @@ def network_coverage(tracks, names):
         ax.set_ylabel("geodetic latitude (deg)")
         ax.set_title(
             f"coverage above {ELEVATION_MASK:g} deg elevation of an object at {MAP_ALTITUDE_KM:g} km "
-            f"(solid) and {TRACK_HOURS:g} h ground tracks of sampled objects (dashed)"
+            f"(solid) and {hours:g} h ground tracks of sampled objects (dashed)"
         )
         ax.grid(color="0.9", lw=0.5)
     return fig
@@ -192,21 +193,26 @@ def per_measurement_leakage(rows):
 
 
 def _tracks(scenario, chosen):
-    """Ground tracks (latitude, longitude) of the first sampled objects, from SGP4."""
+    """Ground tracks (latitude, longitude) of the first sampled objects from SGP4, their
+    names and span (h): the window's first TRACK_HOURS, where SGP4 holds for them."""
     sample = chosen[:TRACKS]
-    times = np.arange(0.0, TRACK_HOURS * 3600.0 + 1.0, 60.0)
+    span = min(TRACK_HOURS * 3600.0, scenario.times[-1])
+    times = np.arange(0.0, span + 1.0, 60.0)
     states = sgp4_states(sample, scenario.start_jd, times)
     tracks = [ground_track(s, times, scenario.earth) for s in states]
-    return tracks, [e.name.strip() or e.catalogue_number for e in sample]
+    return tracks, [e.name.strip() or e.catalogue_number for e in sample], span / 3600.0
 
 
 def save(output, scenario, chosen, rows, per_measurement, runner):
     """Write the four figures (PNG and PDF) through the runner."""
-    tracks, names = _tracks(scenario, chosen)
+    tracks, names, hours = _tracks(scenario, chosen)
     jobs = {
         "rmse_cdf": (rmse_cdf, {"rows": rows}),
         "rmse_vs_epsilon": (rmse_vs_epsilon, {"rows": rows}),
-        "network_coverage": (network_coverage, {"tracks": tracks, "names": names}),
+        "network_coverage": (
+            network_coverage,
+            {"tracks": tracks, "names": names, "hours": hours},
+        ),
         "per_measurement_leakage": (per_measurement_leakage, {"rows": per_measurement}),
     }
     return save_figures(output, jobs, runner)

@@ -65,7 +65,9 @@ def _object_setup(scenario, element_set, nominal, Phi, seed):
 
 
 def _level_noises(scenario, Sigma_XX, found):
-    """Per filter (none, then each epsilon x designer): pass noises and privacy figures."""
+    """Per filter (none, then each epsilon x designer): pass noises and privacy figures.
+
+    With no pass, every filter has no noise and leaks nothing: it predicts alone."""
     filters = [(NO_PRIVACY, None, None)]
     filters += [(f"{e:g}", e, d) for e in scenario.epsilons for d in DESIGNERS]
     noises, accounts = [], []
@@ -139,6 +141,33 @@ def _contact_measurements(scenario, nominal, truth, found, draws, noises):
             )
         )
     return out
+
+
+def certificate_counts(filters, noises):
+    """Per privatized level and designer: the pass designs and those whose certificate passed.
+
+    Parameters
+    ----------
+    filters : list of tuple
+        ``(label, epsilon, designer)`` per filter, as :func:`_level_noises` gives them.
+    noises : list of list
+        Per filter, the pass designs (:class:`~ssa_privacy.pass_privacy.PassNoise`), or
+        None for the level without privacy.
+
+    Returns
+    -------
+    dict
+        ``{label: {designer: {"designs": int, "passed": int}}}``.
+    """
+    counts = {}
+    for (label, _, designer), designs in zip(filters, noises, strict=True):
+        if designer is None:
+            continue
+        counts.setdefault(label, {})[designer] = {
+            "designs": len(designs),
+            "passed": sum(bool(d.certificate.passed) for d in designs),
+        }
+    return counts
 
 
 def _rmse(errors):
@@ -218,9 +247,12 @@ def catalog_task(scenario, elements, seed):
     Returns
     -------
     dict
-        ``rows`` (one per object and level), ``per_measurement`` (one per object and
-        per-measurement level) and ``sgp4_difference_km`` (J2 nominal against SGP4 at
-        the end of the window, per object).
+        ``rows`` (one per object and level; an object without a pass has ``passes =
+        measurements = 0``, leakage 0 and the RMSE of the prediction alone),
+        ``per_measurement`` (one per object and per-measurement level),
+        ``certificates`` (per object, :func:`certificate_counts`) and
+        ``sgp4_difference_km`` (J2 nominal against SGP4 at the end of the window, per
+        object).
     """
     sets = [ElementSet(*lines) for lines in elements]
     times = scenario.times
@@ -231,9 +263,10 @@ def catalog_task(scenario, elements, seed):
     setups = [_object_setup(scenario, e, nominal[i], Phi[i], seed) for i, e in enumerate(sets)]
     starts = np.array([nominal[i, 0] + s[2] for i, s in enumerate(setups)])
     truths = scenario.propagator.propagate_many(times, starts, TRUTH_TOLERANCE, TRUTH_TOLERANCE)
-    rows, per_measurement = [], []
+    rows, per_measurement, certificates = [], [], []
     for i, (norad, Sigma_XX, _, found, draws) in enumerate(setups):
         filters, noises, accounts = _level_noises(scenario, Sigma_XX, found)
+        certificates.append(certificate_counts(filters, noises))
         measured = _contact_measurements(scenario, nominal[i], truths[i], found, draws, noises)
         estimates, rejected = track_contacts(
             scenario.propagator,
@@ -244,6 +277,7 @@ def catalog_task(scenario, elements, seed):
             Sigma_XX,
             measured,
             scenario.evaluate,
+            filters=len(filters),
         )
         position, velocity = _rmse(estimates - truths[i][scenario.evaluate])
         rows += _rows(scenario, sets[i], found, filters, accounts, (position, velocity, rejected))
@@ -252,5 +286,6 @@ def catalog_task(scenario, elements, seed):
     return {
         "rows": rows,
         "per_measurement": per_measurement,
+        "certificates": certificates,
         "sgp4_difference_km": difference.tolist(),
     }

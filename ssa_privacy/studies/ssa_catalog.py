@@ -1,9 +1,14 @@
 """Catalogue-scale privatized SSA: real element sets, eight ground radars, pass-level privacy.
 
 Scenario (:doc:`/studies/ssa-catalog`). Objects are drawn, seeded, from the active
-catalogue (``active_satellites_2026-03-19.tle`` in the data folder) by regime. The window
-opens at the newest epoch of the catalogue and lasts ``hours``; the nominal state of each
-object there comes from SGP4, its nominal track and state transition from the J2 model.
+catalogue (``active_satellites_2026-03-19.tle`` in the data folder) by regime, each
+catalogue number once (its newest element set). The window opens at ``start`` (by
+default the newest epoch among the element sets within 3 days of the median epoch,
+:func:`~ssa_privacy.catalog.window_start`) and lasts ``hours``; a sampled object whose
+epoch is further than ``staleness_days`` from the start is left out, and every element
+set left out is listed with the reason. The nominal state of each object at the start
+comes from SGP4, its nominal track and state transition from the J2 model; an object
+that no station sees in the window is tracked by prediction alone.
 What is private is the manoeuvre deviation x0 at the window start, under the
 station-kept CW prior of the ssa-network study
 (:func:`~ssa_privacy.relative_motion.manoeuvre_prior`); the truth is the J2 propagation
@@ -33,7 +38,18 @@ import time
 import numpy as np
 from sgp4.propagation import gstime
 
-from ssa_privacy.catalog import REGIMES, select_objects, sgp4_valid
+from ssa_privacy.catalog import (
+    REGIMES,
+    STALENESS_DAYS,
+    START_SPREAD_DAYS,
+    newest_element_sets,
+    parse_utc,
+    select_objects,
+    sgp4_valid,
+    stale_element_sets,
+    utc_text,
+    window_start,
+)
 from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.output import StudyOutput, transactional
 from ssa_privacy.privacy.pml import CONVENTIONS, check_epsilon
@@ -61,6 +77,10 @@ TRACKED_KM = 1.0
 #: The longest pass (min): a stretch in view beyond it (MEO and GEO objects are in view
 #: for hours) is cut into passes of this length, each with its own budget.
 LONGEST_PASS_MINUTES = 20.0
+#: How the window start is chosen when it is not given (``parameters.start_rule``).
+START_RULE = (
+    f"newest epoch among the element sets within {START_SPREAD_DAYS:g} days of the median epoch"
+)
 
 
 def add_arguments(parser):
@@ -89,6 +109,19 @@ def add_arguments(parser):
     add("--dt", type=opt.positive_float, default=30.0, help="measurement interval (s, default 30)")
     add("--delta", type=opt.probability, default=0.01, help="failure probability (default 0.01)")
     add("--convention", choices=CONVENTIONS, default="exact", help="PML convention (default exact)")
+    add(
+        "--start",
+        type=opt.checked_by(parse_utc),
+        help="window start, UTC in ISO 8601 (default: the newest epoch within 3 days of the "
+        "catalogue's median epoch)",
+    )
+    add(
+        "--staleness-days",
+        type=opt.positive_float,
+        default=STALENESS_DAYS,
+        help="leave out element sets whose epoch is further than this from the window start, "
+        "either side (days, default 14)",
+    )
     add("--batch", type=opt.positive_int, default=5, help="objects per runner task (default 5)")
     add(
         "--data",
@@ -174,6 +207,30 @@ def level_summaries(rows):
     return out
 
 
+def certificate_summary(counts):
+    """The pass designs of a run and how many have a passing certificate, per level and designer.
+
+    Parameters
+    ----------
+    counts : iterable of dict
+        Per object, ``{level: {designer: {"designs": int, "passed": int}}}``
+        (:func:`~ssa_privacy.studies._ssa_catalog_task.certificate_counts`).
+
+    Returns
+    -------
+    dict
+        The same keys, the counts summed over the objects.
+    """
+    out = {}
+    for mine in counts:
+        for level, designers in mine.items():
+            for designer, count in designers.items():
+                total = out.setdefault(level, {}).setdefault(designer, {"designs": 0, "passed": 0})
+                for key in total:
+                    total[key] += count[key]
+    return out
+
+
 def measurement_summaries(rows):
     """Per per-measurement level: the pass and day epsilons its designs reach (medians, p90)."""
     out = {}
@@ -187,6 +244,64 @@ def measurement_summaries(rows):
             for key in ("epsilon_pass_median", "epsilon_pass_max", "epsilon_day")
         }
     return out
+
+
+def choose_objects(catalogue, regime, objects, seed, start=None, staleness_days=STALENESS_DAYS):
+    """The window start, the sampled objects to track and the element sets left out.
+
+    Parameters
+    ----------
+    catalogue : sequence of ssa_privacy.tle.ElementSet
+        The catalogue as read.
+    regime : {"leo", "meo", "geo", "all"}
+        Regime of the sample.
+    objects : int
+        Sample size (:func:`~ssa_privacy.catalog.select_objects`).
+    seed : int
+        Seed of the sample.
+    start : str, optional
+        Window start, UTC in ISO 8601; default :func:`~ssa_privacy.catalog.window_start`
+        of the catalogue.
+    staleness_days : float
+        Largest distance (days, either side) of a tracked element set's epoch from the
+        window start.
+
+    Returns
+    -------
+    start_jd : float
+        Julian date (UTC) of the window start.
+    sample : list of ssa_privacy.tle.ElementSet
+        The sampled element sets within ``staleness_days`` of the start.
+    excluded : list of dict
+        Every element set of the catalogue left out
+        (:func:`~ssa_privacy.catalog.exclusion`): repeated catalogue numbers (the
+        newest element set is kept, one within ``staleness_days`` of the start if there
+        is one, :func:`~ssa_privacy.catalog.newest_element_sets`) and stale epochs;
+        ``sampled`` says whether its catalogue number was drawn. The sample is drawn
+        before the staleness screen, so that without repeated numbers it depends on the
+        catalogue and the seed only, not on the window.
+
+    Raises
+    ------
+    ValueError
+        On a bad ``start`` (not ISO 8601), ``staleness_days`` (not a finite positive
+        number), regime or size, or when every sampled element set is stale.
+    """
+    start_jd = window_start(catalogue) if start is None else parse_utc(start, "start")
+    unique, repeated = newest_element_sets(catalogue, start_jd, staleness_days)
+    stale = stale_element_sets(unique, start_jd, staleness_days)
+    sample = select_objects(unique, regime, objects, seed)
+    drawn = {int(e.catalogue_number) for e in sample}
+    excluded = [{**r, "sampled": r["norad_id"] in drawn} for r in repeated + stale]
+    left_out = {r["norad_id"] for r in stale}
+    fresh = [e for e in sample if int(e.catalogue_number) not in left_out]
+    if not fresh:
+        raise ValueError(
+            f"every sampled element set has its epoch further than staleness_days = "
+            f"{staleness_days:g} days from the window start {utc_text(start_jd)}: choose "
+            "another start or a larger staleness_days"
+        )
+    return start_jd, fresh, excluded
 
 
 @transactional
@@ -205,6 +320,8 @@ def run(
     batch=5,
     data=None,
     runner=None,
+    start=None,
+    staleness_days=STALENESS_DAYS,
 ):
     """Run the catalogue study; write results.csv/json, per_measurement.csv and 4 figures.
 
@@ -232,6 +349,17 @@ def run(
         Per-measurement levels whose pass and day epsilons are reported.
     hours, dt : float
         Window length (h) and measurement interval (s).
+    start : str, optional
+        Window start, UTC in ISO 8601 (e.g. ``"2026-03-20T14:12:03"``). Default: the
+        newest epoch among the element sets within 3 days of the catalogue's median
+        epoch (:func:`~ssa_privacy.catalog.window_start`), so that an outlying epoch
+        cannot move the window.
+    staleness_days : float
+        A sampled object whose element set's epoch is further than this (days, either
+        side) from the window start is left out; the catalogue's element sets so left
+        out, and the repeated catalogue numbers (the newest element set is kept), are
+        listed in ``results.json`` (``parameters.excluded_element_sets``) with the
+        reason.
     delta : float
         Failure probability in (0, 1).
     convention : {"exact", "paper"}
@@ -253,7 +381,9 @@ def run(
     ------
     ValueError
         On an unknown regime or convention, too many objects, a budget at or below
-        condition (9) of [LKC] for six directions, or invalid numbers.
+        condition (9) of [LKC] for six directions, a ``start`` that is not ISO 8601, a
+        ``staleness_days`` that is not positive, every sampled element set stale, or
+        invalid numbers (the message names the argument).
     FileNotFoundError
         If the catalogue is not in the data folder.
     """
@@ -270,8 +400,9 @@ def run(
         except ValueError as error:
             raise ValueError(f"{name}: {error}") from None
     catalogue = load_catalogue(path=data)
-    sample = select_objects(catalogue, regime, objects, seed)
-    start_jd = max(e.epoch_jd for e in catalogue)
+    start_jd, sample, excluded = choose_objects(
+        catalogue, regime, objects, seed, start, staleness_days
+    )
     scenario = Scenario(start_jd, hours, dt, epsilons, measurement_epsilons, delta, convention)
     valid = sgp4_valid(sample, start_jd, scenario.times)
     chosen = [e for e, ok in zip(sample, valid, strict=True) if ok]
@@ -284,6 +415,10 @@ def run(
         "objects": objects,
         "norad_ids": [int(e.catalogue_number) for e in chosen],
         "skipped_sgp4_errors": skipped,
+        "start_utc": utc_text(start_jd),
+        "start_rule": "given" if start is not None else START_RULE,
+        "staleness_days": staleness_days,
+        "excluded_element_sets": excluded,
         "epsilons": list(scenario.epsilons),
         "measurement_epsilons": list(scenario.per_measurement_epsilons),
         "hours": hours,
@@ -320,6 +455,7 @@ def run(
         rows,
         summaries=summaries,
         per_measurement_summaries=measurement_summaries(per_measurement),
+        pass_certificates=certificate_summary(c for r in results for c in r["certificates"]),
         truth_vs_sgp4_km={
             "median": _percentile(difference, 50),
             "p90": _percentile(difference, 90),
