@@ -18,16 +18,18 @@ from pathlib import Path
 from ssa_privacy import __version__
 from ssa_privacy.output import json_text
 from ssa_privacy.output_set import checkpoint_folder, discard_checkpoints
-from ssa_privacy.runner import Runner
+from ssa_privacy.runner import Runner, TaskError, WorkerLost
 from ssa_privacy.studies import _options, load_study, study_info, study_names
 
 #: The command's name, which starts every error line.
 PROG = "ssa-privacy"
 #: Exit statuses of an error, an interrupt and a closed standard output.
 EXIT_ERROR, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 2, 130, 141
-#: Errors a user's input can cause (bad options, data, files); others are reported as
-#: unexpected, with a hint to ``--debug``.
-EXPECTED_ERRORS = (ValueError, TypeError, LookupError, OSError)
+#: Errors the package raises on a user's input (bad options, values, names, data, files,
+#: an unreachable scheduler); any other error (an ``IndexError``, say) is a fault of the
+#: package and is reported as unexpected, with a hint to ``--debug``. An error raised in
+#: a task (:class:`ssa_privacy.runner.TaskError`) is judged by the task's own error.
+EXPECTED_ERRORS = (ValueError, TypeError, KeyError, OSError)
 
 
 class UsageError(Exception):
@@ -139,6 +141,13 @@ def _add_runner_options(sub):
         help="start a local Dask cluster of N single-threaded workers",
     )
     group.add_argument(
+        "--connect-timeout",
+        type=_options.positive_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="give up on a Dask scheduler that does not answer within this time (default: 10)",
+    )
+    group.add_argument(
         "--resume",
         action="store_true",
         help="reuse the tasks an interrupted run of the same command stored beside --out",
@@ -177,6 +186,7 @@ def _runner(options, progress, module):
         checkpoints=checkpoint_folder(out),
         resume=options.pop("resume"),
         preload=(module, "ssa_privacy.figure_set"),
+        connect_timeout=options.pop("connect_timeout"),
     )
 
 
@@ -194,6 +204,17 @@ def _option_names(parser):
     return names
 
 
+def _message(error):
+    """The text of an error: a ``KeyError``'s without quotes, an ``OSError``'s with its file."""
+    if isinstance(error, KeyError) and len(error.args) == 1 and isinstance(error.args[0], str):
+        message = error.args[0]
+    elif isinstance(error, OSError) and error.strerror and error.filename is not None:
+        message = f"{error.strerror}: {str(error.filename)!r}"
+    else:
+        message = str(error)
+    return " ".join(line.strip() for line in message.splitlines() if line.strip())
+
+
 def describe(error, option_names=None):
     """Return the one-line message of an error raised while running a study.
 
@@ -209,22 +230,20 @@ def describe(error, option_names=None):
     -------
     str
         One line: the message (a ``KeyError``'s without quotes, an ``OSError``'s with its
-        file), prefixed by the error's type and followed by a hint to ``--debug`` when the
-        error is not one a user's input causes (:data:`EXPECTED_ERRORS`).
+        file; an error in a task is the task's error, followed by the task's key). An
+        error that a user's input cannot cause (not one of :data:`EXPECTED_ERRORS`) reads
+        ``unexpected <Type>: <message> (--debug for the traceback)``.
     """
-    if isinstance(error, KeyError) and len(error.args) == 1 and isinstance(error.args[0], str):
-        message = error.args[0]
-    elif isinstance(error, OSError) and error.strerror and error.filename is not None:
-        message = f"{error.strerror}: {str(error.filename)!r}"
-    else:
-        message = str(error)
-    message = " ".join(line.strip() for line in message.splitlines() if line.strip())
+    cause, where = error, ""
+    if isinstance(error, TaskError) and not isinstance(error, WorkerLost):
+        cause, where = error.error, f" (in task {error.key!r} of {error.name!r})"
+    message = _message(cause)
     for dest, option in sorted((option_names or {}).items(), key=lambda item: -len(item[0])):
         message = re.sub(rf"(?<![\w-]){re.escape(dest)}(?![\w-])", option, message)
-    if not isinstance(error, EXPECTED_ERRORS):
-        name = type(error).__name__
-        message = f"unexpected {name}: {message or name} (--debug shows the traceback)"
-    return message or type(error).__name__
+    name = type(cause).__name__
+    if not isinstance(cause, EXPECTED_ERRORS):
+        return f"unexpected {name}: {message or name}{where} (--debug for the traceback)"
+    return f"{message or name}{where}"
 
 
 class _GuardedStream:

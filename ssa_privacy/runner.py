@@ -30,24 +30,30 @@ thread count can change the rounding of a product), and results are returned in 
 order. With a checkpoint folder, each finished task is stored there (written to a
 temporary name, then renamed), and a run with ``resume=True`` loads the stored tasks
 instead of recomputing them; a stored result is used only for a task with the same
-function, key, arguments, seed keys and shared fingerprint.
+function, key, arguments, seed keys, ``shared`` arguments, fingerprint and package
+version, and a damaged one is deleted with a warning naming it and recomputed
+(:mod:`ssa_privacy.checkpoints`).
+
+No task is lost without its name: an error raised by a task is re-raised as
+:class:`TaskError`, which names the task's key and chains the original error (and, from
+a process pool or Dask, the worker's traceback); a worker process that dies while
+running a task raises :class:`WorkerLost`, naming the task.
 """
 
-import hashlib
 import importlib.util
 import multiprocessing
+import numbers
 import os
-import pickle
 import re
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from ssa_privacy.output import atomic_path
-from ssa_privacy.output_set import clean_parts
+from ssa_privacy.checkpoints import CheckpointStore, map_digest, task_digest
 
 #: Form of a Dask scheduler address accepted by :class:`Runner`.
 SCHEDULER_PATTERN = re.compile(r"^(tcp|tls|inproc|ws|wss|ucx)://\S+$")
@@ -100,13 +106,72 @@ class Task:
         return {"key": list(self.key), "seed_keys": seeds}
 
 
-_SHARED = {}
+class TaskError(Exception):
+    """A task of :meth:`Runner.map` raised an error; this names the task.
+
+    The original error is kept as ``error`` and chained as ``__cause__``, so its type,
+    message and traceback (the worker's, for a process pool or Dask) stay visible.
+
+    Parameters
+    ----------
+    name : str
+        The map's name.
+    key : tuple
+        The failed task's key.
+    error : Exception
+        The error the task raised.
+    """
+
+    def __init__(self, name, key, error):
+        super().__init__(f"task {key!r} of {name!r} raised {type(error).__name__}: {error}")
+        self.name, self.key, self.error = name, key, error
+
+    def __reduce__(self):
+        # picklable, so that a task may itself run a map on a process pool
+        return type(self), (self.name, self.key, self.error)
 
 
-def _initialise(shared):
-    """Process-pool initializer: keep the shared arguments in the worker."""
-    _SHARED.clear()
-    _SHARED.update(shared)
+class WorkerLost(TaskError):
+    """A worker process died while running a task (killed, out of memory, ``os._exit``).
+
+    Parameters
+    ----------
+    name : str
+        The map's name.
+    keys : sequence of tuple
+        The keys of the tasks that were running when the worker died (a process pool
+        cannot tell which of several running tasks its dead worker held); empty if the
+        worker died before starting one. ``key`` is the first of them, or None.
+    error : Exception
+        The backend's error (``BrokenProcessPool``, ``distributed.KilledWorker``).
+    """
+
+    def __init__(self, name, keys, error):
+        keys = list(keys)
+        if not keys:
+            running = "before it started a task"
+        elif len(keys) == 1:
+            running = f"while running task {keys[0]!r}"
+        else:
+            running = f"while running one of the tasks {', '.join(map(repr, keys))}"
+        Exception.__init__(
+            self,
+            f"a worker process of {name!r} died (killed, or exited without returning) "
+            f"{running}: {type(error).__name__}: {error}",
+        )
+        self.name, self.keys, self.error = name, keys, error
+        self.key = keys[0] if keys else None
+
+    def __reduce__(self):
+        return type(self), (self.name, self.keys, self.error)
+
+
+_POOL = {"shared": {}, "started": None}
+
+
+def _initialise(shared, started):
+    """Process-pool initializer: keep the shared arguments and the start queue."""
+    _POOL["shared"], _POOL["started"] = dict(shared), started
 
 
 def _run(function, arguments, shared):
@@ -115,8 +180,17 @@ def _run(function, arguments, shared):
         return function(**shared, **arguments)
 
 
-def _run_in_pool(function, arguments):
-    return _run(function, arguments, _SHARED)
+def _run_in_pool(function, arguments, index):
+    """Announce task ``index`` on the start queue, then run it."""
+    _POOL["started"].put(index)
+    return _run(function, arguments, _POOL["shared"])
+
+
+def _drain(started, running):
+    """Move the task indices announced on the start queue into the set ``running``
+    (read at every completion, so that the queue's pipe never fills)."""
+    while not started.empty():
+        running.add(started.get())
 
 
 def _start_server(preload):
@@ -128,42 +202,6 @@ def _start_server(preload):
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["ssa_privacy.runner", *preload])
     forkserver.ensure_running()
-
-
-def _fingerprint(function, task, fingerprint):
-    """Digest of what a stored result depends on."""
-    identity = (function.__module__, function.__qualname__, task.key, task.arguments)
-    blob = pickle.dumps((identity, task.seed_keys, fingerprint), protocol=4)
-    return hashlib.sha256(blob).hexdigest()[:20]
-
-
-class _Store:
-    """The checkpoint files of one map: one pickle per finished task."""
-
-    def __init__(self, folder, name):
-        self.folder = None if folder is None else Path(folder) / name
-        if self.folder is not None and self.folder.is_dir():
-            clean_parts(self.folder)  # temporaries of a killed run
-
-    def path(self, index, digest):
-        return self.folder / f"{index:06d}-{digest}.pkl"
-
-    def load(self, index, digest):
-        if self.folder is None or not self.path(index, digest).is_file():
-            return False, None
-        with open(self.path(index, digest), "rb") as stream:
-            return True, pickle.load(stream)
-
-    def save(self, index, digest, result):
-        if self.folder is None:
-            return
-        with atomic_path(self.path(index, digest)) as temporary, open(temporary, "wb") as out:
-            pickle.dump(result, out, protocol=pickle.HIGHEST_PROTOCOL)
-
-    def clear(self):
-        if self.folder is not None and self.folder.is_dir():
-            for path in self.folder.glob("*.pkl"):
-                path.unlink()
 
 
 class Runner:
@@ -190,13 +228,17 @@ class Runner:
         Modules the process pool's server imports as soon as the runner is built, for
         example the module of the tasks' function (the first runner of a process sets
         them; the server then lives as long as the process).
+    connect_timeout : float, optional
+        Seconds to wait for the Dask scheduler before a map gives up with a
+        ``ConnectionError`` (default 10).
 
     Raises
     ------
     ValueError
         If ``workers`` or ``dask_local`` is not a positive integer, ``scheduler`` is not
         an address, both ``scheduler`` and ``dask_local`` are given, Dask is asked for
-        but not installed, or ``resume`` is asked without ``checkpoints``.
+        but not installed, ``resume`` is asked without ``checkpoints``, or
+        ``connect_timeout`` is not a finite number > 0.
     TypeError
         If an option has the wrong type.
     """
@@ -211,6 +253,7 @@ class Runner:
         checkpoints=None,
         resume=False,
         preload=(),
+        connect_timeout=10.0,
     ):
         self.workers = usable_cores() if workers is None else _positive(workers, "workers")
         if scheduler is not None and dask_local is not None:
@@ -231,6 +274,7 @@ class Runner:
             raise ValueError("resume needs a checkpoints folder")
         self.progress, self.resume = bool(progress), bool(resume)
         self.checkpoints = None if checkpoints is None else Path(checkpoints)
+        self.connect_timeout = _positive_seconds(connect_timeout, "connect_timeout")
         self.records = {}
         if self.backend == "process-pool":
             _start_server(preload)
@@ -273,8 +317,10 @@ class Runner:
         name : str, optional
             Name of this map: its progress bar, its record and its checkpoint sub-folder.
         fingerprint : object, optional
-            Anything else the results depend on (e.g. the study's parameters); a stored
-            result is reused only when it matches.
+            Anything else the results depend on (e.g. the study's parameters). A stored
+            result is reused only when the function, the task, ``shared``,
+            ``fingerprint`` and the package version all match
+            (:mod:`ssa_privacy.checkpoints`).
         checkpoint : bool, optional
             Store the finished tasks (when the runner has a checkpoint folder) and record
             them in :meth:`describe` (default True). False for work whose effect is not its
@@ -290,18 +336,24 @@ class Runner:
         ValueError
             If two tasks share a key, or ``name`` is not a simple name.
         TypeError
-            If a task is not a :class:`Task`.
+            If a task is not a :class:`Task`, or (with checkpoints) an argument cannot be
+            pickled for the checkpoint key.
+        TaskError
+            If a task raised; the original error is its ``__cause__``.
+        WorkerLost
+            If a worker process died while running a task.
+        ConnectionError
+            If the Dask scheduler cannot be reached within ``connect_timeout``.
         """
         tasks = _checked_tasks(tasks)
         if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name):
             raise ValueError(f"name must be a simple name (letters, digits, _ . -), got {name!r}")
         shared = dict(shared or {})
-        store = _Store(self.checkpoints if checkpoint else None, name)
+        store = CheckpointStore(self.checkpoints if checkpoint else None, name)
         if not self.resume:
             store.clear()
-        digests = [
-            _fingerprint(function, task, fingerprint) if store.folder else None for task in tasks
-        ]
+        common = map_digest(function, shared, fingerprint) if store.folder else None
+        digests = [task_digest(common, task) if store.folder else None for task in tasks]
         results, todo = {}, []
         for index, digest in enumerate(digests):
             found, value = store.load(index, digest) if self.resume else (False, None)
@@ -315,67 +367,60 @@ class Runner:
             ]
         bar = tqdm(total=len(tasks), initial=len(results), desc=name, disable=not self.progress)
         with bar:
-            for index, value in self._execute(function, tasks, todo, shared):
+            for index, value in self._execute(function, tasks, todo, shared, name):
                 store.save(index, digests[index], value)
                 results[index] = value
                 bar.update(1)
         return [results[index] for index in range(len(tasks))]
 
-    def _execute(self, function, tasks, todo, shared):
+    def _execute(self, function, tasks, todo, shared, name):
         """Yield ``(index, result)`` as tasks finish."""
         if not todo:
             return
         if self.backend == "serial":
             for index in todo:
-                yield index, _run(function, tasks[index].arguments, shared)
+                try:
+                    value = _run(function, tasks[index].arguments, shared)
+                except Exception as error:
+                    raise TaskError(name, tasks[index].key, error) from error
+                yield index, value
         elif self.backend == "process-pool":
-            yield from self._pool(function, tasks, todo, shared)
+            yield from self._pool(function, tasks, todo, shared, name)
         else:
-            yield from self._dask(function, tasks, todo, shared)
+            from ssa_privacy.dask_backend import run_on_dask
 
-    def _pool(self, function, tasks, todo, shared):
+            yield from run_on_dask(self, function, tasks, todo, shared, name)
+
+    def _pool(self, function, tasks, todo, shared, name):
         context = multiprocessing.get_context("forkserver")
+        started = context.SimpleQueue()
         executor = ProcessPoolExecutor(
             max_workers=min(self.workers, len(todo)),
             mp_context=context,
             initializer=_initialise,
-            initargs=(shared,),
+            initargs=(shared, started),
         )
         try:
             futures = {
-                executor.submit(_run_in_pool, function, tasks[index].arguments): index
+                index: executor.submit(_run_in_pool, function, tasks[index].arguments, index)
                 for index in todo
             }
-            for future in as_completed(futures):
-                yield futures[future], future.result()
+            indices, running = {future: index for index, future in futures.items()}, set()
+            for future in as_completed(indices):
+                index = indices[future]
+                _drain(started, running)
+                try:
+                    value = future.result()
+                except BrokenProcessPool as error:  # lost with the pool: the running tasks
+                    lost = sorted(i for i in running if futures[i].exception() is error)
+                    raise WorkerLost(name, [tasks[i].key for i in lost], error) from error
+                except Exception as error:
+                    raise TaskError(name, tasks[index].key, error) from error
+                running.discard(index)
+                yield index, value
         finally:
             executor.shutdown(wait=True, cancel_futures=True)
-
-    def _dask(self, function, tasks, todo, shared):
-        from distributed import Client, LocalCluster
-        from distributed import as_completed as dask_completed
-
-        cluster = None
-        if self.dask_local is not None:
-            cluster = LocalCluster(
-                n_workers=self.dask_local,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-            )
-        client = Client(cluster if cluster is not None else self.scheduler)
-        try:
-            scattered = client.scatter(shared, broadcast=True) if shared else {}
-            futures = {
-                client.submit(_run, function, tasks[index].arguments, scattered, pure=False): index
-                for index in todo
-            }
-            for future in dask_completed(list(futures)):
-                yield futures[future], future.result()
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            started.close()
 
 
 def _positive(value, name):
@@ -384,6 +429,14 @@ def _positive(value, name):
     if value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value}")
     return value
+
+
+def _positive_seconds(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number of seconds, got {type(value).__name__}")
+    if not 0 < value < float("inf"):
+        raise ValueError(f"{name} must be a finite number of seconds > 0, got {value!r}")
+    return float(value)
 
 
 def _checked_tasks(tasks):

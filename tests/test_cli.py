@@ -317,10 +317,15 @@ def _fake_run(error):
         (ValueError("first line\n  second line"), "ssa-privacy: error: first line second line"),
         (
             RuntimeError("boom"),
-            "ssa-privacy: error: unexpected RuntimeError: boom (--debug shows the traceback)",
+            "ssa-privacy: error: unexpected RuntimeError: boom (--debug for the traceback)",
+        ),
+        (
+            IndexError("index 1 is out of bounds for axis 0 with size 1"),
+            "ssa-privacy: error: unexpected IndexError: index 1 is out of bounds for axis 0 "
+            "with size 1 (--debug for the traceback)",
         ),
     ],
-    ids=["key-error", "os-error", "multi-line", "unexpected"],
+    ids=["key-error", "os-error", "multi-line", "unexpected", "internal-index-error"],
 )
 def test_errors_raised_inside_a_study_are_one_line(error, expected, monkeypatch, places, capsys):
     monkeypatch.setattr(example1, "run", _fake_run(error))
@@ -360,12 +365,24 @@ def test_runner_options_choose_the_backend(monkeypatch, places, options, backend
         ["--workers", "1", "--dask-local", "2"],
         ["--scheduler", "localhost:8786"],
         ["--dask-local", "-1"],
+        ["--connect-timeout", "0"],
+        ["--connect-timeout", "nan"],
+        ["--connect-timeout", "soon"],
     ],
 )
 def test_bad_runner_options_are_one_line_errors(places, options, capsys):
     assert main(["run", "pml-bounds", "--out", str(places["out"]), *options]) == EXIT_ERROR
     line = error_line(capsys)
-    assert any(word in line for word in ("--workers", "--dask-local", "--scheduler"))
+    named = ("--workers", "--dask-local", "--scheduler", "--connect-timeout")
+    assert any(word in line for word in named)
+
+
+def test_the_connect_timeout_reaches_the_runner(monkeypatch, places):
+    seen = {}
+    monkeypatch.setattr(pml_bounds, "run", lambda **options: seen.update(options) or {"x": 1})
+    options = ["--out", str(places["out"]), "--scheduler", "tcp://h:1", "--connect-timeout", "2.5"]
+    assert main(["run", "pml-bounds", *options]) == 0
+    assert seen["runner"].connect_timeout == 2.5
 
 
 def test_studies_without_tasks_offer_no_runner_options(places, capsys):

@@ -22,11 +22,12 @@ def noisy_sum(seed_keys, size, scale):
     return float(np.random.default_rng(list(seed_keys)).standard_normal(size).sum() * scale)
 
 
-def fragile(index, stop_at, ledger):
-    """Append to a ledger, and fail at ``stop_at`` (an interrupted run)."""
+def fragile(index, stop_at, ledger, stop_file=None):
+    """Append to a ledger, and fail at ``stop_at`` while ``stop_file`` exists (an
+    interrupted run; removing the file lets the same shared arguments run through)."""
     with open(ledger, "a") as stream:
         stream.write(f"{index}\n")
-    if index == stop_at:
+    if index == stop_at and (stop_file is None or Path(stop_file).exists()):
         raise KeyboardInterrupt
     return index * index
 
@@ -42,22 +43,37 @@ def test_backends_agree_and_keep_task_order():
     assert serial == pool == expected
 
 
-def test_resume_recomputes_nothing_it_has(tmp_path):
-    ledger = tmp_path / "ledger.txt"
+def _interrupted_sweep(tmp_path):
+    """Run six tasks that stop at task 3; return the tasks and their shared arguments."""
+    ledger, stop = tmp_path / "ledger.txt", tmp_path / "stop"
+    stop.touch()
     tasks = [Task(("i", i), {"index": i}) for i in range(6)]
-    shared = {"stop_at": 3, "ledger": str(ledger)}
+    shared = {"stop_at": 3, "ledger": str(ledger), "stop_file": str(stop)}
     first = Runner(workers=1, progress=False, checkpoints=tmp_path / "ckpt")
     with pytest.raises(KeyboardInterrupt):
         first.map(fragile, tasks, shared=shared, name="sweep")
     assert ledger.read_text().split() == ["0", "1", "2", "3"]
+    stop.unlink()
+    return tasks, shared
+
+
+def test_resume_recomputes_nothing_it_has(tmp_path):
+    tasks, shared = _interrupted_sweep(tmp_path)
     resumed = Runner(workers=1, progress=False, checkpoints=tmp_path / "ckpt", resume=True)
-    shared["stop_at"] = -1
-    # the shared arguments are part of what a stored result depends on only if they are
-    # in the fingerprint: here they are not, so tasks 0-2 are reused
     results = resumed.map(fragile, tasks, shared=shared, name="sweep")
     assert results == [i * i for i in range(6)]
-    assert ledger.read_text().split() == ["0", "1", "2", "3", "3", "4", "5"]
+    ledger = Path(shared["ledger"]).read_text().split()
+    assert ledger == ["0", "1", "2", "3", "3", "4", "5"]
     assert [t["resumed"] for t in resumed.describe()["tasks"]["sweep"]] == [True] * 3 + [False] * 3
+
+
+def test_a_changed_shared_argument_recomputes_every_task(tmp_path):
+    tasks, shared = _interrupted_sweep(tmp_path)
+    resumed = Runner(workers=1, progress=False, checkpoints=tmp_path / "ckpt", resume=True)
+    resumed.map(fragile, tasks, shared={**shared, "stop_at": -1}, name="sweep")
+    ledger = Path(shared["ledger"]).read_text().split()
+    assert ledger == ["0", "1", "2", "3", *map(str, range(6))]
+    assert not any(t["resumed"] for t in resumed.describe()["tasks"]["sweep"])
 
 
 def test_a_changed_fingerprint_recomputes(tmp_path):
