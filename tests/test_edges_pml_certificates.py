@@ -15,6 +15,8 @@ import control
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from test_pass_privacy import _passes
 
 from ssa_privacy.pass_privacy import pass_noise
@@ -98,6 +100,26 @@ def test_the_stream_certificate_encloses_the_exact_information(seed, condition, 
     certificate = stream_certificate(Sigma_XX, stream, 1e3, DELTA)
     assert np.isfinite(certificate.tolerance)
     assert_encloses(certificate, exact_stream_information(Sigma_XX, stream.factor), 6)
+
+
+@given(
+    n=st.integers(1, 6),
+    k=st.integers(1, 5),
+    log_condition=st.floats(0.0, 10.0),
+    log_strength=st.floats(-4.0, 7.0),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_stream_certificate_encloses_the_exact_information_of_random_streams(
+    n, k, log_condition, log_strength, seed
+):
+    """The property version of the test above, over sizes, conditions and strengths."""
+    rng = np.random.default_rng(seed)
+    Sigma_XX = _random_prior(rng, n, 10.0**log_condition)
+    C = 10.0**log_strength * rng.standard_normal((k, 2, n)) / np.sqrt(np.diag(Sigma_XX))
+    stream = ReleaseStream.of(C, np.eye(2))
+    certificate = stream_certificate(Sigma_XX, stream, 1e4, DELTA)
+    assert np.isfinite(certificate.tolerance)
+    assert_encloses(certificate, exact_stream_information(Sigma_XX, stream.factor), n)
 
 
 @pytest.mark.parametrize("seed", range(4))
