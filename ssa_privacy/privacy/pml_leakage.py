@@ -23,6 +23,7 @@ References
 prior information".
 """
 
+import functools
 from collections import namedtuple
 
 import numpy as np
@@ -103,7 +104,15 @@ def minimum_epsilon(delta, l):
     -----
     [LKC] Corollary 3.4, necessary condition (9); the same in both conventions.
     """
-    return _scalar(stats.chi2.isf(_unit_interval(delta, "delta"), _degrees(l)) / 2.0)
+    delta, l = _unit_interval(delta, "delta"), _degrees(l)
+    if delta.ndim == 0 and l.ndim == 0:  # the designers' case: one quantile, many calls
+        return _scalar_minimum_epsilon(float(delta), int(l))
+    return stats.chi2.isf(delta, l) / 2.0
+
+
+@functools.lru_cache(maxsize=256)
+def _scalar_minimum_epsilon(delta, l):
+    return float(stats.chi2.isf(delta, l)) / 2.0
 
 
 def check_epsilon(epsilon, delta, l):

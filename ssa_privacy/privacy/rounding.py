@@ -20,6 +20,8 @@ holds the building blocks those bounds share:
   verification done by monotonicity at the two ends of the enclosure.
 """
 
+import functools
+
 import mpmath
 import numpy as np
 from scipy import stats
@@ -268,8 +270,14 @@ def chi2_quantile_enclosure(delta, l):
         A bound on ``|q - q_exact|`` (inf if no enclosure was verified): the tail
         probability, evaluated by mpmath at 40 digits, is checked to straddle delta at
         ``q (1 -+ w)`` for the smallest width w in 1e-14 ... 1e-4 that does (the tail is
-        decreasing in x).
+        decreasing in x). Computed once per (delta, l) in a process: a catalogue run
+        certifies thousands of designs at one delta and a few ranks.
     """
+    return _chi2_quantile_enclosure(float(delta), int(l))
+
+
+@functools.lru_cache(maxsize=256)
+def _chi2_quantile_enclosure(delta, l):
     q = float(stats.chi2.isf(delta, l))
     target = mpmath.mpf(delta)
     for width in _WIDTHS:
