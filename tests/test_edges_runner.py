@@ -309,6 +309,7 @@ def test_the_command_names_the_task_of_a_dead_worker(monkeypatch, tmp_path, caps
 
 
 INTERRUPTED_RUN = """
+import signal
 import sys
 from ssa_privacy.cli import main
 from ssa_privacy.runner import Task
@@ -319,6 +320,9 @@ def run(out, runner, progress, **options):
     runner.map(announce_and_sleep, [Task(("x", x), {"x": x}) for x in range(4)])
 
 if __name__ == "__main__":
+    # As in a terminal: a shell's background job (a CI step) may start this process with
+    # the interrupt ignored, which Python then keeps.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     pml_bounds.run = run
     sys.exit(main(["run", "pml-bounds", "--out", sys.argv[1], "--dask-local", "2", "--no-progress"]))
 """
