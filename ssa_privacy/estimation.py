@@ -53,7 +53,8 @@ from ssa_privacy._validation import (
 )
 from ssa_privacy.plants import LTIPlant, as_plant
 from ssa_privacy.privacy.mechanism import FactoredCovariance
-from ssa_privacy.privacy.pml_design import DESIGN_ATOL, LinearGaussianMechanism
+from ssa_privacy.privacy.pml_cone_design import DESIGN_ATOL
+from ssa_privacy.privacy.pml_design import LinearGaussianMechanism
 from ssa_privacy.privacy.pml_leakage import (
     gaussian_mechanism,
     is_pml_private,

@@ -37,14 +37,16 @@ from ssa_privacy.privacy.accounting import (  # noqa: F401
     pml_to_dp_delta,
     pml_to_mi_epsilon,
 )
-from ssa_privacy.privacy.pml_design import (  # noqa: F401
+from ssa_privacy.privacy.pml_cone_design import (  # noqa: F401
     DESIGN_ATOL,
-    METHODS,
     SOLVER_SETTINGS,
-    LinearGaussianMechanism,
-    linear_mechanism_noise,
     lmi_mechanism_noise,
     logdet_mechanism_noise,
+)
+from ssa_privacy.privacy.pml_design import (  # noqa: F401
+    METHODS,
+    LinearGaussianMechanism,
+    linear_mechanism_noise,
 )
 from ssa_privacy.privacy.pml_leakage import (  # noqa: F401
     CONVENTIONS,

@@ -105,14 +105,12 @@ def minimum_epsilon(delta, l):
     [LKC] Corollary 3.4, necessary condition (9); the same in both conventions.
     """
     delta, l = _unit_interval(delta, "delta"), _degrees(l)
-    if delta.ndim == 0 and l.ndim == 0:  # the designers' case: one quantile, many calls
-        return _scalar_minimum_epsilon(float(delta), int(l))
+    if delta.ndim == 0 and l.ndim == 0:  # the designers ask for one quantile many times
+        return _cached_chi2_isf(float(delta), int(l)) / 2.0
     return stats.chi2.isf(delta, l) / 2.0
 
 
-@functools.lru_cache(maxsize=256)
-def _scalar_minimum_epsilon(delta, l):
-    return float(stats.chi2.isf(delta, l)) / 2.0
+_cached_chi2_isf = functools.lru_cache(maxsize=256)(lambda q, l: float(stats.chi2.isf(q, l)))
 
 
 def check_epsilon(epsilon, delta, l):
