@@ -18,7 +18,7 @@ import time
 import numpy as np
 from _timing import best_time
 
-from ssa_privacy.aggregation import _agent_problem, design_fixed_Q, design_Q
+from ssa_privacy.privacy.pml.aggregation import _agent_problem, design_fixed_Q, design_Q
 
 FIXED_SIZES = (10**2, 10**4, 10**5)
 SDP_SIZES = (10**2, 10**4)

@@ -26,11 +26,11 @@ from pathlib import Path
 import numpy as np
 from _timing import best_time
 
-from ssa_privacy.catalog import select_objects, sgp4_states
+from ssa_privacy.engine.runner import Runner
+from ssa_privacy.orbits.catalog import select_objects, sgp4_states
 from ssa_privacy.orbits.propagator import J2Propagator
-from ssa_privacy.runner import Runner
+from ssa_privacy.orbits.tle import load_catalogue
 from ssa_privacy.studies import ssa_catalog
-from ssa_privacy.tle import load_catalogue
 
 
 def baseline_seconds(repeats=5):

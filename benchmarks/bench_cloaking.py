@@ -3,11 +3,11 @@
 The census study's problem (its real data and maximum-likelihood hyperparameters,
 fitted first, untimed, as ``ssa-privacy run census`` does; see
 :func:`bench_dp.census_problem`): the cloaking matrix C is 331 x 1,325 of numerical rank
-279. Timed: :func:`ssa_privacy.ellipsoid.minimum_volume_ellipsoid` on C (SVD, the
+279. Timed: :func:`ssa_privacy.privacy.dp_gp.ellipsoid.minimum_volume_ellipsoid` on C (SVD, the
 D-optimal design solver, the scaling to feasibility), at the tolerance the cloaking
 mechanism uses (``tol = 1e-8``) and at a looser one. Baseline: one Cholesky
 factorisation of ``K + s2 I`` (1,325 x 1,325, the GP fit), by
-:func:`ssa_privacy.gp.cholesky_with_jitter`, timed before and after the solver.
+:func:`ssa_privacy.gp.regression.cholesky_with_jitter`, timed before and after the solver.
 
 Reported per BLAS thread count: both times, their ratio (target <= 25), the duality gap
 (the certificate: ``log det`` of the kept part of M is within it of the optimum), the
@@ -24,9 +24,9 @@ from _timing import best_time
 from bench_dp import census_problem
 from threadpoolctl import threadpool_limits
 
-from ssa_privacy.ellipsoid import minimum_volume_ellipsoid
-from ssa_privacy.gp import cholesky_with_jitter
-from ssa_privacy.privacy.cloaking import cloaking_matrix
+from ssa_privacy.gp.regression import cholesky_with_jitter
+from ssa_privacy.privacy.dp_gp.cloaking import cloaking_matrix
+from ssa_privacy.privacy.dp_gp.ellipsoid import minimum_volume_ellipsoid
 
 
 def census_matrices():

@@ -1,9 +1,9 @@
 """Timing of the DP-GP computations of [SMI] and [MAC] against baselines timed in the same run.
 
 1. Cloaking covariance: the convergent solver of
-   :func:`ssa_privacy.ellipsoid.minimum_volume_ellipsoid` (multiplicative warm start,
+   :func:`ssa_privacy.privacy.dp_gp.ellipsoid.minimum_volume_ellipsoid` (multiplicative warm start,
    then a primal-dual interior-point method) against the authors' fixed-step projected gradient
-   (:func:`ssa_privacy.ellipsoid.projected_gradient_design`, learning rate 0.05,
+   (:func:`ssa_privacy.privacy.dp_gp.ellipsoid.projected_gradient_design`, learning rate 0.05,
    at most 1000 steps, 300 on the census problem as the authors' census run). Both
    solve the problem in the numerical column space of C (singular values above 1e-8
    of the largest; the SVD is timed in both): a rank-deficient C makes the gradient
@@ -19,7 +19,7 @@
    census study's problem: its real data and maximum-likelihood hyperparameters
    (fitted first, untimed, as ``ssa-privacy run census`` does), C of size 331 x 1325,
    timed ``--census-repeats`` times (it takes tens of seconds).
-2. Renyi bound: one :func:`ssa_privacy.privacy.posterior_sampling.epsilon_for_delta`
+2. Renyi bound: one :func:`ssa_privacy.privacy.posterior_sampling.mechanism.epsilon_for_delta`
    (optimised over the order) per (n, r, sigma) point, against one exact GP posterior
    (fit and predict, n = 100 points, 800 test points) as the baseline.
 
@@ -31,10 +31,10 @@ import argparse
 import numpy as np
 from _timing import best_time
 
-from ssa_privacy.ellipsoid import minimum_volume_ellipsoid, projected_gradient_design
-from ssa_privacy.gp import RBF, Exponential, GaussianProcess, cholesky_with_jitter
-from ssa_privacy.privacy.cloaking import cloaking_matrix
-from ssa_privacy.privacy.posterior_sampling import epsilon_for_delta
+from ssa_privacy.gp.regression import RBF, Exponential, GaussianProcess, cholesky_with_jitter
+from ssa_privacy.privacy.dp_gp.cloaking import cloaking_matrix
+from ssa_privacy.privacy.dp_gp.ellipsoid import minimum_volume_ellipsoid, projected_gradient_design
+from ssa_privacy.privacy.posterior_sampling.mechanism import epsilon_for_delta
 
 
 def timed(function, repeats):
@@ -72,7 +72,7 @@ def cloaking_problems(census=True):
 
 def census_problem():
     """The census study's problem: its data and ML fit (``ssa-privacy run census`` defaults)."""
-    from ssa_privacy.data import load_census
+    from ssa_privacy.engine.data import load_census
     from ssa_privacy.studies import census
 
     design = census.Design(load_census(), restarts=3, seed=0)

@@ -27,8 +27,8 @@ import argparse
 import numpy as np
 from _timing import best_time
 
-from ssa_privacy.data import load_census
-from ssa_privacy.gp import RBF
+from ssa_privacy.engine.data import load_census
+from ssa_privacy.gp.regression import RBF
 from ssa_privacy.privacy import SyntheticNoiseDesign, optimal_noise_factor, release
 from ssa_privacy.studies.census import sensitive_mask
 

@@ -39,9 +39,9 @@ import numpy as np
 from _timing import best_time
 from scipy.linalg import lapack
 
-from ssa_privacy.gp import RBF
+from ssa_privacy.gp.regression import RBF
 from ssa_privacy.privacy import SyntheticNoiseDesign
-from ssa_privacy.privacy import synthetic_noise_design as design_module
+from ssa_privacy.privacy.synthetic_noise import design as design_module
 
 #: The two priors: (length scales, variance, noise variance).
 PRIORS = {

@@ -26,7 +26,7 @@ import sys
 
 import numpy as np
 
-from ssa_privacy.data import load_census
+from ssa_privacy.engine.data import load_census
 from ssa_privacy.privacy import optimal_noise_factor, privacy_certificate
 from ssa_privacy.studies import census
 

@@ -16,10 +16,19 @@ import traceback
 from pathlib import Path
 
 from ssa_privacy import __version__
-from ssa_privacy.output import json_text
-from ssa_privacy.output_set import checkpoint_folder, discard_checkpoints
-from ssa_privacy.runner import Runner, TaskError, WorkerLost
+from ssa_privacy.engine.output import json_text
+from ssa_privacy.engine.runner import Runner, TaskError, WorkerLost
+from ssa_privacy.engine.transaction import checkpoint_folder, discard_checkpoints
 from ssa_privacy.studies import _options, load_study, study_info, study_names
+
+__all__ = [
+    "EXPECTED_ERRORS",
+    "PROG",
+    "UsageError",
+    "build_parser",
+    "describe",
+    "main",
+]
 
 #: The command's name, which starts every error line.
 PROG = "ssa-privacy"
@@ -28,7 +37,7 @@ EXIT_ERROR, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 2, 130, 141
 #: Errors the package raises on a user's input (bad options, values, names, data, files,
 #: an unreachable scheduler); any other error (an ``IndexError``, say) is a fault of the
 #: package and is reported as unexpected, with a hint to ``--debug``. An error raised in
-#: a task (:class:`ssa_privacy.runner.TaskError`) is judged by the task's own error.
+#: a task (:class:`ssa_privacy.engine.runner.TaskError`) is judged by the task's own error.
 EXPECTED_ERRORS = (ValueError, TypeError, KeyError, OSError)
 
 
@@ -185,7 +194,7 @@ def _runner(options, progress, module):
         progress=progress,
         checkpoints=checkpoint_folder(out),
         resume=options.pop("resume"),
-        preload=(module, "ssa_privacy.figure_set"),
+        preload=(module, "ssa_privacy.engine.figures"),
         connect_timeout=options.pop("connect_timeout"),
     )
 

@@ -19,6 +19,19 @@ development of the joint NASA GSFC and NIMA geopotential model EGM96", NASA/TP-1
 2013, Appendix D (constants) and the SGP4 code accompanying Ch. 9 (Earth rotation rate).
 """
 
+__all__ = [
+    "J2_EARTH",
+    "MU_EARTH",
+    "OMEGA_EARTH",
+    "R_EARTH",
+    "TCB_ALTITUDE",
+    "TCB_J2",
+    "TCB_MU",
+    "TCB_R_E",
+    "WGS84_A",
+    "WGS84_F",
+]
+
 #: WGS-84 semi-major axis, the Earth's equatorial radius (km).
 WGS84_A = 6378.137
 #: WGS-84 flattening (dimensionless).

@@ -7,7 +7,7 @@ A plant is::
 held as a python-control :class:`control.StateSpace` (input matrix the identity, so the
 input is the process noise ``W_k`` itself) together with the noise covariance ``Q``.
 The privacy mechanism adds ``V_k ~ N(0, Theta)`` to ``Z_k`` (see
-:mod:`ssa_privacy.privacy.pml_design`). The adversary's prior on the state is the
+:mod:`ssa_privacy.privacy.pml.design`). The adversary's prior on the state is the
 stationary distribution ``N(0, Sigma_XX)`` with ``Sigma_XX`` from the discrete Lyapunov
 equation [LKC] (27); see :doc:`/theory/kalman-bounds`.
 
@@ -27,7 +27,7 @@ temperature deviation from its set point in kelvin); ``Q`` and ``Sigma_XX`` are 
 unit squared; the time step is one sampling period.
 
 The Clohessy-Wiltshire plant of a station-kept satellite is in
-:mod:`ssa_privacy.relative_motion` (its names stay importable from here).
+:mod:`ssa_privacy.orbits.relative_motion` (its names stay importable from here).
 :func:`white_noise_covariance` integrates continuous white noise over a sampling period.
 
 References
@@ -42,19 +42,30 @@ import control
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy._validation import (
+from ssa_privacy import _compat
+from ssa_privacy._internal.matrix_validation import covariance_stack, psd_matrix, schur_stable
+from ssa_privacy._internal.validation import (
     as_finite_array,
     as_matrix,
-    covariance_stack,
     nonempty,
     positive,
     positive_int,
-    psd_matrix,
     random_generator,
     scalar,
-    schur_stable,
     vector,
 )
+
+__all__ = [
+    "LTIPlant",
+    "PRIOR_RANK_RTOL",
+    "as_plant",
+    "network",
+    "prior_covariance",
+    "prior_range",
+    "white_noise_covariance",
+    "zone_temperature_plant",
+    "zone_temperature_plants",
+]
 
 
 def prior_covariance(A, Q=None, *, process_noise=None):
@@ -579,15 +590,6 @@ def white_noise_covariance(A, B, psd, dt):
     return 0.5 * (Q + Q.T)
 
 
-#: Names of :mod:`ssa_privacy.relative_motion` that this module served before, kept
-#: importable from here for existing scripts.
-_RELATIVE_MOTION = ("clohessy_wiltshire", "station_keeping_gain", "cw_plant")
-
-
 def __getattr__(name):
-    """Serve the Clohessy-Wiltshire names from :mod:`ssa_privacy.relative_motion`."""
-    if name in _RELATIVE_MOTION:
-        from ssa_privacy import relative_motion
-
-        return getattr(relative_motion, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    """Serve the names that moved in 0.2 from their old place (with a warning)."""
+    return _compat.moved_attribute(__name__, name)

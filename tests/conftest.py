@@ -29,7 +29,7 @@ import matplotlib
 import pytest
 from hypothesis import HealthCheck, settings
 
-from ssa_privacy.tle import load_catalogue
+from ssa_privacy.orbits.tle import load_catalogue
 
 # The studies draw their figures into files; the command line sets this backend itself.
 matplotlib.use("Agg")

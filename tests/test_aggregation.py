@@ -9,9 +9,9 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from ssa_privacy.aggregation import TIE_BREAK, design_fixed_Q, design_Q
 from ssa_privacy.plants import prior_covariance
-from ssa_privacy.privacy import pml_leakage
+from ssa_privacy.privacy.pml import leakage as pml_leakage
+from ssa_privacy.privacy.pml.aggregation import TIE_BREAK, design_fixed_Q, design_Q
 
 
 def random_agents(rng, N, n, m, q):

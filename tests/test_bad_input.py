@@ -16,26 +16,36 @@ import control
 import numpy as np
 import pytest
 
-from ssa_privacy import aggregation, ellipsoid, estimation, gp, kernels, plants, relative_motion
+from ssa_privacy import estimation, gp, plants
 from ssa_privacy.attacks import membership, roc, stationary
-from ssa_privacy.baselines import dropout_gp
-from ssa_privacy.orbits import elements, frames, planar, propagator
-from ssa_privacy.privacy import (
-    accounting,
+from ssa_privacy.estimation import ukf as tracking
+from ssa_privacy.gp import kernels
+from ssa_privacy.gp.baselines import dropout_gp
+from ssa_privacy.orbits import elements, frames, planar, propagator, relative_motion
+from ssa_privacy.privacy import accounting
+from ssa_privacy.privacy.dp_gp import (
     binning,
     cloaking,
-    dp_release,
+    ellipsoid,
     hall,
     hyperparameters,
     normalisation,
-    pml_design,
-    pml_leakage,
-    pml_plant,
-    posterior_sampling,
-    posterior_sampling_bound,
+)
+from ssa_privacy.privacy.dp_gp import (
+    release as dp_release,
 )
 from ssa_privacy.privacy.mechanism import FactoredCovariance
-from ssa_privacy.sensors import geodesy, stations, tracking
+from ssa_privacy.privacy.pml import aggregation
+from ssa_privacy.privacy.pml import design as pml_design
+from ssa_privacy.privacy.pml import leakage as pml_leakage
+from ssa_privacy.privacy.pml import plant as pml_plant
+from ssa_privacy.privacy.posterior_sampling import (
+    bound as posterior_sampling_bound,
+)
+from ssa_privacy.privacy.posterior_sampling import (
+    mechanism as posterior_sampling,
+)
+from ssa_privacy.sensors import geodesy, stations
 
 CASES = []
 NAN, INF = float("nan"), float("inf")

@@ -5,8 +5,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from ssa_privacy.catalog import mean_motion, regime, select_objects, sgp4_states, sgp4_valid
-from ssa_privacy.tle import iss_element_set, verification_element_sets
+from ssa_privacy.orbits.catalog import mean_motion, regime, select_objects, sgp4_states, sgp4_valid
+from ssa_privacy.orbits.tle import iss_element_set, verification_element_sets
 
 
 def test_regimes_match_the_data_folder_counts(catalogue):

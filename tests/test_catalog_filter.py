@@ -5,15 +5,15 @@ import numpy as np
 import pytest
 from scipy import linalg, stats
 
-from ssa_privacy.catalog_filter import ContactMeasurements, process_noise, track_contacts
-from ssa_privacy.catalog_tracking import Pass, contacts, object_stream
+from ssa_privacy.estimation.ekf import ContactMeasurements, process_noise, track_contacts
+from ssa_privacy.estimation.ukf import measurement_residual
 from ssa_privacy.orbits.frames import hill_to_inertial
 from ssa_privacy.orbits.propagator import BATCH, J2Propagator
-from ssa_privacy.relative_motion import KEEPING_SCALES, MANOEUVRE_PSD, manoeuvre_prior
+from ssa_privacy.orbits.relative_motion import KEEPING_SCALES, MANOEUVRE_PSD, manoeuvre_prior
+from ssa_privacy.orbits.tle import iss_element_set
 from ssa_privacy.sensors.geodesy import EarthRotation
-from ssa_privacy.sensors.radar_network import radar_network
-from ssa_privacy.sensors.tracking import measurement_residual
-from ssa_privacy.tle import iss_element_set
+from ssa_privacy.sensors.networks import radar_network
+from ssa_privacy.sensors.streams import Pass, contacts, object_stream
 
 # --- contacts ---------------------------------------------------------------------------
 

@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 
-from ssa_privacy.catalog_tracking import object_stream, per_measurement_epsilons
 from ssa_privacy.orbits.frames import hill_to_inertial
 from ssa_privacy.orbits.propagator import J2Propagator
-from ssa_privacy.privacy.pml_design import linear_mechanism_noise
-from ssa_privacy.privacy.pml_stream import stream_information, stream_leakage
+from ssa_privacy.orbits.tle import iss_element_set
+from ssa_privacy.privacy.pml.design import linear_mechanism_noise
+from ssa_privacy.privacy.pml.stream import stream_information, stream_leakage
 from ssa_privacy.sensors.geodesy import EarthRotation
-from ssa_privacy.sensors.radar_network import radar_network
-from ssa_privacy.tle import iss_element_set
+from ssa_privacy.sensors.networks import radar_network
+from ssa_privacy.sensors.streams import object_stream, per_measurement_epsilons
 
 DELTA = 0.01
 

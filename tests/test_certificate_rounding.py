@@ -16,7 +16,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from ssa_privacy.gp import RBF
+from ssa_privacy.gp.regression import RBF
 from ssa_privacy.privacy import (
     FactoredCovariance,
     SyntheticNoiseMechanism,
@@ -25,12 +25,12 @@ from ssa_privacy.privacy import (
     privacy_certificate,
     psd_part,
 )
-from ssa_privacy.privacy.synthetic_noise_certificate import (
+from ssa_privacy.privacy.synthetic_noise.certificate import (
     UNIT_ROUNDOFF,
     cholesky_lower_bound,
     gamma,
 )
-from ssa_privacy.privacy.synthetic_noise_tightening import DESIGN_MARGIN, MAX_DESIGN_MARGIN
+from ssa_privacy.privacy.synthetic_noise.tightening import DESIGN_MARGIN, MAX_DESIGN_MARGIN
 
 DIGITS = 50
 

@@ -18,7 +18,7 @@ import pytest
 
 from ssa_privacy import __version__, cli
 from ssa_privacy.cli import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_INTERRUPTED, build_parser, main
-from ssa_privacy.data import CENSUS_FEATURES, CENSUS_TARGET
+from ssa_privacy.engine.data import CENSUS_FEATURES, CENSUS_TARGET
 from ssa_privacy.studies import _options, example1, load_study, pml_bounds, study_names
 
 ERROR = "ssa-privacy: error: "

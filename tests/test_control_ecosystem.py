@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 from scipy import linalg, stats
 
-from ssa_privacy.aggregation import design_aggregation, design_fixed_Q
-from ssa_privacy.estimation import (
+from ssa_privacy.estimation.kalman import (
     empirical_error_covariance,
     error_covariance_bounds,
     filter_outputs,
@@ -20,8 +19,9 @@ from ssa_privacy.estimation import (
     steady_state,
 )
 from ssa_privacy.plants import LTIPlant, as_plant, network, prior_covariance
-from ssa_privacy.privacy.pml import design_noise, linear_mechanism_noise
-from ssa_privacy.privacy.pml_design import LinearGaussianMechanism
+from ssa_privacy.privacy.pml.aggregation import design_aggregation, design_fixed_Q
+from ssa_privacy.privacy.pml.design import LinearGaussianMechanism, linear_mechanism_noise
+from ssa_privacy.privacy.pml.plant import design_noise
 
 A = np.array([[0.8, 0.2, 0.0], [-0.1, 0.7, 0.1], [0.0, 0.1, 0.5]])
 B = np.array([[1.0, 0.0, 0.0], [0.3, 1.0, 0.0], [0.0, 0.2, 0.5]])

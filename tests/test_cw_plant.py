@@ -6,10 +6,10 @@ import pytest
 from scipy import integrate, linalg
 
 from ssa_privacy import plants
-from ssa_privacy.estimation import error_covariance_bounds, steady_state
+from ssa_privacy.estimation.kalman import error_covariance_bounds, steady_state
+from ssa_privacy.orbits.relative_motion import clohessy_wiltshire, cw_plant, station_keeping_gain
 from ssa_privacy.plants import white_noise_covariance
-from ssa_privacy.privacy.pml_design import linear_mechanism_noise
-from ssa_privacy.relative_motion import clohessy_wiltshire, cw_plant, station_keeping_gain
+from ssa_privacy.privacy.pml.design import linear_mechanism_noise
 
 N = 2 * np.pi / 5575.0  # ISS-like mean motion (rad/s)
 DT = 60.0

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import ssa_privacy.data as data
-from ssa_privacy.data import (
+import ssa_privacy.engine.data as data
+from ssa_privacy.engine.data import (
     CENSUS_FILE,
     CENSUS_SPLIT_FILE,
     DATA_ENV,

@@ -15,18 +15,18 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from ssa_privacy.gp import RBF
-from ssa_privacy.privacy import hyperparameters
+from ssa_privacy.gp.regression import RBF
 from ssa_privacy.privacy.accounting import analytic_gaussian_ratio
-from ssa_privacy.privacy.binning import LaplaceBinningMechanism
-from ssa_privacy.privacy.cloaking import CloakingMechanism
-from ssa_privacy.privacy.dp_release import (
+from ssa_privacy.privacy.dp_gp import hyperparameters
+from ssa_privacy.privacy.dp_gp.binning import LaplaceBinningMechanism
+from ssa_privacy.privacy.dp_gp.cloaking import CloakingMechanism
+from ssa_privacy.privacy.dp_gp.hall import StandardDPGPMechanism, prior_noise_scale
+from ssa_privacy.privacy.dp_gp.release import (
     INFLATION_LIMIT,
     gaussian_check,
     least_inflation,
     mahalanobis_enclosure,
 )
-from ssa_privacy.privacy.hall import StandardDPGPMechanism, prior_noise_scale
 from ssa_privacy.privacy.mechanism import FactoredCovariance
 from ssa_privacy.privacy.rounding import RULE
 

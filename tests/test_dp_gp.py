@@ -12,13 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, linalg, stats
 
-from ssa_privacy import ellipsoid
-from ssa_privacy.gp import RBF
-from ssa_privacy.privacy import (
-    accounting,
+from ssa_privacy.gp.regression import RBF
+from ssa_privacy.privacy import accounting, dp_gp
+from ssa_privacy.privacy.dp_gp import (
     binning,
     cloaking,
-    dp_gp,
+    ellipsoid,
     hall,
     hyperparameters,
     normalisation,

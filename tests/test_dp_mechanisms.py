@@ -5,18 +5,18 @@ import numpy as np
 import pytest
 from scipy import linalg, stats
 
-from ssa_privacy.gp import RBF
-from ssa_privacy.privacy import binning, cloaking, hall
+from ssa_privacy.gp.regression import RBF
 from ssa_privacy.privacy.accounting import analytic_gaussian_ratio
-from ssa_privacy.privacy.binning import LaplaceBinningMechanism, laplace_bin_means
-from ssa_privacy.privacy.cloaking import (
+from ssa_privacy.privacy.dp_gp import binning, cloaking, hall
+from ssa_privacy.privacy.dp_gp.binning import LaplaceBinningMechanism, laplace_bin_means
+from ssa_privacy.privacy.dp_gp.cloaking import (
     CloakingMechanism,
     cloaking_matrix,
     cloaking_noise_covariance,
     cloaking_release,
 )
-from ssa_privacy.privacy.dp_release import PrivacyCheck, gaussian_check
-from ssa_privacy.privacy.hall import StandardDPGPMechanism, rkhs_sensitivity, standard_release
+from ssa_privacy.privacy.dp_gp.hall import StandardDPGPMechanism, rkhs_sensitivity, standard_release
+from ssa_privacy.privacy.dp_gp.release import PrivacyCheck, gaussian_check
 from ssa_privacy.privacy.mechanism import FactoredCovariance, Mechanism, Release
 from ssa_privacy.privacy.rounding import RULE
 
@@ -283,6 +283,6 @@ def test_bad_input_raises_clear_errors(call, error, message):
 
 def test_modules_keep_their_concepts():
     """The mechanisms live in their own modules (the vocabulary's cross-references)."""
-    assert cloaking.CloakingMechanism.__module__ == "ssa_privacy.privacy.cloaking"
-    assert hall.StandardDPGPMechanism.__module__ == "ssa_privacy.privacy.hall"
-    assert binning.LaplaceBinningMechanism.__module__ == "ssa_privacy.privacy.binning"
+    assert cloaking.CloakingMechanism.__module__ == "ssa_privacy.privacy.dp_gp.cloaking"
+    assert hall.StandardDPGPMechanism.__module__ == "ssa_privacy.privacy.dp_gp.hall"
+    assert binning.LaplaceBinningMechanism.__module__ == "ssa_privacy.privacy.dp_gp.binning"

@@ -14,20 +14,20 @@ import pytest
 from sgp4.api import jday
 from sgp4.io import fix_checksum
 
-from ssa_privacy.catalog import (
+from ssa_privacy.cli import main
+from ssa_privacy.estimation.ekf import ContactMeasurements, process_noise, track_contacts
+from ssa_privacy.orbits.catalog import (
     newest_element_sets,
     parse_utc,
     stale_element_sets,
     utc_text,
     window_start,
 )
-from ssa_privacy.catalog_filter import ContactMeasurements, process_noise, track_contacts
-from ssa_privacy.cli import main
 from ssa_privacy.orbits.propagator import J2Propagator
+from ssa_privacy.orbits.tle import ACTIVE_CATALOGUE_FILE, ElementSet, iss_element_set
 from ssa_privacy.sensors.geodesy import EarthRotation
-from ssa_privacy.sensors.radar_network import radar_network
+from ssa_privacy.sensors.networks import radar_network
 from ssa_privacy.studies import ssa_catalog
-from ssa_privacy.tle import ACTIVE_CATALOGUE_FILE, ElementSet, iss_element_set
 
 
 def with_epoch(element_set, year, day, number=None):

@@ -12,10 +12,10 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from ssa_privacy.privacy.binning import LaplaceBinningMechanism
-from ssa_privacy.privacy.dp_release import gaussian_check, mahalanobis_enclosure
+from ssa_privacy.privacy.dp_gp.binning import LaplaceBinningMechanism
+from ssa_privacy.privacy.dp_gp.release import gaussian_check, mahalanobis_enclosure
 from ssa_privacy.privacy.mechanism import FactoredCovariance
-from ssa_privacy.privacy.posterior_sampling_enclosure import epsilon_enclosure_exp_1d
+from ssa_privacy.privacy.posterior_sampling.enclosure import epsilon_enclosure_exp_1d
 
 #: Digits of the reference values: beyond every loss to cancellation in the cases below.
 DIGITS = 400

@@ -14,7 +14,7 @@ import control
 import numpy as np
 import pytest
 
-from ssa_privacy.estimation import (
+from ssa_privacy.estimation.kalman import (
     empirical_error_covariance,
     error_covariance_bounds,
     filter_outputs,
@@ -22,7 +22,7 @@ from ssa_privacy.estimation import (
     steady_state,
 )
 from ssa_privacy.plants import LTIPlant, as_plant, prior_covariance, prior_range
-from ssa_privacy.privacy.pml_plant import design_noise
+from ssa_privacy.privacy.pml.plant import design_noise
 
 EPSILON, DELTA = 6.0, 0.01
 A2 = [[0.9, 0.1], [0.0, 0.8]]

@@ -19,16 +19,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_pass_privacy import _passes
 
-from ssa_privacy.pass_privacy import pass_noise
+from ssa_privacy.orbits.tle import iss_element_set
 from ssa_privacy.privacy.mechanism import FactoredCovariance
-from ssa_privacy.privacy.pml_design import LinearGaussianMechanism
-from ssa_privacy.privacy.pml_information_certificate import (
+from ssa_privacy.privacy.pml.design import LinearGaussianMechanism
+from ssa_privacy.privacy.pml.information_form import (
     EIGENVALUE_TOL,
     information_certificate,
 )
-from ssa_privacy.privacy.pml_plant import design_noise
-from ssa_privacy.privacy.pml_stream import ReleaseStream, stream_certificate
-from ssa_privacy.tle import iss_element_set
+from ssa_privacy.privacy.pml.passes import pass_noise
+from ssa_privacy.privacy.pml.plant import design_noise
+from ssa_privacy.privacy.pml.stream import ReleaseStream, stream_certificate
 
 DELTA = 0.01
 PLANT = control.ss([[0.8, 0.1], [0.0, 0.6]], np.eye(2), np.eye(2), 0, 1.0)

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from ssa_privacy import checkpoints
-from ssa_privacy.checkpoints import DamagedCheckpointWarning
 from ssa_privacy.cli import EXIT_ERROR, EXIT_INTERRUPTED, main
-from ssa_privacy.runner import Runner, Task, TaskError, WorkerLost
+from ssa_privacy.engine import checkpoints
+from ssa_privacy.engine.checkpoints import DamagedCheckpointWarning
+from ssa_privacy.engine.runner import Runner, Task, TaskError, WorkerLost
 
 ERRORS = {
     "ValueError": ValueError,
@@ -312,7 +312,7 @@ INTERRUPTED_RUN = """
 import signal
 import sys
 from ssa_privacy.cli import main
-from ssa_privacy.runner import Task
+from ssa_privacy.engine.runner import Task
 from ssa_privacy.studies import pml_bounds
 from test_edges_runner import announce_and_sleep
 

@@ -1,4 +1,4 @@
-"""Tests of the minimum-volume ellipsoid / D-optimal design solver (ssa_privacy.ellipsoid).
+"""Tests of the minimum-volume ellipsoid / D-optimal design solver (ssa_privacy.privacy.dp_gp.ellipsoid).
 
 What is asserted is theory, checked independently of the solver:
 
@@ -22,9 +22,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import linalg
 
-from ssa_privacy import ellipsoid
-from ssa_privacy.gp import RBF
-from ssa_privacy.privacy.cloaking import cloaking_matrix
+from ssa_privacy.gp.regression import RBF
+from ssa_privacy.privacy.dp_gp import ellipsoid
+from ssa_privacy.privacy.dp_gp.cloaking import cloaking_matrix
 
 # Accuracy of the reference solver (CLARABEL's default tolerances are 1e-8) and of the
 # dense recomputation of the leverages on these small, well-conditioned instances.

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from ssa_privacy.estimation import (
+from ssa_privacy.estimation.kalman import (
     am_gm_trace_bound,
     error_covariance_bounds,
     filter_outputs,
@@ -20,8 +20,9 @@ from ssa_privacy.estimation import (
     steady_state,
 )
 from ssa_privacy.plants import LTIPlant
-from ssa_privacy.privacy import pml_design, pml_leakage
-from ssa_privacy.privacy.pml_plant import design_noise
+from ssa_privacy.privacy.pml import design as pml_design
+from ssa_privacy.privacy.pml import leakage as pml_leakage
+from ssa_privacy.privacy.pml.plant import design_noise
 
 
 def random_plant(rng, n, m):

@@ -6,14 +6,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize, stats
 
-from ssa_privacy.gp import (
-    RBF,
-    Exponential,
-    GaussianProcess,
+from ssa_privacy.gp.fit import (
     constant_mean_variance_mle,
     fit_hyperparameters,
     fit_mean_and_variance,
 )
+from ssa_privacy.gp.regression import RBF, Exponential, GaussianProcess
 
 
 def data(seed, n=25, d=2):
@@ -136,7 +134,7 @@ def test_profiled_likelihood_gradient_matches_finite_differences(seed):
     """The analytic gradient of the profiled negative log likelihood (envelope theorem,
     lower triangle of R^{-1} only) agrees with central differences of an independent
     dense evaluation (explicit solve and slogdet) to the differences' own accuracy."""
-    from ssa_privacy import gp_fit
+    from ssa_privacy.gp import fit as gp_fit
 
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((120, 3))

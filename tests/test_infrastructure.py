@@ -7,8 +7,8 @@ import pytest
 
 from ssa_privacy import __version__
 from ssa_privacy.cli import main
-from ssa_privacy.data import DATA_ENV, data_dir, load_census
-from ssa_privacy.output import StudyOutput, atomic_path
+from ssa_privacy.engine.data import DATA_ENV, data_dir, load_census
+from ssa_privacy.engine.output import StudyOutput, atomic_path
 
 
 def test_data_folder_precedence(monkeypatch, tmp_path):

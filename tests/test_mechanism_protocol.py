@@ -9,7 +9,7 @@ noise covariance fails its certificate, which is recomputed from the noise used.
 import numpy as np
 import pytest
 
-from ssa_privacy.gp import RBF
+from ssa_privacy.gp.regression import RBF
 from ssa_privacy.privacy import (
     CloakingMechanism,
     FactoredCovariance,

@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 
 from ssa_privacy.attacks import membership as mb
-from ssa_privacy.privacy.dp_gp import gaussian_mechanism_delta
-from ssa_privacy.privacy.posterior_sampling import PosteriorSamplingBound
+from ssa_privacy.privacy.accounting import gaussian_mechanism_delta
+from ssa_privacy.privacy.posterior_sampling.mechanism import PosteriorSamplingBound
 from ssa_privacy.studies import mia
 
 

@@ -16,7 +16,7 @@ from ssa_privacy.orbits.elements import (
 )
 from ssa_privacy.orbits.frames import hill_to_inertial, rsw_frame
 from ssa_privacy.orbits.propagator import J2Propagator
-from ssa_privacy.tle import iss_element_set, load_element_set, verification_element_sets
+from ssa_privacy.orbits.tle import iss_element_set, load_element_set, verification_element_sets
 
 DAY = 86400.0
 ECCENTRIC = dict(a=8000.0, e=0.15, i=np.radians(40.0), raan=0.7, argp=1.3, nu=0.4)

@@ -7,13 +7,13 @@ import sys
 import pytest
 
 import ssa_privacy.constants as constants
+import ssa_privacy.estimation.ukf
 import ssa_privacy.orbits.elements
 import ssa_privacy.orbits.frames
 import ssa_privacy.orbits.planar
 import ssa_privacy.orbits.propagator
 import ssa_privacy.sensors.geodesy
 import ssa_privacy.sensors.stations
-import ssa_privacy.sensors.tracking
 
 #: Every public name of the former single modules, and its new home.
 OLD_ORBITS = {
@@ -40,7 +40,7 @@ OLD_SENSORS = {
         "ground_track",
     ),
     ssa_privacy.sensors.stations: ("DEFAULT_NOISE_STD", "MEASUREMENTS", "GroundStation"),
-    ssa_privacy.sensors.tracking: (
+    ssa_privacy.estimation.ukf: (
         "FIRST_STEP",
         "SIGMA_POINT_PARAMETERS",
         "OrbitTracker",

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from ssa_privacy.output import (
+from ssa_privacy.engine.output import (
     StudyOutput,
     atomic_path,
     check_output_folder,
@@ -260,7 +260,7 @@ def test_a_killed_run_leaves_nothing_after_the_next_run(tmp_path):
     target = tmp_path / "out"
     script = (
         "import os, signal, sys\n"
-        "from ssa_privacy.output import StudyOutput, output_transaction\n"
+        "from ssa_privacy.engine.output import StudyOutput, output_transaction\n"
         "with output_transaction():\n"
         "    StudyOutput(sys.argv[1], 'demo', {}).write_text('half.txt', 'x')\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
@@ -327,8 +327,9 @@ def test_file_names_stay_inside_the_folder(tmp_path):
 
 
 def test_set_names_are_importable_from_both_modules():
-    """The studies import them from ssa_privacy.output; they live in ssa_privacy.output_set."""
-    from ssa_privacy import output, output_set
+    """The studies import them from ssa_privacy.engine.output; they live in ssa_privacy.engine.transaction."""
+    from ssa_privacy.engine import output
+    from ssa_privacy.engine import transaction as output_set
 
     for name in ("check_output_folder", "output_transaction", "transactional", "RESULTS_FILE"):
         assert getattr(output, name) is getattr(output_set, name)

@@ -20,19 +20,19 @@ import numpy as np
 import pytest
 from scipy import linalg, stats
 
-from ssa_privacy.catalog_tracking import object_stream
 from ssa_privacy.orbits.propagator import J2Propagator
-from ssa_privacy.pass_privacy import DESIGNERS, pass_noise
-from ssa_privacy.privacy.pml import (
+from ssa_privacy.orbits.relative_motion import manoeuvre_prior
+from ssa_privacy.orbits.tle import iss_element_set, verification_element_sets
+from ssa_privacy.privacy.pml.leakage import (
     linear_mechanism_covariances,
     pml_margin,
     pointwise_maximal_leakage,
 )
-from ssa_privacy.privacy.pml_stream import stream_leakage_probability
-from ssa_privacy.relative_motion import manoeuvre_prior
+from ssa_privacy.privacy.pml.passes import DESIGNERS, pass_noise
+from ssa_privacy.privacy.pml.stream import stream_leakage_probability
 from ssa_privacy.sensors.geodesy import EarthRotation
-from ssa_privacy.sensors.radar_network import radar_network
-from ssa_privacy.tle import iss_element_set, verification_element_sets
+from ssa_privacy.sensors.networks import radar_network
+from ssa_privacy.sensors.streams import object_stream
 
 DELTA = 0.01
 BUDGETS = (10.0, 14.0, 20.0)

@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, linalg, optimize, stats
 
-from ssa_privacy.privacy import accounting, pml_design, pml_leakage
+from ssa_privacy.privacy import accounting
+from ssa_privacy.privacy.pml import design as pml_design
+from ssa_privacy.privacy.pml import leakage as pml_leakage
 
 LEVEL = 1e-4  # level of every binomial test below (chance of a false failure)
 

@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 
 from ssa_privacy.privacy.mechanism import FactoredCovariance
-from ssa_privacy.privacy.pml_design import METHODS, LinearGaussianMechanism
+from ssa_privacy.privacy.pml.design import METHODS, LinearGaussianMechanism
 from ssa_privacy.privacy.rounding import chi2_quantile_enclosure, singular_value_enclosure
 
 EPSILON, DELTA = 6.0, 0.01

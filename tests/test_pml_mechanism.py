@@ -13,8 +13,8 @@ from scipy import stats
 
 from ssa_privacy.privacy import pml
 from ssa_privacy.privacy.mechanism import FactoredCovariance, Mechanism, Release
-from ssa_privacy.privacy.pml_design import METHODS, LinearGaussianMechanism
-from ssa_privacy.privacy.pml_leakage import pointwise_maximal_leakage
+from ssa_privacy.privacy.pml.design import METHODS, LinearGaussianMechanism
+from ssa_privacy.privacy.pml.leakage import pointwise_maximal_leakage
 
 WEIGHT = {"exact": 1.0, "paper": 2.0}  # weight of I(X; Y) in the leakage, per convention
 EPSILON, DELTA = 6.0, 0.01

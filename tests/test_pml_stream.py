@@ -10,25 +10,24 @@ import pytest
 from scipy import linalg, stats
 
 from ssa_privacy.privacy.mechanism import FactoredCovariance
-from ssa_privacy.privacy.pml import (
-    LinearGaussianMechanism,
+from ssa_privacy.privacy.pml.cone_design import logdet_mechanism_noise
+from ssa_privacy.privacy.pml.design import LinearGaussianMechanism, linear_mechanism_noise
+from ssa_privacy.privacy.pml.leakage import (
     kappa,
     leakage_probability,
     linear_mechanism_covariances,
-    linear_mechanism_noise,
-    logdet_mechanism_noise,
     minimum_epsilon,
     monte_carlo_leakage_probability,
     pml_margin,
 )
-from ssa_privacy.privacy.pml_stream import (
+from ssa_privacy.privacy.pml.stream import (
     ReleaseStream,
     stream_certificate,
     stream_information,
     stream_leakage,
     stream_leakage_probability,
 )
-from ssa_privacy.privacy.pml_stream_design import (
+from ssa_privacy.privacy.pml.stream_design import (
     design_stream_noise,
     information_limited_noise,
     stream_logdet_design,

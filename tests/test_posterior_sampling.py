@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
-from ssa_privacy.gp import RBF, Exponential, GaussianProcess
-from ssa_privacy.privacy import posterior_sampling as ps
+from ssa_privacy.gp.regression import RBF, Exponential, GaussianProcess
+from ssa_privacy.privacy.posterior_sampling import mechanism as ps
 
 E = np.e
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ssa_privacy.gp import Exponential, GaussianProcess
+from ssa_privacy.gp.regression import Exponential, GaussianProcess
 from ssa_privacy.privacy import (
     Certificate,
     FactoredCovariance,
@@ -11,7 +11,7 @@ from ssa_privacy.privacy import (
     PosteriorSamplingMechanism,
     Release,
 )
-from ssa_privacy.privacy.posterior_sampling import DESIGN_RTOL, epsilon_for_delta
+from ssa_privacy.privacy.posterior_sampling.mechanism import DESIGN_RTOL, epsilon_for_delta
 
 X = np.linspace(0.05, 0.95, 10)
 GRID = np.linspace(0.0, 1.0, 7)
@@ -145,13 +145,13 @@ def test_bad_input_raises_a_clear_error(call, error, message):
 
 
 def test_old_import_paths_keep_working():
-    from ssa_privacy.privacy.posterior_sampling import (
+    from ssa_privacy.privacy.posterior_sampling.bound import PosteriorSamplingBound as moved
+    from ssa_privacy.privacy.posterior_sampling.mechanism import (
         PosteriorSamplingBound,
         gaussian_renyi_divergence,
         psi,
         sample_posterior_paths_exp_1d,
     )
-    from ssa_privacy.privacy.posterior_sampling_bound import PosteriorSamplingBound as moved
 
     assert PosteriorSamplingBound is moved
     assert psi(0.5, 1.0) > 0

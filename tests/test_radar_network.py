@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ssa_privacy.orbits.tle import iss_element_set
 from ssa_privacy.sensors.geodesy import EarthRotation
-from ssa_privacy.sensors.passes import passes
-from ssa_privacy.sensors.radar_network import ELEVATION_MASK, SITES, radar_network
-from ssa_privacy.tle import iss_element_set
+from ssa_privacy.sensors.networks import ELEVATION_MASK, SITES, radar_network
+from ssa_privacy.sensors.visibility import passes
 
 
 @given(st.lists(st.booleans(), max_size=60))

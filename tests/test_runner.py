@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from ssa_privacy.cli import EXIT_INTERRUPTED, main
-from ssa_privacy.runner import Runner, Task
+from ssa_privacy.engine.runner import Runner, Task
 from ssa_privacy.studies import pml_bounds
 
 SMALL = dict(runs=3, steps=30, burn_in=5, epsilons=(5.5, 7.0), mc_samples=2000)
@@ -211,8 +211,8 @@ def test_figures_drawn_on_the_pool_are_written_in_the_house_style_and_not_checkp
     """save_figures on a two-worker pool writes every PNG and PDF (valid headers), records
     them in the output, leaves no temporary files, stores no checkpoint and records no
     figure tasks with the study's tasks; the layout engine of the house style was used."""
-    from ssa_privacy.figure_set import save_figures
-    from ssa_privacy.output import StudyOutput
+    from ssa_privacy.engine.figures import save_figures
+    from ssa_privacy.engine.output import StudyOutput
 
     runner = Runner(workers=2, progress=False, checkpoints=tmp_path / "ckpt")
     output = StudyOutput(tmp_path / "out", "demo", {})
@@ -233,7 +233,7 @@ def test_the_house_style_lays_figures_out_with_constrained_layout():
     """Inside a study run, figures get the constrained layout engine (FIGURE_STYLE)."""
     from matplotlib.layout_engine import ConstrainedLayoutEngine
 
-    from ssa_privacy.output_set import transactional
+    from ssa_privacy.engine.transaction import transactional
 
     @transactional
     def run(out):

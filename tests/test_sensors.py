@@ -8,18 +8,18 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from ssa_privacy.constants import OMEGA_EARTH, WGS84_A, WGS84_F
+from ssa_privacy.estimation.ukf import OrbitTracker, measurement_mean, measurement_residual
 from ssa_privacy.orbits.elements import elements_to_state
 from ssa_privacy.orbits.propagator import J2Propagator
-from ssa_privacy.privacy.pml import (
+from ssa_privacy.orbits.tle import iss_element_set
+from ssa_privacy.privacy.pml.design import linear_mechanism_noise
+from ssa_privacy.privacy.pml.leakage import (
     leakage_probability,
     linear_mechanism_covariances,
-    linear_mechanism_noise,
     monte_carlo_leakage_probability,
 )
 from ssa_privacy.sensors.geodesy import EarthRotation, ecef_to_geodetic, geodetic_to_ecef
 from ssa_privacy.sensors.stations import GroundStation, LinearisedMeasurement
-from ssa_privacy.sensors.tracking import OrbitTracker, measurement_mean, measurement_residual
-from ssa_privacy.tle import iss_element_set
 
 MADRID = GroundStation("Madrid", 40.4313, -4.2480, 0.865)
 CANBERRA = GroundStation("Canberra", -35.4024, 148.9813, 0.689)

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from ssa_privacy import gp
-from ssa_privacy.gp import GaussianProcess, fit_mean_and_variance
-from ssa_privacy.kernels import RBF, ScaledKernel, kernel_diagonal, kernel_matrix
+from ssa_privacy.gp.fit import fit_mean_and_variance
+from ssa_privacy.gp.kernels import RBF, ScaledKernel, kernel_diagonal, kernel_matrix
+from ssa_privacy.gp.regression import GaussianProcess
 from ssa_privacy.privacy import SyntheticNoiseMechanism, obfuscate, region_noise_factor
 
 sklearn_gp = pytest.importorskip("sklearn.gaussian_process")
@@ -143,9 +144,9 @@ def test_kernels_stay_importable_from_the_gp_module():
 def test_the_library_never_imports_scikit_learn():
     code = (
         "import sys\n"
-        "import ssa_privacy.gp, ssa_privacy.kernels, ssa_privacy.privacy, ssa_privacy.baselines\n"
-        "import ssa_privacy.attacks, ssa_privacy.privacy.synthetic_noise_design\n"
-        "import ssa_privacy.privacy.posterior_sampling_bound\n"
+        "import ssa_privacy.gp.regression, ssa_privacy.gp.kernels, ssa_privacy.privacy, ssa_privacy.gp.baselines\n"
+        "import ssa_privacy.attacks, ssa_privacy.privacy.synthetic_noise.design\n"
+        "import ssa_privacy.privacy.posterior_sampling.bound\n"
         "assert not any(name.startswith('sklearn') for name in sys.modules), 'sklearn imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from ssa_privacy.data import load_census
+from ssa_privacy.engine.data import load_census
 from ssa_privacy.studies import _dp_rows as dp
 from ssa_privacy.studies import census
 

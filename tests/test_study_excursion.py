@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from ssa_privacy.privacy.posterior_sampling import epsilon_for_delta
-from ssa_privacy.runner import Runner
+from ssa_privacy.engine.runner import Runner
+from ssa_privacy.privacy.posterior_sampling.mechanism import epsilon_for_delta
 from ssa_privacy.studies import excursion
 
 SMALL = {"replications": 2, "validation": 1, "n": 40, "paths": 2, "rounds": 0}

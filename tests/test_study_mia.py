@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from ssa_privacy.runner import Runner
+from ssa_privacy.engine.runner import Runner
 from ssa_privacy.studies import mia
 
 SMALL = {

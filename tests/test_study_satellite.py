@@ -8,8 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from ssa_privacy.privacy.dp_gp import c_delta, cloaking_noise_covariance
-from ssa_privacy.runner import Runner
+from ssa_privacy.engine.runner import Runner
+from ssa_privacy.privacy.accounting import c_delta
+from ssa_privacy.privacy.dp_gp.cloaking import cloaking_noise_covariance
 from ssa_privacy.studies import _dp_rows as dp
 from ssa_privacy.studies import satellite
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from ssa_privacy.cli import main
-from ssa_privacy.runner import Runner
+from ssa_privacy.engine.runner import Runner
 from ssa_privacy.studies import sgp4_validation
 
 SMALL = {"satellites": "iss,06251,28872", "hours": 3.0, "secular_days": 1.5}

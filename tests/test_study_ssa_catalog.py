@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from scipy import linalg, stats
 
-from ssa_privacy.catalog import sgp4_states
-from ssa_privacy.catalog_tracking import passes_of
 from ssa_privacy.cli import main
-from ssa_privacy.pass_privacy import pass_noise
-from ssa_privacy.relative_motion import manoeuvre_prior
+from ssa_privacy.orbits.catalog import sgp4_states
+from ssa_privacy.orbits.relative_motion import manoeuvre_prior
+from ssa_privacy.privacy.pml.passes import pass_noise
+from ssa_privacy.sensors.streams import passes_of
 from ssa_privacy.studies import ssa_catalog
 from ssa_privacy.studies._ssa_catalog_task import TRUTH_TOLERANCE
 
@@ -217,7 +217,7 @@ def test_every_pass_design_has_a_passing_certificate(serial_out, rows):
 
 def test_the_window_starts_at_the_newest_epoch_near_the_median(catalogue, serial_out):
     """By default the window opens at the newest epoch within 3 days of the median epoch
-    (:func:`~ssa_privacy.catalog.window_start`); the element sets more than 14 days from
+    (:func:`~ssa_privacy.orbits.catalog.window_start`); the element sets more than 14 days from
     it are listed, each with its reason, and none of them is tracked."""
     parameters = json.loads((serial_out / "results.json").read_text())["parameters"]
     epochs = np.array([e.epoch_jd for e in catalogue])

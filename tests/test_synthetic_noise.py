@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssa_privacy.gp import RBF, GaussianProcess
+from ssa_privacy.gp.regression import RBF, GaussianProcess
 from ssa_privacy.privacy import (
     SyntheticNoiseDesign,
     diagonal_noise_covariance,
@@ -21,9 +21,9 @@ from ssa_privacy.privacy import (
     sample_synthetic_noise,
     uniform_noise_covariance,
 )
-from ssa_privacy.privacy import synthetic_noise_design as design_module
-from ssa_privacy.privacy import synthetic_noise_lanczos as lanczos_module
-from ssa_privacy.privacy.synthetic_noise import DESIGN_MARGIN, SyntheticNoiseMechanism
+from ssa_privacy.privacy.synthetic_noise import design as design_module
+from ssa_privacy.privacy.synthetic_noise import lanczos as lanczos_module
+from ssa_privacy.privacy.synthetic_noise.mechanism import DESIGN_MARGIN, SyntheticNoiseMechanism
 
 #: Certificates of valid designs must be non-negative up to this round-off.
 CERTIFICATE_TOLERANCE = 1e-8

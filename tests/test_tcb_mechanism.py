@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from ssa_privacy.gp import RBF, GaussianProcess
+from ssa_privacy.gp.regression import RBF, GaussianProcess
 from ssa_privacy.privacy import (
     Certificate,
     FactoredCovariance,
@@ -16,7 +16,7 @@ from ssa_privacy.privacy import (
     region_noise_factor,
     release,
 )
-from ssa_privacy.privacy.synthetic_noise import DESIGN_MARGIN
+from ssa_privacy.privacy.synthetic_noise.mechanism import DESIGN_MARGIN
 
 
 def instance(n=15, alpha=0.4, V=1e-3):
@@ -192,14 +192,14 @@ def test_bad_design_input_raises_a_clear_error():
 
 
 def test_old_import_paths_keep_working():
-    from ssa_privacy.privacy.synthetic_noise import (
+    from ssa_privacy.privacy.synthetic_noise.design import (
+        diagonal_noise_covariance as moved_diagonal,
+    )
+    from ssa_privacy.privacy.synthetic_noise.mechanism import (
         PSDPart,
         diagonal_noise_covariance,
         psd_part,
         region_noise_factor,
-    )
-    from ssa_privacy.privacy.synthetic_noise_design import (
-        diagonal_noise_covariance as moved_diagonal,
     )
 
     assert PSDPart is FactoredCovariance

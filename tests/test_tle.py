@@ -10,7 +10,7 @@ import pytest
 from sgp4.api import Satrec
 from sgp4.io import compute_checksum, fix_checksum
 
-from ssa_privacy.tle import (
+from ssa_privacy.orbits.tle import (
     ElementSet,
     TLEError,
     _package_text,
@@ -21,7 +21,7 @@ from ssa_privacy.tle import (
     validate_tle,
     verification_element_sets,
 )
-from ssa_privacy.tle_format import SGP4_ERROR_FIELDS, TLE_LINE_LENGTH
+from ssa_privacy.orbits.tle_format import SGP4_ERROR_FIELDS, TLE_LINE_LENGTH
 
 ISS = iss_element_set()
 L1, L2 = ISS.line1, ISS.line2

@@ -1,25 +1,26 @@
-"""Attacks that measure what a release leaks.
+"""Attacks that measure what a release leaks: the Stationary attack [TCB], membership
+inference on posterior sampling [MAC] and attack evaluation (ROC, AUC, the DP region).
 
-- :mod:`ssa_privacy.attacks.stationary`: the Stationary attack of [TCB] §5, an adversary
-  fitting a fresh stationary GP to the released data.
-- :mod:`ssa_privacy.attacks.membership`: membership inference on GP posterior sampling
-  [MAC] §4 (LiRA beside a mean-threshold baseline).
-- :mod:`ssa_privacy.attacks.roc`: evaluation of an attack (ROC, AUC, TPR at fixed FPR) and
-  the region every (epsilon, delta)-DP release confines it to.
+Every public name of the modules below is importable from ``ssa_privacy.attacks``:
+
+- :mod:`ssa_privacy.attacks.stationary`
+- :mod:`ssa_privacy.attacks.membership`
+- :mod:`ssa_privacy.attacks.roc`
 """
 
-from ssa_privacy.attacks.membership import (  # noqa: F401
-    LiRA,
-    MeanThresholdAttack,
-    release_statistics,
-)
-from ssa_privacy.attacks.roc import (  # noqa: F401
-    AttackResult,
-    auc_score,
-    evaluate_attack,
-    max_auc_under_dp,
-    max_tpr_under_dp,
-    roc_curve,
-    tpr_at_fpr,
-)
-from ssa_privacy.attacks.stationary import stationary_attack  # noqa: F401
+from ssa_privacy import _compat
+from ssa_privacy.attacks import membership, roc, stationary
+from ssa_privacy.attacks.membership import *  # noqa: F403
+from ssa_privacy.attacks.roc import *  # noqa: F403
+from ssa_privacy.attacks.stationary import *  # noqa: F403
+
+__all__ = [
+    *stationary.__all__,
+    *membership.__all__,
+    *roc.__all__,
+]
+
+
+def __getattr__(name):
+    """Serve the names that moved in 0.2 from their old place (with a warning)."""
+    return _compat.moved_attribute(__name__, name)

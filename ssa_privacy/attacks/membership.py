@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special, stats
 
-from ssa_privacy._validation import (
+from ssa_privacy._internal.validation import (
     as_finite_array,
     nonempty,
     positive,
@@ -45,6 +45,17 @@ from ssa_privacy.attacks.roc import (  # noqa: F401
     roc_curve,
     tpr_at_fpr,
 )
+
+__all__ = [
+    "FIT_BINS",
+    "LatentMixtureDensity",
+    "LiRA",
+    "LogMixtureDensity",
+    "MIN_OBSERVATION_SD",
+    "MeanThresholdAttack",
+    "QUADRATURE_NODES",
+    "release_statistics",
+]
 
 #: Gauss-Legendre nodes over the latent mean mu = tanh(phi / 2) in (-1, 1).
 QUADRATURE_NODES = 100

@@ -14,7 +14,18 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import integrate, stats
 
-from ssa_privacy._validation import as_finite_array, nonempty, open_interval, scalar
+from ssa_privacy._internal.validation import as_finite_array, nonempty, open_interval, scalar
+
+__all__ = [
+    "AttackResult",
+    "DEFAULT_FPRS",
+    "auc_score",
+    "evaluate_attack",
+    "max_auc_under_dp",
+    "max_tpr_under_dp",
+    "roc_curve",
+    "tpr_at_fpr",
+]
 
 #: False-positive rates at which the true-positive rate is reported.
 DEFAULT_FPRS = (0.01, 0.05, 0.10)

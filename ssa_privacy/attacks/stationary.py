@@ -1,6 +1,10 @@
 """The Stationary attack of [TCB] §5: fit a fresh stationary GP to the released data."""
 
-from ssa_privacy.gp_fit import fit_hyperparameters
+from ssa_privacy.gp.fit import fit_hyperparameters
+
+__all__ = [
+    "stationary_attack",
+]
 
 
 def stationary_attack(X, W, restarts=3, seed=None, initial=None):
@@ -20,19 +24,19 @@ def stationary_attack(X, W, restarts=3, seed=None, initial=None):
         Optimiser starts of the maximum-likelihood fit.
     seed : int or numpy.random.Generator, optional
         Seeds the random starts.
-    initial : ssa_privacy.gp.GaussianProcess, optional
+    initial : ssa_privacy.gp.regression.GaussianProcess, optional
         The prior the adversary knows (the worst case of [TCB] §3), used as the first
         optimiser start; it only speeds up and steadies the fit of the same likelihood.
 
     Returns
     -------
-    ssa_privacy.gp_fit.MLFit
+    ssa_privacy.gp.fit.MLFit
         The adversary's fitted GP (``.gp.predict`` gives its reconstruction).
 
     Raises
     ------
     TypeError, ValueError
-        As :func:`ssa_privacy.gp_fit.fit_hyperparameters` (naming X and W).
+        As :func:`ssa_privacy.gp.fit.fit_hyperparameters` (naming X and W).
 
     Notes
     -----

@@ -2,7 +2,17 @@
 
 import numpy as np
 
-from ssa_privacy._validation import as_finite_array, real_array
+from ssa_privacy._internal.validation import as_finite_array, real_array
+
+__all__ = [
+    "DEGENERATE_RTOL",
+    "MIN_PERIGEE_ALTITUDE",
+    "PARABOLIC_RTOL",
+    "earth_orbits",
+    "orbital_states",
+    "times_for",
+    "vectors",
+]
 
 #: A state is degenerate (no orbital plane) when ``|r x v| <= DEGENERATE_RTOL |r| |v|``.
 DEGENERATE_RTOL = 1e-12

@@ -17,9 +17,19 @@ from collections import namedtuple
 
 import numpy as np
 
-from ssa_privacy._validation import as_finite_array, positive
+from ssa_privacy._internal.validation import as_finite_array, positive
 from ssa_privacy.constants import MU_EARTH
 from ssa_privacy.orbits._checks import orbital_states, vectors
+
+__all__ = [
+    "OrbitalElements",
+    "SINGULAR_TOL",
+    "angular_momentum",
+    "elements_to_state",
+    "orbit_averaged_rates",
+    "orbit_averages",
+    "state_to_elements",
+]
 
 
 class OrbitalElements(namedtuple("OrbitalElements", "a e i raan argp nu")):

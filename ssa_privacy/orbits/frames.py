@@ -15,6 +15,11 @@ import numpy as np
 from ssa_privacy.orbits._checks import orbital_states
 from ssa_privacy.orbits.elements import angular_momentum
 
+__all__ = [
+    "hill_to_inertial",
+    "rsw_frame",
+]
+
 
 def rsw_frame(states):
     """Radial, along-track and cross-track unit vectors of ECI states.

@@ -20,8 +20,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ssa_privacy._validation import as_finite_array, non_negative, positive
+from ssa_privacy._internal.validation import as_finite_array, non_negative, positive
 from ssa_privacy.constants import TCB_ALTITUDE, TCB_J2, TCB_MU, TCB_R_E
+
+__all__ = [
+    "J2_FORMS",
+    "MAX_TOLERANCE",
+    "PlanarJ2Model",
+]
 
 #: Largest relative/absolute tolerance accepted by :meth:`PlanarJ2Model.propagate`.
 MAX_TOLERANCE = 1e-10

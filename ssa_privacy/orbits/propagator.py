@@ -4,7 +4,7 @@ State ``(x, y, z, vx, vy, vz)`` in km and km/s, the z axis being Earth's rotatio
 with the dimensionless J2 of EGM-96 by default. The propagator also gives the conserved
 energy and the analytic J2 secular rates of the node and of the argument of perigee;
 conversions to and from orbital elements are in :mod:`ssa_privacy.orbits.elements`,
-element sets (TLEs) enter through :mod:`ssa_privacy.tle`. Many objects are propagated at
+element sets (TLEs) enter through :mod:`ssa_privacy.orbits.tle`. Many objects are propagated at
 once by :meth:`J2Propagator.propagate_many`: batches of them stacked into one system for
 scipy's DOP853, with the tolerance tightened so that each object's own error estimate
 meets it. See :doc:`/theory/orbits-and-sensors`.
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ssa_privacy._validation import (
+from ssa_privacy._internal.validation import (
     as_finite_array,
     non_negative,
     positive,
@@ -32,6 +32,14 @@ from ssa_privacy._validation import (
 )
 from ssa_privacy.constants import J2_EARTH, MU_EARTH, R_EARTH
 from ssa_privacy.orbits._checks import earth_orbits, vectors
+
+__all__ = [
+    "BATCH",
+    "DIFFERENCE_STEPS",
+    "J2Propagator",
+    "LOOSEST_TOLERANCE",
+    "TIGHT_TOLERANCE",
+]
 
 #: Default tolerances of :meth:`J2Propagator.propagate` (the truth of every study).
 TIGHT_TOLERANCE = 1e-10

@@ -6,37 +6,38 @@ step builds a :class:`Mechanism`; its ``release(data, *, seed=None)`` returns a
 :class:`Certificate` recomputed from that noise.
 
 - :class:`SyntheticNoiseMechanism`: privacy-aware GP regression [TCB]
-  (:mod:`ssa_privacy.privacy.synthetic_noise`, design functions in
-  :mod:`ssa_privacy.privacy.synthetic_noise_design`; its public functions are
+  (:mod:`ssa_privacy.privacy.synthetic_noise.mechanism`, design functions in
+  :mod:`ssa_privacy.privacy.synthetic_noise.design`; its public functions are
   re-exported here).
 - :class:`PosteriorSamplingMechanism`: GP posterior sampling with a Renyi-DP bound [MAC]
-  (:mod:`ssa_privacy.privacy.posterior_sampling`, the bound in
-  :mod:`ssa_privacy.privacy.posterior_sampling_bound`).
+  (:mod:`ssa_privacy.privacy.posterior_sampling.mechanism`, the bound in
+  :mod:`ssa_privacy.privacy.posterior_sampling.bound`).
 - :class:`LinearGaussianMechanism`: (epsilon, delta)-PML noise for a linear Gaussian
-  release [LKC] (:mod:`ssa_privacy.privacy.pml_design`; :func:`design_noise` for a plant,
-  leakage closed forms in :mod:`ssa_privacy.privacy.pml_leakage`).
+  release [LKC] (:mod:`ssa_privacy.privacy.pml.design`; :func:`design_noise` for a plant,
+  leakage closed forms in :mod:`ssa_privacy.privacy.pml.leakage`).
 - :class:`CloakingMechanism`, :class:`StandardDPGPMechanism`,
   :class:`LaplaceBinningMechanism`: differentially private GP predictions and binned
-  means [SMI] (:mod:`ssa_privacy.privacy.cloaking`, :mod:`ssa_privacy.privacy.hall`,
-  :mod:`ssa_privacy.privacy.binning`; the former module :mod:`ssa_privacy.privacy.dp_gp`
+  means [SMI] (:mod:`ssa_privacy.privacy.dp_gp.cloaking`, :mod:`ssa_privacy.privacy.dp_gp.hall`,
+  :mod:`ssa_privacy.privacy.dp_gp.binning`; the former module :mod:`ssa_privacy.privacy.dp_gp`
   re-exports them with the rest of its names).
 - :mod:`ssa_privacy.privacy.accounting`: the Gaussian mechanism's delta and the
   PML/DP/MI relations, used by every mechanism above.
 """
 
-from ssa_privacy.privacy.binning import LaplaceBinningMechanism
-from ssa_privacy.privacy.cloaking import CloakingMechanism
-from ssa_privacy.privacy.hall import StandardDPGPMechanism
+from ssa_privacy import _compat
+from ssa_privacy.privacy.dp_gp.binning import LaplaceBinningMechanism
+from ssa_privacy.privacy.dp_gp.cloaking import CloakingMechanism
+from ssa_privacy.privacy.dp_gp.hall import StandardDPGPMechanism
 from ssa_privacy.privacy.mechanism import (
     Certificate,
     FactoredCovariance,
     Mechanism,
     Release,
 )
-from ssa_privacy.privacy.pml_design import LinearGaussianMechanism
-from ssa_privacy.privacy.pml_plant import design_noise
-from ssa_privacy.privacy.posterior_sampling import PosteriorSamplingMechanism
-from ssa_privacy.privacy.synthetic_noise import (
+from ssa_privacy.privacy.pml.design import LinearGaussianMechanism
+from ssa_privacy.privacy.pml.plant import design_noise
+from ssa_privacy.privacy.posterior_sampling.mechanism import PosteriorSamplingMechanism
+from ssa_privacy.privacy.synthetic_noise.mechanism import (
     ObfuscationResult,
     PSDPart,
     SyntheticNoiseDesign,
@@ -83,3 +84,8 @@ __all__ = [
     "sample_synthetic_noise",
     "uniform_noise_covariance",
 ]
+
+
+def __getattr__(name):
+    """Serve the names that moved in 0.2 from their old place (with a warning)."""
+    return _compat.moved_attribute(__name__, name)

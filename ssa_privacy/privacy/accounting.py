@@ -29,23 +29,37 @@ prior information".
 import numpy as np
 from scipy import linalg, optimize, special
 
-from ssa_privacy._validation import (
+from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix
+from ssa_privacy._internal.validation import (
     as_finite_array,
     as_matrix,
     nonempty,
     open_interval,
-    pd_cholesky,
     positive,
-    psd_matrix,
     scalar,
 )
-from ssa_privacy.privacy.pml_leakage import (
+from ssa_privacy.privacy.pml.leakage import (
     _degrees,
     _epsilon_for_bound,
     _scalar,
     _weight,
     log_det_ratio_bound,
 )
+
+__all__ = [
+    "CALIBRATIONS",
+    "analytic_gaussian_delta",
+    "analytic_gaussian_ratio",
+    "c_delta",
+    "dp_to_pml_epsilon",
+    "gaussian_mechanism_delta",
+    "gaussian_mechanism_dp_delta",
+    "mi_to_pml_epsilon",
+    "noise_multiplier",
+    "pml_to_dp_delta",
+    "pml_to_mi_epsilon",
+    "privacy_loss_tail",
+]
 
 #: Noise calibrations: Hall et al.'s ``c(delta)/epsilon`` (proved for epsilon <= 1) or the
 #: analytic Gaussian mechanism of Balle and Wang (2018), exact for every epsilon.

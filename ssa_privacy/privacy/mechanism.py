@@ -30,13 +30,19 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy._validation import (
-    as_finite_array,
-    non_negative,
-    positive,
-    positive_int,
-    symmetric_matrix,
-)
+from ssa_privacy._internal.matrix_validation import symmetric_matrix
+from ssa_privacy._internal.validation import as_finite_array, non_negative, positive, positive_int
+
+__all__ = [
+    "Certificate",
+    "FactoredCovariance",
+    "Mechanism",
+    "RANK_RTOL",
+    "Release",
+    "as_factored",
+    "data_vector",
+    "generator",
+]
 
 #: Eigenvalues at or below this fraction of the largest are dropped by
 #: :meth:`FactoredCovariance.from_matrix` (they are round-off of a singular matrix).
@@ -322,12 +328,12 @@ class Mechanism(Protocol):
     """What every privacy mechanism offers.
 
     A mechanism is built by a design step and then releases data. Implementations:
-    :class:`~ssa_privacy.privacy.synthetic_noise.SyntheticNoiseMechanism`,
-    :class:`~ssa_privacy.privacy.pml_design.LinearGaussianMechanism`,
-    :class:`~ssa_privacy.privacy.cloaking.CloakingMechanism`,
-    :class:`~ssa_privacy.privacy.hall.StandardDPGPMechanism`,
-    :class:`~ssa_privacy.privacy.binning.LaplaceBinningMechanism`,
-    :class:`~ssa_privacy.privacy.posterior_sampling.PosteriorSamplingMechanism`.
+    :class:`~ssa_privacy.privacy.synthetic_noise.mechanism.SyntheticNoiseMechanism`,
+    :class:`~ssa_privacy.privacy.pml.design.LinearGaussianMechanism`,
+    :class:`~ssa_privacy.privacy.dp_gp.cloaking.CloakingMechanism`,
+    :class:`~ssa_privacy.privacy.dp_gp.hall.StandardDPGPMechanism`,
+    :class:`~ssa_privacy.privacy.dp_gp.binning.LaplaceBinningMechanism`,
+    :class:`~ssa_privacy.privacy.posterior_sampling.mechanism.PosteriorSamplingMechanism`.
     """
 
     noise_covariance: FactoredCovariance

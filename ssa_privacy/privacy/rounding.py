@@ -27,6 +27,23 @@ import numpy as np
 from scipy import stats
 from scipy.linalg import lapack
 
+__all__ = [
+    "DIGITS",
+    "EXTRA",
+    "INFLATE",
+    "RULE",
+    "UNIT_ROUNDOFF",
+    "abs_norm2_squared",
+    "chi2_quantile_enclosure",
+    "cholesky_lower_bound",
+    "colsum",
+    "gamma",
+    "orthogonality_defect",
+    "proven_lambda_min",
+    "rowsum",
+    "singular_value_enclosure",
+]
+
 #: Unit roundoff of IEEE double precision (rounding to nearest).
 UNIT_ROUNDOFF = 2.0**-53
 #: Every bound is multiplied by this factor to cover the rounding of its own evaluation

@@ -1,42 +1,32 @@
-"""Ground-based tracking sensors: Earth rotation, stations, radar measurements and the tracker.
+"""Ground-based tracking sensors: the Earth's rotation, stations and their measurements,
+visibility, the default networks and the measurement streams of a catalogue.
 
-One concept per module:
+Every public name of the modules below is importable from ``ssa_privacy.sensors``:
 
-- :mod:`ssa_privacy.sensors.geodesy`: WGS-84 geodetic coordinates, the Earth's rotation
-  (:class:`~ssa_privacy.sensors.geodesy.EarthRotation`) and ground tracks;
-- :mod:`ssa_privacy.sensors.stations`:
-  :class:`~ssa_privacy.sensors.stations.GroundStation` (azimuth, elevation, range and
-  range rate; visibility; the Jacobian) and its linearised measurement model
-  (:class:`~ssa_privacy.sensors.stations.LinearisedMeasurement`), which a privacy
-  mechanism privatizes;
-- :mod:`ssa_privacy.sensors.tracking`:
-  :class:`~ssa_privacy.sensors.tracking.OrbitTracker`, the fusion centre's unscented
-  Kalman filter.
-
-The constants live in :mod:`ssa_privacy.constants`. Every public name of the former
-single module stays importable from ``ssa_privacy.sensors``. See
-:doc:`/theory/orbits-and-sensors`.
+- :mod:`ssa_privacy.sensors.geodesy`
+- :mod:`ssa_privacy.sensors.stations`
+- :mod:`ssa_privacy.sensors.visibility`
+- :mod:`ssa_privacy.sensors.networks`
+- :mod:`ssa_privacy.sensors.streams`
 """
 
-# Re-exports: the public names of the module before the split.
-from ssa_privacy.constants import OMEGA_EARTH, WGS84_A, WGS84_F  # noqa: F401
-from ssa_privacy.sensors.geodesy import (  # noqa: F401
-    GEODETIC_ITERATIONS,
-    EarthRotation,
-    ecef_to_geodetic,
-    geodetic_to_ecef,
-    ground_track,
-)
-from ssa_privacy.sensors.stations import (  # noqa: F401
-    DEFAULT_NOISE_STD,
-    MEASUREMENTS,
-    GroundStation,
-    LinearisedMeasurement,
-)
-from ssa_privacy.sensors.tracking import (  # noqa: F401
-    FIRST_STEP,
-    SIGMA_POINT_PARAMETERS,
-    OrbitTracker,
-    measurement_mean,
-    measurement_residual,
-)
+from ssa_privacy import _compat
+from ssa_privacy.sensors import geodesy, networks, stations, streams, visibility
+from ssa_privacy.sensors.geodesy import *  # noqa: F403
+from ssa_privacy.sensors.networks import *  # noqa: F403
+from ssa_privacy.sensors.stations import *  # noqa: F403
+from ssa_privacy.sensors.streams import *  # noqa: F403
+from ssa_privacy.sensors.visibility import *  # noqa: F403
+
+__all__ = [
+    *geodesy.__all__,
+    *stations.__all__,
+    *visibility.__all__,
+    *networks.__all__,
+    *streams.__all__,
+]
+
+
+def __getattr__(name):
+    """Serve the names that moved in 0.2 from their old place (with a warning)."""
+    return _compat.moved_attribute(__name__, name)

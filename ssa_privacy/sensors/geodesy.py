@@ -28,9 +28,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ssa_privacy._validation import as_finite_array, open_interval, scalar
+from ssa_privacy._internal.validation import as_finite_array, open_interval, scalar
 from ssa_privacy.constants import OMEGA_EARTH, WGS84_A, WGS84_F
 from ssa_privacy.orbits._checks import times_for, vectors
+
+__all__ = [
+    "EarthRotation",
+    "GEODETIC_ITERATIONS",
+    "ecef_to_geodetic",
+    "geodetic_to_ecef",
+    "ground_track",
+]
 
 #: Latitude fixed-point iterations of :func:`ecef_to_geodetic` (converged to < 1e-12 rad
 #: for altitudes below 10^4 km).
@@ -145,7 +153,7 @@ class EarthRotation:
     ----------
     gmst0 : float
         Greenwich mean sidereal time at ``t = 0`` (rad); for a TLE,
-        :attr:`ssa_privacy.tle.ElementSet.gmst_epoch`.
+        :attr:`ssa_privacy.orbits.tle.ElementSet.gmst_epoch`.
     rate : float, optional
         Rotation rate (rad/s), default :data:`~ssa_privacy.constants.OMEGA_EARTH`.
 

@@ -11,7 +11,7 @@ position (frames: :mod:`ssa_privacy.sensors.geodesy`).
 A station knows its measurement, not privacy: :meth:`GroundStation.linearised_measurement`
 returns the linearised model ``h(X) ~ h(x) + H (X - x)`` with the sensor noise covariance
 ``R`` (:class:`LinearisedMeasurement`); a privacy mechanism designed on ``H`` (for
-instance :func:`ssa_privacy.privacy.pml.linear_mechanism_noise`) privatizes it. See
+instance :func:`ssa_privacy.privacy.pml.design.linear_mechanism_noise`) privatizes it. See
 :doc:`/theory/orbits-and-sensors`.
 
 References
@@ -25,9 +25,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ssa_privacy._validation import as_finite_array, scalar
+from ssa_privacy._internal.validation import as_finite_array, scalar
 from ssa_privacy.orbits._checks import vectors
 from ssa_privacy.sensors.geodesy import _earth_rotation, geodetic_to_ecef
+
+__all__ = [
+    "DEFAULT_NOISE_STD",
+    "GroundStation",
+    "LinearisedMeasurement",
+    "MEASUREMENTS",
+]
 
 #: Names of the four measurements, in order (units rad, rad, km, km/s).
 MEASUREMENTS = ("azimuth", "elevation", "range", "range_rate")
@@ -291,7 +298,7 @@ class GroundStation:
 
         Thin wrapper, kept for existing scripts: use
         ``model = station.linearised_measurement(state, time, earth)`` then
-        ``ssa_privacy.privacy.pml.linear_mechanism_noise(model.H, Sigma_XX, epsilon, delta,
+        ``ssa_privacy.privacy.pml.design.linear_mechanism_noise(model.H, Sigma_XX, epsilon, delta,
         convention=convention)`` (or a :class:`~ssa_privacy.privacy.LinearGaussianMechanism`
         on ``model.H``). The noise makes the linear mechanism ``Y = H X + V``,
         ``V ~ N(0, Theta)``, (epsilon, delta)-PML private for a prior
@@ -332,7 +339,7 @@ class GroundStation:
         the nonlinear one matches it to first order in the prior's spread over the range
         (about 1e-3 for a km-level prior at 1000 km), see :doc:`/theory/orbits-and-sensors`.
         """
-        from ssa_privacy.privacy.pml import linear_mechanism_noise  # privacy stays optional here
+        from ssa_privacy.privacy.pml.design import linear_mechanism_noise
 
         model = self.linearised_measurement(state, time, earth)
         return linear_mechanism_noise(model.H, Sigma_XX, epsilon, delta, convention)

@@ -9,11 +9,11 @@ A study module defines
 - optionally ``USES_SEED = False`` for a deterministic study (the command line then
   does not offer ``--seed``),
 - optionally ``USES_RUNNER = True`` for a study whose work runs through a
-  :class:`~ssa_privacy.runner.Runner` (the command line then offers ``--workers``,
+  :class:`~ssa_privacy.engine.runner.Runner` (the command line then offers ``--workers``,
   ``--scheduler``, ``--dask-local`` and ``--resume``, and passes ``runner=``), and
 - ``run(out, seed, progress, **options)`` writing figures and results into ``out``
-  through :class:`ssa_privacy.output.StudyOutput` and returning a summary dict;
-  decorated with :func:`ssa_privacy.output.transactional`, so that ``out`` is replaced
+  through :class:`ssa_privacy.engine.output.StudyOutput` and returning a summary dict;
+  decorated with :func:`ssa_privacy.engine.output.transactional`, so that ``out`` is replaced
   as a whole only when the run completes.
 
 The command line adds ``--out``, ``--seed`` (unless ``USES_SEED`` is False),

@@ -5,6 +5,12 @@ import matplotlib.pyplot as plt
 from ssa_privacy.studies._common import METHOD_COLOURS as COLOURS
 from ssa_privacy.studies._dp_rows import COLOUR as DP_COLOUR
 
+__all__ = [
+    "Y_LIMITS",
+    "figure8",
+    "figure9",
+]
+
 #: Vertical range of the panels (PINCP, 1e5 USD), as the authors' figures.
 Y_LIMITS = (-1.5, 5)
 

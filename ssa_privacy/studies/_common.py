@@ -5,6 +5,15 @@ from contextlib import contextmanager
 
 import numpy as np
 
+__all__ = [
+    "METHOD_COLOURS",
+    "band",
+    "mean_std",
+    "replication_rng",
+    "rmse",
+    "stopwatch",
+]
+
 #: Colours used for the methods in every figure.
 METHOD_COLOURS = {
     "truth": "black",

@@ -16,17 +16,36 @@ replications. Choices, all documented in the study pages:
   claim), seeded by ``default_rng([seed, replication, SEED_KEY_OFFSET + epsilon index,
   ...])``;
 - the noise shape M depends only on C, so it is solved once per fitted GP
-  (:class:`ssa_privacy.privacy.cloaking.CloakingMechanism`, timed separately) and scaled
+  (:class:`ssa_privacy.privacy.dp_gp.cloaking.CloakingMechanism`, timed separately) and scaled
   per epsilon with Hall et al.'s calibration ``c(delta) / epsilon`` (valid for
   epsilon <= 1), through the mechanism's old-form calls, whose results (a
-  :class:`~ssa_privacy.privacy.dp_release.DPRelease` per release) the studies record.
+  :class:`~ssa_privacy.privacy.dp_gp.release.DPRelease` per release) the studies record.
 """
 
 import time
 
 import numpy as np
 
-from ssa_privacy.privacy.cloaking import CloakingMechanism
+from ssa_privacy.privacy.dp_gp.cloaking import CloakingMechanism
+
+__all__ = [
+    "CALIBRATION",
+    "COLOUR",
+    "CloakingDesign",
+    "DELTA",
+    "EPSILONS",
+    "METHOD",
+    "NEIGHBOURING",
+    "SEED_KEY_OFFSET",
+    "comparison",
+    "format_comparison",
+    "mse_prediction",
+    "mse_z_score",
+    "output_sensitivity",
+    "parameters",
+    "release_record",
+    "row_label",
+]
 
 EPSILONS = (0.3, 0.5, 1.0)
 DELTA = 0.01
@@ -66,7 +85,7 @@ class CloakingDesign:
 
     Parameters
     ----------
-    gp : ssa_privacy.gp.GaussianProcess
+    gp : ssa_privacy.gp.regression.GaussianProcess
         Fitted GP with a scalar noise variance; its kernel, noise and jitter are used,
         so ``V = (noise + jitter) I``.
     X : ndarray, shape (n, D)
@@ -78,11 +97,11 @@ class CloakingDesign:
     ------
     ValueError
         If the GP's noise is a matrix, or as
-        :class:`ssa_privacy.privacy.cloaking.CloakingMechanism`.
+        :class:`ssa_privacy.privacy.dp_gp.cloaking.CloakingMechanism`.
 
     Attributes
     ----------
-    mechanism : ssa_privacy.privacy.cloaking.CloakingMechanism
+    mechanism : ssa_privacy.privacy.dp_gp.cloaking.CloakingMechanism
         Cloaking matrix and optimal noise shape M, solved once.
     time_s : float
         Wall-clock time of that solve (s).

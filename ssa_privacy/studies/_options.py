@@ -1,8 +1,12 @@
-"""Types of the studies' command-line options, for ``argparse`` (``type=...``).
+"""The studies' command-line options: value types for ``argparse`` and shared option blocks.
 
-Each function takes the text the user typed and returns the value, or raises
+Each type function takes the text the user typed and returns the value, or raises
 :class:`argparse.ArgumentTypeError` with a message that ``argparse`` prefixes with the
 option's name (``argument --steps: expected a positive integer, got '0'``).
+
+The ``add_*`` functions define, once, the options several studies share (``--data``,
+``--replications``, ``--delta`` with ``--convention``, ``--mc-samples``); each study
+passes its own default and what the option counts.
 """
 
 import argparse
@@ -10,8 +14,27 @@ import math
 import os
 from pathlib import Path
 
-from ssa_privacy.output import check_output_folder
-from ssa_privacy.runner import SCHEDULER_PATTERN
+from ssa_privacy.engine.output import check_output_folder
+from ssa_privacy.engine.runner import SCHEDULER_PATTERN
+
+__all__ = [
+    "add_data_folder",
+    "add_mc_samples",
+    "add_pml_level",
+    "add_replications",
+    "checked_by",
+    "comma_list",
+    "existing_folder",
+    "finite_float",
+    "int_at_least",
+    "non_negative_float",
+    "non_negative_int",
+    "output_folder",
+    "positive_float",
+    "positive_int",
+    "probability",
+    "scheduler_address",
+]
 
 
 def _integer(text, what):
@@ -233,7 +256,7 @@ def output_folder(text):
     argparse.ArgumentTypeError
         If the folder is empty, a file, the current directory or above it, a folder
         holding other files than a study's output, or in a folder that is not writable
-        (see :func:`ssa_privacy.output.check_output_folder`).
+        (see :func:`ssa_privacy.engine.output.check_output_folder`).
     """
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a folder, got an empty string")
@@ -296,3 +319,87 @@ def scheduler_address(text):
     if not SCHEDULER_PATTERN.match(text):
         raise argparse.ArgumentTypeError(f"expected an address like tcp://HOST:PORT, got {text!r}")
     return text
+
+
+DATA_DEFAULT = "default: $SSA_PRIVACY_DATA, then ../shared/data beside the repository"
+
+
+def add_data_folder(parser, holding):
+    """Add ``--data``, the folder of a study's real data.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser or argument group
+        Where the option goes.
+    holding : str
+        What the folder holds, e.g. ``"the PUMS sample and the split file"``.
+    """
+    parser.add_argument(
+        "--data", type=existing_folder, help=f"folder holding {holding} ({DATA_DEFAULT})"
+    )
+
+
+def add_replications(parser, default, counts, minimum=1):
+    """Add ``--replications``, the number of independent repetitions of a study's draws.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser or argument group
+        Where the option goes.
+    default : int
+        The default count.
+    counts : str
+        What one replication is, e.g. ``"seeds of the synthetic noise averaged in Table 4"``.
+    minimum : int, optional
+        The smallest count accepted (default 1).
+    """
+    parser.add_argument(
+        "--replications",
+        type=int_at_least(minimum) if minimum != 1 else positive_int,
+        default=default,
+        help=f"{counts} (default {default}{'' if minimum == 1 else f', at least {minimum}'})",
+    )
+
+
+def add_pml_level(parser, delta, what="PML failure probability", conventions=None):
+    """Add ``--delta`` and, given ``conventions``, ``--convention`` of a PML or DP level.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser or argument group
+        Where the options go.
+    delta : float
+        The default delta, in (0, 1).
+    what : str, optional
+        What delta is in this study (the help text).
+    conventions : iterable of str, optional
+        The PML conventions offered by ``--convention`` (default ``"exact"``); None offers
+        no ``--convention``.
+    """
+    parser.add_argument(
+        "--delta", type=probability, default=delta, help=f"{what} (default {delta:g})"
+    )
+    if conventions is not None:
+        parser.add_argument(
+            "--convention",
+            choices=sorted(conventions),
+            default="exact",
+            help="PML convention of the noise design and of the bounds (default exact)",
+        )
+
+
+def add_mc_samples(parser, default, counts):
+    """Add ``--mc-samples``, the Monte Carlo draws behind an estimated probability.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser or argument group
+        Where the option goes.
+    default : int
+        The default number of draws.
+    counts : str
+        What is drawn, e.g. ``"draws per mechanism for P[l <= epsilon]"``.
+    """
+    parser.add_argument(
+        "--mc-samples", type=positive_int, default=default, help=f"{counts} (default {default})"
+    )

@@ -7,6 +7,19 @@ from ssa_privacy.studies._common import METHOD_COLOURS as COLOURS
 from ssa_privacy.studies._common import band
 from ssa_privacy.studies._dp_rows import COLOUR as DP_COLOUR
 
+__all__ = [
+    "BAND_PERCENTILES",
+    "LABELS",
+    "ZOOM",
+    "figure_dp_cloaking",
+    "figure_jobs",
+    "figure_privacy_aware",
+    "figure_replications",
+    "figure_squared_error",
+    "figure_trajectory",
+    "trajectory_rows",
+]
+
 LABELS = (
     r"$r / R_e$",
     r"$\dot r / (R_e / T_{orb})$",
@@ -188,7 +201,7 @@ def figure_dp_cloaking(design, cloaking, dropout, epsilons, window=None):
 
 
 def figure_jobs(design, reps, dropout, zero_design, zero_rep, alphas, cloaking, epsilons):
-    """Figures 2-7 as jobs of :func:`ssa_privacy.figure_set.save_figures` (stem -> builder).
+    """Figures 2-7 as jobs of :func:`ssa_privacy.engine.figures.save_figures` (stem -> builder).
 
     Only what each figure draws is passed (the privacy-aware means of the replications,
     the DP-cloaking values and standard deviations), so that a worker receives little.

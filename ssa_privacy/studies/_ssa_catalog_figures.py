@@ -6,11 +6,24 @@ Single-column figures are 3.5 in wide, the network map 7 in (the full width).
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ssa_privacy.catalog import sgp4_states
 from ssa_privacy.constants import R_EARTH
-from ssa_privacy.figure_set import save_figures
+from ssa_privacy.engine.figures import save_figures
+from ssa_privacy.orbits.catalog import sgp4_states
 from ssa_privacy.sensors.geodesy import ground_track
-from ssa_privacy.sensors.radar_network import ELEVATION_MASK, SITES
+from ssa_privacy.sensors.networks import ELEVATION_MASK, SITES
+
+__all__ = [
+    "COLOURS",
+    "FONT",
+    "MAP_ALTITUDE_KM",
+    "TRACKS",
+    "TRACK_HOURS",
+    "network_coverage",
+    "per_measurement_leakage",
+    "rmse_cdf",
+    "rmse_vs_epsilon",
+    "save",
+]
 
 FONT = {"font.size": 8, "axes.titlesize": 8, "legend.fontsize": 7.5}
 COLUMN, PAGE = 3.5, 7.0

@@ -6,7 +6,7 @@ scenario):
 1. nominal state at the window start from SGP4, nominal track and ``Phi(t, t0)`` by the
    J2 model (all objects of the batch in one integration);
 2. the private manoeuvre deviation ``x0 ~ N(0, Sigma_XX)`` (the station-kept CW prior
-   about the nominal state, :func:`~ssa_privacy.relative_motion.manoeuvre_prior`) and the
+   about the nominal state, :func:`~ssa_privacy.orbits.relative_motion.manoeuvre_prior`) and the
    truth, the J2 propagation of ``nominal + x0``;
 3. the passes of every station over the nominal track (the stations schedule them from
    the public element set; a stretch in view longer than the scenario's longest pass is
@@ -14,10 +14,10 @@ scenario):
    privacy noise, drawn once per object and shared by every level (common random
    numbers);
 4. per level and pass-level designer, every pass's noise
-   (:func:`~ssa_privacy.pass_privacy.pass_noise`), its achieved epsilon and the day's
+   (:func:`~ssa_privacy.privacy.pml.passes.pass_noise`), its achieved epsilon and the day's
    (privacy noise alone; for "none", the sensor noise, which is all there is);
 5. the fusion centre's extended Kalman filters of all levels at once
-   (:func:`~ssa_privacy.catalog_filter.track_contacts`) and their RMSE against the truth
+   (:func:`~ssa_privacy.estimation.ekf.track_contacts`) and their RMSE against the truth
    over the evaluation grid;
 6. the epsilon that today's per-measurement designs reach over a pass and the day.
 
@@ -30,15 +30,22 @@ integrated with the others of its batch, which changes them at round-off only).
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy.catalog import regime, sgp4_states
-from ssa_privacy.catalog_filter import ContactMeasurements, track_contacts
-from ssa_privacy.catalog_tracking import contacts, passes_of, per_measurement_epsilons
-from ssa_privacy.pass_privacy import DESIGNERS, pass_noise
-from ssa_privacy.privacy.pml_stream import ReleaseStream, stream_leakage
-from ssa_privacy.relative_motion import manoeuvre_prior
-from ssa_privacy.sensors.tracking import measurement_residual
+from ssa_privacy.estimation.ekf import ContactMeasurements, track_contacts
+from ssa_privacy.estimation.ukf import measurement_residual
+from ssa_privacy.orbits.catalog import regime, sgp4_states
+from ssa_privacy.orbits.relative_motion import manoeuvre_prior
+from ssa_privacy.orbits.tle import ElementSet
+from ssa_privacy.privacy.pml.passes import DESIGNERS, pass_noise
+from ssa_privacy.privacy.pml.stream import ReleaseStream, stream_leakage
+from ssa_privacy.sensors.streams import contacts, passes_of, per_measurement_epsilons
 from ssa_privacy.studies._common import replication_rng
-from ssa_privacy.tle import ElementSet
+
+__all__ = [
+    "NO_PRIVACY",
+    "TRUTH_TOLERANCE",
+    "catalog_task",
+    "certificate_counts",
+]
 
 #: Integration tolerance (rtol = atol) of the nominal tracks and of the truth.
 TRUTH_TOLERANCE = 1.0e-10
@@ -151,7 +158,7 @@ def certificate_counts(filters, noises):
     filters : list of tuple
         ``(label, epsilon, designer)`` per filter, as :func:`_level_noises` gives them.
     noises : list of list
-        Per filter, the pass designs (:class:`~ssa_privacy.pass_privacy.PassNoise`), or
+        Per filter, the pass designs (:class:`~ssa_privacy.privacy.pml.passes.PassNoise`), or
         None for the level without privacy.
 
     Returns

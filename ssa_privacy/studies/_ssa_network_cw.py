@@ -13,8 +13,22 @@ private.
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy.estimation import empirical_error_covariance, error_covariance_bounds, steady_state
-from ssa_privacy.privacy.pml import linear_mechanism_covariances, linear_mechanism_noise, pml_margin
+from ssa_privacy.estimation.kalman import (
+    empirical_error_covariance,
+    error_covariance_bounds,
+    steady_state,
+)
+from ssa_privacy.privacy.pml.design import linear_mechanism_noise
+from ssa_privacy.privacy.pml.leakage import linear_mechanism_covariances, pml_margin
+
+__all__ = [
+    "CW_SENSOR_STD",
+    "C_POSITION",
+    "cw_designs",
+    "cw_filter_row",
+    "cw_row",
+    "implied_epsilon",
+]
 
 #: Output matrix of a CW relative-position report.
 C_POSITION = np.hstack([np.eye(3), np.zeros((3, 3))])

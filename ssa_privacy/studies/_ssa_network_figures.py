@@ -8,6 +8,16 @@ import numpy as np
 from ssa_privacy.orbits.frames import rsw_frame
 from ssa_privacy.sensors.geodesy import ground_track
 
+__all__ = [
+    "RSW",
+    "STATION_COLOURS",
+    "cw_bounds",
+    "ground_tracks",
+    "pass_rows",
+    "rmse_vs_epsilon",
+    "tracking_errors",
+]
+
 STATION_COLOURS = ("tab:red", "tab:blue", "tab:green", "tab:purple", "tab:orange")
 RSW = ("radial", "along-track", "cross-track")
 

@@ -8,9 +8,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ssa_privacy.estimation.ukf import OrbitTracker
 from ssa_privacy.sensors.stations import GroundStation
-from ssa_privacy.sensors.tracking import OrbitTracker
 from ssa_privacy.studies._common import replication_rng
+
+__all__ = [
+    "FILTER_PSD",
+    "FILTER_TOLERANCE",
+    "STATIONS",
+    "Tracking",
+    "UKFSetup",
+    "monotone",
+    "tracking",
+    "ukf_rows",
+    "ukf_run",
+    "ukf_setup",
+]
 
 #: The three stations (approximate WGS-84 positions of the deep-space antennas).
 STATIONS = (

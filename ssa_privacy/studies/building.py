@@ -17,19 +17,32 @@ the optimal noise is the closed form (36). The study
 
 import numpy as np
 
-from ssa_privacy.aggregation import design_aggregation
-from ssa_privacy.estimation import filter_outputs, steady_state
-from ssa_privacy.output import StudyOutput, transactional
+from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.runner import Runner, Task
+from ssa_privacy.estimation.kalman import filter_outputs, steady_state
 from ssa_privacy.plants import network, zone_temperature_plants
-from ssa_privacy.privacy.pml_leakage import (
+from ssa_privacy.privacy.pml.aggregation import design_aggregation
+from ssa_privacy.privacy.pml.leakage import (
     CONVENTIONS,
     gaussian_mechanism,
     leakage_probability,
     linear_mechanism_covariances,
     monte_carlo_leakage_probability,
 )
-from ssa_privacy.runner import Runner, Task
 from ssa_privacy.studies import _options as opt
+
+__all__ = [
+    "DELTA",
+    "DESCRIPTION",
+    "EPSILON",
+    "PAPER_SIGMA_XX_PRINTED",
+    "PAPER_THETA",
+    "PRINTED_TOL",
+    "USES_RUNNER",
+    "add_arguments",
+    "leakage_row",
+    "run",
+]
 
 USES_RUNNER = True
 DESCRIPTION = "[LKC] §5.2: PML-private aggregation of 3 building zones (both conventions)"

@@ -16,19 +16,37 @@ from types import SimpleNamespace
 import numpy as np
 from tqdm import tqdm
 
-from ssa_privacy._validation import positive_int
+from ssa_privacy._internal.validation import positive_int
 from ssa_privacy.attacks import stationary_attack
-from ssa_privacy.baselines import dropout_gp
-from ssa_privacy.data import load_census
-from ssa_privacy.figure_set import save_figures
-from ssa_privacy.gp import fit_hyperparameters
-from ssa_privacy.output import StudyOutput, transactional
+from ssa_privacy.engine.data import load_census
+from ssa_privacy.engine.figures import save_figures
+from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.runner import Runner, Task
+from ssa_privacy.gp.baselines import dropout_gp
+from ssa_privacy.gp.fit import fit_hyperparameters
 from ssa_privacy.privacy import SyntheticNoiseMechanism, privacy_aware_gp, release
-from ssa_privacy.runner import Runner, Task
 from ssa_privacy.studies import _census_figures as figures
 from ssa_privacy.studies import _dp_rows as dp
 from ssa_privacy.studies import _options as opt
 from ssa_privacy.studies._common import mean_std, replication_rng, rmse, stopwatch
+
+__all__ = [
+    "ALPHAS",
+    "AUTHORS_CSV",
+    "DESCRIPTION",
+    "Design",
+    "FIGURE_FEATURES",
+    "PAPER_TABLE4",
+    "USES_RUNNER",
+    "add_arguments",
+    "comparison",
+    "dp_checks",
+    "dp_cloaking_runs",
+    "replicate",
+    "run",
+    "sensitive_mask",
+    "table_rows",
+]
 
 USES_RUNNER = True
 DESCRIPTION = (
@@ -336,7 +354,7 @@ def run(
     data : str or Path, optional
         Data folder (default: ``$SSA_PRIVACY_DATA`` or ``../shared/data``).
     split : {"authors", "random"}
-        Train/test split (see :func:`ssa_privacy.data.load_census`).
+        Train/test split (see :func:`ssa_privacy.engine.data.load_census`).
     restarts, attack_restarts : int
         Optimiser starts of the owner's and the attacker's maximum-likelihood fits.
     runner : Runner, optional

@@ -9,13 +9,28 @@ diagonal (independent) noise, found by an SDP.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ssa_privacy.gp import RBF, GaussianProcess
-from ssa_privacy.output import StudyOutput, transactional
+from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.gp.regression import RBF, GaussianProcess
 from ssa_privacy.privacy import (
     diagonal_noise_covariance,
     optimal_noise_covariance,
     privacy_certificate,
 )
+
+__all__ = [
+    "DELTA",
+    "DESCRIPTION",
+    "GRID",
+    "KERNEL",
+    "SENSITIVE",
+    "USES_SEED",
+    "X",
+    "add_arguments",
+    "designs",
+    "figure1",
+    "posterior_variance",
+    "run",
+]
 
 DESCRIPTION = "[TCB] Example 1 / Figure 1: optimal vs diagonal synthetic noise"
 #: The example is deterministic: the command line offers no --seed.

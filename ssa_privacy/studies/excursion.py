@@ -22,15 +22,38 @@ import numpy as np
 from scipy import special
 from tqdm.auto import tqdm
 
-from ssa_privacy.gp import Exponential, GaussianProcess
-from ssa_privacy.output import StudyOutput, transactional
-from ssa_privacy.privacy.posterior_sampling import (
+from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.runner import Runner, Task
+from ssa_privacy.gp.regression import Exponential, GaussianProcess
+from ssa_privacy.privacy.posterior_sampling.mechanism import (
     PosteriorSamplingBound,
     ou_prior_paths,
     sample_posterior_paths_exp_1d,
 )
-from ssa_privacy.runner import Runner, Task
 from ssa_privacy.studies import _options as opt
+
+__all__ = [
+    "COARSE",
+    "DESCRIPTION",
+    "FIGURE_SEED_KEY",
+    "GRID_SIZE",
+    "NOISE_LEVELS",
+    "PROBABILITY_CLIP",
+    "REFINE",
+    "SIGMA_FROM_ZERO",
+    "THRESHOLD",
+    "USES_RUNNER",
+    "VOLUME_RANGE",
+    "add_arguments",
+    "draw_pair",
+    "evaluation_grid",
+    "excursion_probability",
+    "integrated_bce",
+    "iou",
+    "posterior",
+    "run",
+    "search",
+]
 
 USES_RUNNER = True
 DESCRIPTION = (

@@ -23,21 +23,44 @@ The mechanisms, their theory and the reproduction notes: :doc:`/theory/dp-gp` an
 
 import numpy as np
 
-from ssa_privacy.data import load_kung_women as load_women
-from ssa_privacy.gp import RBF, GaussianProcess
-from ssa_privacy.output import StudyOutput, transactional
+from ssa_privacy.engine.data import load_kung_women as load_women
+from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.runner import Runner, Task
+from ssa_privacy.gp.regression import RBF, GaussianProcess
 from ssa_privacy.privacy.accounting import c_delta, gaussian_mechanism_delta
-from ssa_privacy.privacy.binning import (
+from ssa_privacy.privacy.dp_gp.binning import (
     integral_binning_predict,
     laplace_bin_means,
     simple_binning_predict,
 )
-from ssa_privacy.privacy.cloaking import cloaking_release
-from ssa_privacy.privacy.hall import RKHS_METHODS, rkhs_sensitivity, standard_release
-from ssa_privacy.privacy.hyperparameters import select_hyperparameters
-from ssa_privacy.privacy.normalisation import clip_and_normalise
-from ssa_privacy.runner import Runner, Task
+from ssa_privacy.privacy.dp_gp.cloaking import cloaking_release
+from ssa_privacy.privacy.dp_gp.hall import RKHS_METHODS, rkhs_sensitivity, standard_release
+from ssa_privacy.privacy.dp_gp.hyperparameters import select_hyperparameters
+from ssa_privacy.privacy.dp_gp.normalisation import clip_and_normalise
 from ssa_privacy.studies import _options as opt
+
+__all__ = [
+    "BIN_WIDTHS",
+    "DATA_FILE",
+    "DELTA",
+    "DESCRIPTION",
+    "EPSILON",
+    "GRID",
+    "LENGTHSCALE",
+    "NOISE_AGES",
+    "NOISE_VARIANCE",
+    "PAPER",
+    "RAW_SENSITIVITY",
+    "REPORT_AGES",
+    "SEED_KEYS",
+    "SEED_SCHEME",
+    "SELECTION_LENGTHSCALES",
+    "SELECTION_NOISE_VARIANCES",
+    "TEST_FRACTION",
+    "USES_RUNNER",
+    "add_arguments",
+    "run",
+]
 
 USES_RUNNER = True
 DESCRIPTION = "[SMI] !Kung women: standard and cloaking DP-GP, binning, DP hyperparameter selection"

@@ -28,11 +28,27 @@ from ssa_privacy.attacks.membership import (
     max_tpr_under_dp,
     release_statistics,
 )
-from ssa_privacy.gp import Exponential, GaussianProcess
-from ssa_privacy.output import StudyOutput, transactional
-from ssa_privacy.privacy.posterior_sampling import PosteriorSamplingBound
-from ssa_privacy.runner import Runner, Task
+from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.runner import Runner, Task
+from ssa_privacy.gp.regression import Exponential, GaussianProcess
+from ssa_privacy.privacy.posterior_sampling.mechanism import PosteriorSamplingBound
 from ssa_privacy.studies import _options as opt
+
+__all__ = [
+    "CHECK_LEVEL",
+    "DESCRIPTION",
+    "L_SWEEP_SETTING",
+    "PATH_COUNTS",
+    "RIDGES",
+    "SIGMAS",
+    "TARGET",
+    "USES_RUNNER",
+    "add_arguments",
+    "posterior_at_target",
+    "release_at_target",
+    "run",
+    "step_datasets",
+]
 
 USES_RUNNER = True
 DESCRIPTION = "[MAC] §4: LiRA membership inference on GP posterior sampling vs the RDP bound"

@@ -27,25 +27,42 @@ import functools
 
 import numpy as np
 
-from ssa_privacy._validation import (
+from ssa_privacy._internal.validation import (
     as_finite_array,
     non_negative_int,
     nonempty,
     open_interval,
     positive_int,
 )
-from ssa_privacy.estimation import empirical_error_covariance, error_covariance_bounds, steady_state
-from ssa_privacy.output import StudyOutput, transactional
+from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.runner import Runner, Task
+from ssa_privacy.estimation.kalman import (
+    empirical_error_covariance,
+    error_covariance_bounds,
+    steady_state,
+)
 from ssa_privacy.plants import LTIPlant
-from ssa_privacy.privacy.pml_leakage import (
+from ssa_privacy.privacy.pml.leakage import (
     check_epsilon,
     leakage_probability,
     linear_mechanism_covariances,
     monte_carlo_leakage_probability,
 )
-from ssa_privacy.privacy.pml_plant import design_noise
-from ssa_privacy.runner import Runner, Task
+from ssa_privacy.privacy.pml.plant import design_noise
 from ssa_privacy.studies import _options as opt
+
+__all__ = [
+    "A_PLANT",
+    "C_PLANT",
+    "DEFAULT_EPSILONS",
+    "DESCRIPTION",
+    "DESIGNS",
+    "METHODS",
+    "Q_PLANT",
+    "USES_RUNNER",
+    "add_arguments",
+    "run",
+]
 
 USES_RUNNER = True
 DESCRIPTION = (
@@ -62,7 +79,7 @@ DESIGNS = {
     "corollary-3.7/exact": ("closed form", "exact"),
     "log-det/exact": ("log-det", "exact"),
 }
-#: Method label -> ``method`` of :func:`~ssa_privacy.privacy.pml_plant.design_noise`.
+#: Method label -> ``method`` of :func:`~ssa_privacy.privacy.pml.plant.design_noise`.
 METHODS = {"closed form": "closed-form", "log-det": "logdet"}
 
 

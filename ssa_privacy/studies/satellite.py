@@ -13,24 +13,56 @@ the privacy-aware vs DP-cloaking comparison (also printed) and ``trajectory.csv`
 
 import numpy as np
 
-from ssa_privacy._validation import positive_int
+from ssa_privacy._internal.validation import positive_int
 from ssa_privacy.attacks import stationary_attack
-from ssa_privacy.baselines import dropout_gp
-from ssa_privacy.figure_set import save_figures
-from ssa_privacy.gp import RBF, fit_mean_and_variance
+from ssa_privacy.engine.figures import save_figures
+from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.runner import Runner, Task
+from ssa_privacy.gp.baselines import dropout_gp
+from ssa_privacy.gp.fit import fit_mean_and_variance
+from ssa_privacy.gp.regression import RBF
 from ssa_privacy.orbits import PlanarJ2Model
-from ssa_privacy.output import StudyOutput, transactional
 from ssa_privacy.privacy import (
     SyntheticNoiseMechanism,
     privacy_aware_gp,
     release,
 )
-from ssa_privacy.privacy.dp_gp import c_delta
-from ssa_privacy.runner import Runner, Task
+from ssa_privacy.privacy.accounting import c_delta
 from ssa_privacy.studies import _dp_rows as dp
 from ssa_privacy.studies import _options as opt
 from ssa_privacy.studies import _satellite_figures as figures
 from ssa_privacy.studies._common import mean_std, replication_rng, rmse, stopwatch
+
+__all__ = [
+    "ALPHAS",
+    "AUTHORS_CSV",
+    "COMPONENTS",
+    "DESCRIPTION",
+    "Design",
+    "FAR_LENGTH_SCALES",
+    "KERNEL_CONVENTIONS",
+    "PAPER_L",
+    "PAPER_TABLE3",
+    "PRIVATE_SEGMENT",
+    "USES_RUNNER",
+    "add_arguments",
+    "comparison",
+    "distance_to_segment",
+    "dp_checks",
+    "dp_cloaking_designs",
+    "dp_cloaking_replication",
+    "dp_cloaking_results",
+    "dropout_means",
+    "privacy_aware_run",
+    "replicate",
+    "replication_task",
+    "run",
+    "stationary_run",
+    "table_rows",
+    "theory_checks",
+    "trajectory",
+    "zero_mean_rows",
+]
 
 USES_RUNNER = True
 DESCRIPTION = (

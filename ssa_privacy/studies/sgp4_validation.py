@@ -19,6 +19,8 @@ analytic rates (Curtis §4.7; Vallado Ch. 9).
 import numpy as np
 
 from ssa_privacy.constants import R_EARTH
+from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.runner import Runner, Task
 from ssa_privacy.orbits.elements import (
     elements_to_state,
     orbit_averaged_rates,
@@ -27,10 +29,22 @@ from ssa_privacy.orbits.elements import (
 )
 from ssa_privacy.orbits.frames import rsw_frame
 from ssa_privacy.orbits.propagator import J2Propagator
-from ssa_privacy.output import StudyOutput, transactional
-from ssa_privacy.runner import Runner, Task
+from ssa_privacy.orbits.tle import ISS_CATALOG_NUMBER, iss_element_set, verification_element_sets
 from ssa_privacy.studies import _options as opt
-from ssa_privacy.tle import ISS_CATALOG_NUMBER, iss_element_set, verification_element_sets
+
+__all__ = [
+    "DEG_PER_DAY",
+    "DESCRIPTION",
+    "NEAR_EARTH_PERIOD_MIN",
+    "SAMPLES_PER_ORBIT",
+    "SECULAR_INCLINATIONS",
+    "USES_RUNNER",
+    "USES_SEED",
+    "add_arguments",
+    "compare",
+    "run",
+    "secular_rate_rows",
+]
 
 USES_RUNNER = True
 DESCRIPTION = "J2 propagator vs SGP4 on real TLEs over a day, and J2 secular rates"
@@ -98,7 +112,7 @@ def compare(element_set, times, propagator):
 
     Parameters
     ----------
-    element_set : ssa_privacy.tle.ElementSet
+    element_set : ssa_privacy.orbits.tle.ElementSet
         The satellite.
     times : ndarray, shape (m,)
         Seconds since epoch, starting at 0.

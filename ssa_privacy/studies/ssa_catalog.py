@@ -4,26 +4,26 @@ Scenario (:doc:`/studies/ssa-catalog`). Objects are drawn, seeded, from the acti
 catalogue (``active_satellites_2026-03-19.tle`` in the data folder) by regime, each
 catalogue number once (its newest element set). The window opens at ``start`` (by
 default the newest epoch among the element sets within 3 days of the median epoch,
-:func:`~ssa_privacy.catalog.window_start`) and lasts ``hours``; a sampled object whose
+:func:`~ssa_privacy.orbits.catalog.window_start`) and lasts ``hours``; a sampled object whose
 epoch is further than ``staleness_days`` from the start is left out, and every element
 set left out is listed with the reason. The nominal state of each object at the start
 comes from SGP4, its nominal track and state transition from the J2 model; an object
 that no station sees in the window is tracked by prediction alone.
 What is private is the manoeuvre deviation x0 at the window start, under the
 station-kept CW prior of the ssa-network study
-(:func:`~ssa_privacy.relative_motion.manoeuvre_prior`); the truth is the J2 propagation
-of ``nominal + x0``. The eight radars of :mod:`ssa_privacy.sensors.radar_network` measure
+(:func:`~ssa_privacy.orbits.relative_motion.manoeuvre_prior`); the truth is the J2 propagation
+of ``nominal + x0``. The eight radars of :mod:`ssa_privacy.sensors.networks` measure
 (azimuth, elevation, range, range rate) every ``dt`` seconds above a 5 deg mask; a
 stretch in view longer than ``LONGEST_PASS_MINUTES`` (MEO and GEO objects) is cut into
 passes of that length on a common grid, so that the stations' passes align.
 
 Privacy: every station privatizes each pass with the pass-level designers of
-:mod:`ssa_privacy.pass_privacy`, for each budget of ``epsilons`` (the whole pass is
+:mod:`ssa_privacy.privacy.pml.passes`, for each budget of ``epsilons`` (the whole pass is
 (epsilon, delta)-PML private about x0): the exact minimum-trace stacked design
 (``"logdet"``, the study's mechanism) and, for comparison at the same guarantee, the
 per-measurement design scaled to meet it (``"scaled"``). The level ``"none"`` releases
 the sensor data as measured. The fusion centre tracks each object at every level with an
-extended Kalman filter (:mod:`ssa_privacy.catalog_filter`); the RMSE is taken against the
+extended Kalman filter (:mod:`ssa_privacy.estimation.ekf`); the RMSE is taken against the
 truth every ``EVALUATION_STEP`` seconds over the second half of the window.
 
 Work: one runner task per batch of ``batch`` objects
@@ -38,7 +38,9 @@ import time
 import numpy as np
 from sgp4.propagation import gstime
 
-from ssa_privacy.catalog import (
+from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.runner import Runner, Task
+from ssa_privacy.orbits.catalog import (
     REGIMES,
     STALENESS_DAYS,
     START_SPREAD_DAYS,
@@ -51,15 +53,31 @@ from ssa_privacy.catalog import (
     window_start,
 )
 from ssa_privacy.orbits.propagator import J2Propagator
-from ssa_privacy.output import StudyOutput, transactional
-from ssa_privacy.privacy.pml import CONVENTIONS, check_epsilon
-from ssa_privacy.runner import Runner, Task
+from ssa_privacy.orbits.tle import load_catalogue
+from ssa_privacy.privacy.pml.leakage import CONVENTIONS, check_epsilon
 from ssa_privacy.sensors.geodesy import EarthRotation
-from ssa_privacy.sensors.radar_network import SITES, radar_network
+from ssa_privacy.sensors.networks import SITES, radar_network
 from ssa_privacy.studies import _options as opt
 from ssa_privacy.studies import _ssa_catalog_figures as figures
 from ssa_privacy.studies._ssa_catalog_task import NO_PRIVACY, catalog_task
-from ssa_privacy.tle import load_catalogue
+
+__all__ = [
+    "DEFAULT_EPSILONS",
+    "DEFAULT_MEASUREMENT_EPSILONS",
+    "DESCRIPTION",
+    "EVALUATION_STEP",
+    "LONGEST_PASS_MINUTES",
+    "START_RULE",
+    "Scenario",
+    "TRACKED_KM",
+    "USES_RUNNER",
+    "add_arguments",
+    "certificate_summary",
+    "choose_objects",
+    "level_summaries",
+    "measurement_summaries",
+    "run",
+]
 
 USES_RUNNER = True
 DESCRIPTION = (
@@ -251,16 +269,16 @@ def choose_objects(catalogue, regime, objects, seed, start=None, staleness_days=
 
     Parameters
     ----------
-    catalogue : sequence of ssa_privacy.tle.ElementSet
+    catalogue : sequence of ssa_privacy.orbits.tle.ElementSet
         The catalogue as read.
     regime : {"leo", "meo", "geo", "all"}
         Regime of the sample.
     objects : int
-        Sample size (:func:`~ssa_privacy.catalog.select_objects`).
+        Sample size (:func:`~ssa_privacy.orbits.catalog.select_objects`).
     seed : int
         Seed of the sample.
     start : str, optional
-        Window start, UTC in ISO 8601; default :func:`~ssa_privacy.catalog.window_start`
+        Window start, UTC in ISO 8601; default :func:`~ssa_privacy.orbits.catalog.window_start`
         of the catalogue.
     staleness_days : float
         Largest distance (days, either side) of a tracked element set's epoch from the
@@ -270,13 +288,13 @@ def choose_objects(catalogue, regime, objects, seed, start=None, staleness_days=
     -------
     start_jd : float
         Julian date (UTC) of the window start.
-    sample : list of ssa_privacy.tle.ElementSet
+    sample : list of ssa_privacy.orbits.tle.ElementSet
         The sampled element sets within ``staleness_days`` of the start.
     excluded : list of dict
         Every element set of the catalogue left out
-        (:func:`~ssa_privacy.catalog.exclusion`): repeated catalogue numbers (the
+        (:func:`~ssa_privacy.orbits.catalog.exclusion`): repeated catalogue numbers (the
         newest element set is kept, one within ``staleness_days`` of the start if there
-        is one, :func:`~ssa_privacy.catalog.newest_element_sets`) and stale epochs;
+        is one, :func:`~ssa_privacy.orbits.catalog.newest_element_sets`) and stale epochs;
         ``sampled`` says whether its catalogue number was drawn. The sample is drawn
         before the staleness screen, so that without repeated numbers it depends on the
         catalogue and the seed only, not on the window.
@@ -338,7 +356,7 @@ def run(
     progress : bool
         Show a progress bar.
     regime : {"leo", "meo", "geo", "all"}
-        Orbital regime of the sample (:mod:`ssa_privacy.catalog`).
+        Orbital regime of the sample (:mod:`ssa_privacy.orbits.catalog`).
     objects : int
         Number of objects sampled, at most the regime's size (13,909 LEO, 206 MEO, 595
         GEO). An object whose SGP4 fails within the window (a decaying one) is left out
@@ -352,7 +370,7 @@ def run(
     start : str, optional
         Window start, UTC in ISO 8601 (e.g. ``"2026-03-20T14:12:03"``). Default: the
         newest epoch among the element sets within 3 days of the catalogue's median
-        epoch (:func:`~ssa_privacy.catalog.window_start`), so that an outlying epoch
+        epoch (:func:`~ssa_privacy.orbits.catalog.window_start`), so that an outlying epoch
         cannot move the window.
     staleness_days : float
         A sampled object whose element set's epoch is further than this (days, either

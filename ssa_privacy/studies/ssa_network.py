@@ -41,21 +41,22 @@ linearised radar measurement at each station's highest elevation in the window.
 
 import numpy as np
 
-from ssa_privacy._validation import positive_int
+from ssa_privacy._internal.validation import positive_int
+from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.runner import Runner, Task
 from ssa_privacy.orbits.frames import hill_to_inertial
 from ssa_privacy.orbits.propagator import J2Propagator
-from ssa_privacy.output import StudyOutput, transactional
+from ssa_privacy.orbits.relative_motion import KEEPING_SCALES, MANOEUVRE_PSD
+from ssa_privacy.orbits.tle import ElementSet, load_element_set
 from ssa_privacy.plants import cw_plant, station_keeping_gain
-from ssa_privacy.privacy.pml import (
+from ssa_privacy.privacy.pml.design import linear_mechanism_noise
+from ssa_privacy.privacy.pml.leakage import (
     CONVENTIONS,
     check_epsilon,
     leakage_probability,
     linear_mechanism_covariances,
-    linear_mechanism_noise,
     monte_carlo_leakage_probability,
 )
-from ssa_privacy.relative_motion import KEEPING_SCALES, MANOEUVRE_PSD
-from ssa_privacy.runner import Runner, Task
 from ssa_privacy.sensors.geodesy import EarthRotation
 from ssa_privacy.sensors.stations import MEASUREMENTS
 from ssa_privacy.studies import _options as opt
@@ -63,7 +64,22 @@ from ssa_privacy.studies import _ssa_network_figures as figures
 from ssa_privacy.studies import _ssa_network_ukf as ukf
 from ssa_privacy.studies._ssa_network_cw import C_POSITION, cw_designs, cw_filter_row
 from ssa_privacy.studies._ssa_network_ukf import FILTER_PSD, FILTER_TOLERANCE, STATIONS  # noqa: F401
-from ssa_privacy.tle import ElementSet, load_element_set
+
+__all__ = [
+    "CONFIDENCE",
+    "CW_SEED_TAG",
+    "DEFAULT_EPSILONS",
+    "DEFAULT_OFFSETS",
+    "DESCRIPTION",
+    "NO_PRIVACY",
+    "PARTS",
+    "PRIVACY_SEED_TAG",
+    "Scenario",
+    "USES_RUNNER",
+    "add_arguments",
+    "network_task",
+    "run",
+]
 
 USES_RUNNER = True
 DESCRIPTION = "SSA network: PML-privatized ground radars tracking a real LEO orbit (UKF), CW bounds"

@@ -1,0 +1,460 @@
+"""The design-study engine: run a study's tasks serially, on a process pool or on Dask.
+
+A study (or a user's own sweep) declares its work as a list of :class:`Task` s, each with
+its keyword arguments and the keys of its random seed, and hands them to a
+:class:`Runner`:
+
+>>> from ssa_privacy.engine.runner import Runner, Task
+>>> def square(x, offset):
+...     return x * x + offset
+>>> tasks = [Task(key=("x", x), arguments={"x": x}) for x in range(4)]
+>>> Runner(workers=1, progress=False).map(square, tasks, shared={"offset": 1})
+[1, 2, 5, 10]
+
+The backends:
+
+- serial (``workers=1``);
+- a local process pool (``workers=N``; processes are forked from a fresh server process
+  (``forkserver``) that imports the package, and the modules named in ``preload``, once
+  and ahead of time, so a worker starts in milliseconds instead of re-importing scipy
+  and matplotlib; the function must be importable: defined at module level, not in
+  ``__main__`` of an interactive session);
+- a Dask distributed cluster (``scheduler="tcp://HOST:PORT"`` for a running one,
+  ``dask_local=N`` to start a ``LocalCluster`` of N single-threaded worker processes),
+  through ``dask.distributed`` itself.
+
+Results do not depend on the backend or on the number of workers: every task carries
+its own seed keys, BLAS runs one thread per task in every backend (``threadpoolctl``;
+OpenBLAS threads competing for two cores slowed an ``eigh`` fifty-fold here, and the
+thread count can change the rounding of a product), and results are returned in task
+order. With a checkpoint folder, each finished task is stored there (written to a
+temporary name, then renamed), and a run with ``resume=True`` loads the stored tasks
+instead of recomputing them; a stored result is used only for a task with the same
+function, key, arguments, seed keys, ``shared`` arguments, fingerprint and package
+version, and a damaged one is deleted with a warning naming it and recomputed
+(:mod:`ssa_privacy.engine.checkpoints`).
+
+No task is lost without its name: an error raised by a task is re-raised as
+:class:`TaskError`, which names the task's key and chains the original error (and, from
+a process pool or Dask, the worker's traceback); a worker process that dies while
+running a task raises :class:`WorkerLost`, naming the task.
+"""
+
+import importlib.util
+import multiprocessing
+import numbers
+import os
+import re
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from threadpoolctl import threadpool_limits
+from tqdm import tqdm
+
+from ssa_privacy.engine.checkpoints import CheckpointStore, map_digest, task_digest
+
+__all__ = [
+    "Runner",
+    "SCHEDULER_PATTERN",
+    "Task",
+    "TaskError",
+    "WorkerLost",
+    "usable_cores",
+]
+
+#: Form of a Dask scheduler address accepted by :class:`Runner`.
+SCHEDULER_PATTERN = re.compile(r"^(tcp|tls|inproc|ws|wss|ucx)://\S+$")
+
+
+def usable_cores():
+    """The number of CPU cores this process may run on.
+
+    Returns
+    -------
+    int
+        ``len(os.sched_getaffinity(0))`` where available, else ``os.cpu_count()``
+        (at least 1).
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One unit of a study's work.
+
+    Parameters
+    ----------
+    key : tuple
+        Identifies the task in the results and the checkpoints, e.g. ``("replication",
+        3, "alpha", 0.1)``; JSON-representable values.
+    arguments : dict
+        Keyword arguments of the task's function (picklable).
+    seed_keys : tuple, optional
+        The entropy of the task's random numbers (``numpy.random.default_rng(list(
+        seed_keys))``), recorded with the results; None for a deterministic task.
+    """
+
+    key: tuple
+    arguments: dict = field(default_factory=dict)
+    seed_keys: tuple = None
+
+    def record(self):
+        """The task's key and seed keys as a JSON-ready dict.
+
+        Returns
+        -------
+        dict
+            ``{"key": [...], "seed_keys": [...] or None}``.
+        """
+        seeds = None if self.seed_keys is None else list(self.seed_keys)
+        return {"key": list(self.key), "seed_keys": seeds}
+
+
+class TaskError(Exception):
+    """A task of :meth:`Runner.map` raised an error; this names the task.
+
+    The original error is kept as ``error`` and chained as ``__cause__``, so its type,
+    message and traceback (the worker's, for a process pool or Dask) stay visible.
+
+    Parameters
+    ----------
+    name : str
+        The map's name.
+    key : tuple
+        The failed task's key.
+    error : Exception
+        The error the task raised.
+    """
+
+    def __init__(self, name, key, error):
+        super().__init__(f"task {key!r} of {name!r} raised {type(error).__name__}: {error}")
+        self.name, self.key, self.error = name, key, error
+
+    def __reduce__(self):
+        # picklable, so that a task may itself run a map on a process pool
+        return type(self), (self.name, self.key, self.error)
+
+
+class WorkerLost(TaskError):
+    """A worker process died while running a task (killed, out of memory, ``os._exit``).
+
+    Parameters
+    ----------
+    name : str
+        The map's name.
+    keys : sequence of tuple
+        The keys of the tasks that were running when the worker died (a process pool
+        cannot tell which of several running tasks its dead worker held); empty if the
+        worker died before starting one. ``key`` is the first of them, or None.
+    error : Exception
+        The backend's error (``BrokenProcessPool``, ``distributed.KilledWorker``).
+    """
+
+    def __init__(self, name, keys, error):
+        keys = list(keys)
+        if not keys:
+            running = "before it started a task"
+        elif len(keys) == 1:
+            running = f"while running task {keys[0]!r}"
+        else:
+            running = f"while running one of the tasks {', '.join(map(repr, keys))}"
+        Exception.__init__(
+            self,
+            f"a worker process of {name!r} died (killed, or exited without returning) "
+            f"{running}: {type(error).__name__}: {error}",
+        )
+        self.name, self.keys, self.error = name, keys, error
+        self.key = keys[0] if keys else None
+
+    def __reduce__(self):
+        return type(self), (self.name, self.keys, self.error)
+
+
+_POOL = {"shared": {}, "started": None}
+
+
+def _initialise(shared, started):
+    """Process-pool initializer: keep the shared arguments and the start queue."""
+    _POOL["shared"], _POOL["started"] = dict(shared), started
+
+
+def _run(function, arguments, shared):
+    """Run one task with one BLAS thread."""
+    with threadpool_limits(limits=1):
+        return function(**shared, **arguments)
+
+
+def _run_in_pool(function, arguments, index):
+    """Announce task ``index`` on the start queue, then run it."""
+    _POOL["started"].put(index)
+    return _run(function, arguments, _POOL["shared"])
+
+
+def _drain(started, running):
+    """Move the task indices announced on the start queue into the set ``running``
+    (read at every completion, so that the queue's pipe never fills)."""
+    while not started.empty():
+        running.add(started.get())
+
+
+def _start_server(preload):
+    """Start the pool's fork server now, importing this package and ``preload`` in it."""
+    if isinstance(preload, str) or not all(isinstance(name, str) for name in preload):
+        raise TypeError(f"preload must be a sequence of module names, got {preload!r}")
+    from multiprocessing import forkserver
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["ssa_privacy.engine.runner", *preload])
+    forkserver.ensure_running()
+
+
+class Runner:
+    """Runs tasks serially, on a local process pool or on a Dask cluster.
+
+    Parameters
+    ----------
+    workers : int, optional
+        Number of local worker processes; 1 runs serially in this process. Default: the
+        usable cores (:func:`usable_cores`). Ignored with a Dask cluster.
+    scheduler : str, optional
+        Address of a running Dask scheduler (``tcp://HOST:PORT``).
+    dask_local : int, optional
+        Start a ``dask.distributed.LocalCluster`` with this many single-threaded worker
+        processes for the runner's lifetime.
+    progress : bool, optional
+        Show one progress bar over the tasks of each map (default True).
+    checkpoints : str or Path, optional
+        Folder where each finished task is stored (default: none).
+    resume : bool, optional
+        Load the tasks already stored in ``checkpoints`` instead of recomputing them
+        (default False: stored tasks are discarded at the start of a map).
+    preload : sequence of str, optional
+        Modules the process pool's server imports as soon as the runner is built, for
+        example the module of the tasks' function (the first runner of a process sets
+        them; the server then lives as long as the process).
+    connect_timeout : float, optional
+        Seconds to wait for the Dask scheduler before a map gives up with a
+        ``ConnectionError`` (default 10).
+
+    Raises
+    ------
+    ValueError
+        If ``workers`` or ``dask_local`` is not a positive integer, ``scheduler`` is not
+        an address, both ``scheduler`` and ``dask_local`` are given, Dask is asked for
+        but not installed, ``resume`` is asked without ``checkpoints``, or
+        ``connect_timeout`` is not a finite number > 0.
+    TypeError
+        If an option has the wrong type.
+    """
+
+    def __init__(
+        self,
+        workers=None,
+        *,
+        scheduler=None,
+        dask_local=None,
+        progress=True,
+        checkpoints=None,
+        resume=False,
+        preload=(),
+        connect_timeout=10.0,
+    ):
+        self.workers = usable_cores() if workers is None else _positive(workers, "workers")
+        if scheduler is not None and dask_local is not None:
+            raise ValueError("give scheduler (a running cluster) or dask_local, not both")
+        if scheduler is not None and (
+            not isinstance(scheduler, str) or not SCHEDULER_PATTERN.match(scheduler)
+        ):
+            raise ValueError(
+                f"scheduler must be an address like tcp://HOST:PORT, got {scheduler!r}"
+            )
+        self.scheduler = scheduler
+        self.dask_local = None if dask_local is None else _positive(dask_local, "dask_local")
+        if self.backend == "dask" and importlib.util.find_spec("distributed") is None:
+            raise ValueError(
+                "scheduler and dask_local need dask.distributed: pip install 'ssa_privacy[dask]'"
+            )
+        if resume and checkpoints is None:
+            raise ValueError("resume needs a checkpoints folder")
+        self.progress, self.resume = bool(progress), bool(resume)
+        self.checkpoints = None if checkpoints is None else Path(checkpoints)
+        self.connect_timeout = _positive_seconds(connect_timeout, "connect_timeout")
+        self.records = {}
+        if self.backend == "process-pool":
+            _start_server(preload)
+
+    @property
+    def backend(self):
+        """``"serial"``, ``"process-pool"`` or ``"dask"``."""
+        if self.scheduler is not None or self.dask_local is not None:
+            return "dask"
+        return "serial" if self.workers == 1 else "process-pool"
+
+    def describe(self):
+        """The backend and its size, for a results file.
+
+        Returns
+        -------
+        dict
+            ``backend``, ``workers`` (the local pool size, or the Dask cluster's
+            ``dask_local``), ``scheduler`` and, per map, the tasks' keys and seed keys.
+        """
+        workers = self.dask_local if self.backend == "dask" else self.workers
+        return {
+            "backend": self.backend,
+            "workers": workers,
+            "scheduler": self.scheduler,
+            "tasks": self.records,
+        }
+
+    def map(self, function, tasks, *, shared=None, name="tasks", fingerprint=None, checkpoint=True):
+        """Run ``function(**shared, **task.arguments)`` for every task.
+
+        Parameters
+        ----------
+        function : callable
+            A module-level function (picklable by reference).
+        tasks : sequence of Task
+            The tasks; their keys must be distinct.
+        shared : dict, optional
+            Keyword arguments common to every task (sent once to each worker).
+        name : str, optional
+            Name of this map: its progress bar, its record and its checkpoint sub-folder.
+        fingerprint : object, optional
+            Anything else the results depend on (e.g. the study's parameters). A stored
+            result is reused only when the function, the task, ``shared``,
+            ``fingerprint`` and the package version all match
+            (:mod:`ssa_privacy.engine.checkpoints`).
+        checkpoint : bool, optional
+            Store the finished tasks (when the runner has a checkpoint folder) and record
+            them in :meth:`describe` (default True). False for work whose effect is not its
+            result, such as writing a run's figures, which must be redone with the run.
+
+        Returns
+        -------
+        list
+            The results, in the order of ``tasks``.
+
+        Raises
+        ------
+        ValueError
+            If two tasks share a key, or ``name`` is not a simple name.
+        TypeError
+            If a task is not a :class:`Task`, or (with checkpoints) an argument cannot be
+            pickled for the checkpoint key.
+        TaskError
+            If a task raised; the original error is its ``__cause__``.
+        WorkerLost
+            If a worker process died while running a task.
+        ConnectionError
+            If the Dask scheduler cannot be reached within ``connect_timeout``.
+        """
+        tasks = _checked_tasks(tasks)
+        if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name):
+            raise ValueError(f"name must be a simple name (letters, digits, _ . -), got {name!r}")
+        shared = dict(shared or {})
+        store = CheckpointStore(self.checkpoints if checkpoint else None, name)
+        if not self.resume:
+            store.clear()
+        common = map_digest(function, shared, fingerprint) if store.folder else None
+        digests = [task_digest(common, task) if store.folder else None for task in tasks]
+        results, todo = {}, []
+        for index, digest in enumerate(digests):
+            found, value = store.load(index, digest) if self.resume else (False, None)
+            if found:
+                results[index] = value
+            else:
+                todo.append(index)
+        if checkpoint:
+            self.records[name] = [
+                {**task.record(), "resumed": index in results} for index, task in enumerate(tasks)
+            ]
+        bar = tqdm(total=len(tasks), initial=len(results), desc=name, disable=not self.progress)
+        with bar:
+            for index, value in self._execute(function, tasks, todo, shared, name):
+                store.save(index, digests[index], value)
+                results[index] = value
+                bar.update(1)
+        return [results[index] for index in range(len(tasks))]
+
+    def _execute(self, function, tasks, todo, shared, name):
+        """Yield ``(index, result)`` as tasks finish."""
+        if not todo:
+            return
+        if self.backend == "serial":
+            for index in todo:
+                try:
+                    value = _run(function, tasks[index].arguments, shared)
+                except Exception as error:
+                    raise TaskError(name, tasks[index].key, error) from error
+                yield index, value
+        elif self.backend == "process-pool":
+            yield from self._pool(function, tasks, todo, shared, name)
+        else:
+            from ssa_privacy.engine.dask_backend import run_on_dask
+
+            yield from run_on_dask(self, function, tasks, todo, shared, name)
+
+    def _pool(self, function, tasks, todo, shared, name):
+        context = multiprocessing.get_context("forkserver")
+        started = context.SimpleQueue()
+        executor = ProcessPoolExecutor(
+            max_workers=min(self.workers, len(todo)),
+            mp_context=context,
+            initializer=_initialise,
+            initargs=(shared, started),
+        )
+        try:
+            futures = {
+                index: executor.submit(_run_in_pool, function, tasks[index].arguments, index)
+                for index in todo
+            }
+            indices, running = {future: index for index, future in futures.items()}, set()
+            for future in as_completed(indices):
+                index = indices[future]
+                _drain(started, running)
+                try:
+                    value = future.result()
+                except BrokenProcessPool as error:  # lost with the pool: the running tasks
+                    lost = sorted(i for i in running if futures[i].exception() is error)
+                    raise WorkerLost(name, [tasks[i].key for i in lost], error) from error
+                except Exception as error:
+                    raise TaskError(name, tasks[index].key, error) from error
+                running.discard(index)
+                yield index, value
+        finally:
+            executor.shutdown(wait=True, cancel_futures=True)
+            started.close()
+
+
+def _positive(value, name):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be a positive integer, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value}")
+    return value
+
+
+def _positive_seconds(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number of seconds, got {type(value).__name__}")
+    if not 0 < value < float("inf"):
+        raise ValueError(f"{name} must be a finite number of seconds > 0, got {value!r}")
+    return float(value)
+
+
+def _checked_tasks(tasks):
+    tasks = list(tasks)
+    for task in tasks:
+        if not isinstance(task, Task):
+            raise TypeError(f"tasks must be Task objects, got {type(task).__name__}")
+    keys = [task.key for task in tasks]
+    if len(set(keys)) != len(keys):
+        duplicate = next(key for key in keys if keys.count(key) > 1)
+        raise ValueError(f"two tasks share the key {duplicate!r}")
+    return tasks

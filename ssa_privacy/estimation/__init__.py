@@ -1,0 +1,25 @@
+"""State estimators and their bounds: the Kalman filter and PML error bounds, the unscented
+filter of the ground network and the catalogue's extended filter.
+
+Every public name of the modules below is importable from ``ssa_privacy.estimation``:
+- :mod:`ssa_privacy.estimation.kalman`
+- :mod:`ssa_privacy.estimation.ukf`
+- :mod:`ssa_privacy.estimation.ekf`
+"""
+
+from ssa_privacy import _compat
+from ssa_privacy.estimation import ekf, kalman, ukf
+from ssa_privacy.estimation.ekf import *  # noqa: F403
+from ssa_privacy.estimation.kalman import *  # noqa: F403
+from ssa_privacy.estimation.ukf import *  # noqa: F403
+
+__all__ = [
+    *kalman.__all__,
+    *ukf.__all__,
+    *ekf.__all__,
+]
+
+
+def __getattr__(name):
+    """Serve the names that moved in 0.2 from their old place (with a warning)."""
+    return _compat.moved_attribute(__name__, name)

@@ -1,0 +1,386 @@
+"""Two-line element sets (TLEs) through the ``sgp4`` package: real orbits, read at run time.
+
+The ``sgp4`` package ships real element sets: ``SGP4-VER.TLE``, the 33 verification
+satellites of the SGP4 standard, and an ISS element set in ``sgp4/tests.py``. They are
+read from the installed package (never copied into this repository, never downloaded).
+Whole catalogues in the three-line format (a name line, then lines 1 and 2) are read by
+:func:`read_catalogue` and, from the data folder, :func:`load_catalogue`.
+
+An :class:`ElementSet` wraps ``sgp4.api.Satrec``: SGP4 propagation (WGS-72 constants, as
+the standard prescribes) returning states in the TEME frame (true equator, mean equinox
+of date) in km and km/s, the epoch as a Julian date (UTC) and the Greenwich mean sidereal
+time at epoch (IAU-82, the angle that rotates TEME into the pseudo-Earth-fixed frame,
+Vallado et al. 2006). Times are seconds since the element set's epoch.
+
+Every element set is validated before SGP4 sees it
+(:func:`ssa_privacy.orbits.tle_format.validate_tle`, re-exported here with :class:`TLEError`
+and :func:`describe_sgp4_error`): line length 69, line numbers, the syntax and range of
+every fixed-column field, the checksums and matching catalogue numbers. SGP4's error
+codes are reported with the fields they concern, and :meth:`ElementSet.propagate` never
+returns a non-finite state. Every error is a one-line :class:`TLEError` naming the
+element set, the line and the field with its columns. See
+:doc:`/theory/orbits-and-sensors`.
+
+References
+----------
+D. A. Vallado, P. Crawford, R. Hujsak, T. S. Kelso, "Revisiting Spacetrack Report #3",
+AIAA 2006-6753 (SGP4, the TEME frame, the TLE format and the error codes); the ``sgp4``
+package by B. Rhodes.
+"""
+
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+from sgp4.api import Satrec
+
+from ssa_privacy._internal.validation import as_finite_array
+from ssa_privacy.orbits.tle_format import (  # noqa: F401 (re-exported)
+    SGP4_ERROR_FIELDS,
+    TLE_LINE_LENGTH,
+    TLEError,
+    describe_sgp4_error,
+    sgp4_error_location,
+    validate_tle,
+)
+
+__all__ = [
+    "ACTIVE_CATALOGUE_FILE",
+    "ElementSet",
+    "ISS_CATALOG_NUMBER",
+    "SECONDS_PER_DAY",
+    "iss_element_set",
+    "load_catalogue",
+    "load_element_set",
+    "read_catalogue",
+    "verification_element_sets",
+]
+
+#: NORAD catalogue number of the International Space Station.
+ISS_CATALOG_NUMBER = "25544"
+SECONDS_PER_DAY = 86400.0
+#: The catalogue of active satellites in the data folder (three-line format).
+ACTIVE_CATALOGUE_FILE = "active_satellites_2026-03-19.tle"
+
+
+@dataclass(frozen=True)
+class ElementSet:
+    """One satellite's two-line element set, validated, with SGP4 propagation.
+
+    Parameters
+    ----------
+    name : str
+        Label of the satellite (catalogue number or common name).
+    line1, line2 : str
+        The two lines of the element set, 69 columns each (trailing blanks ignored).
+
+    Attributes
+    ----------
+    satrec : sgp4.api.Satrec
+        The initialised SGP4 record (WGS-72 constants).
+
+    Raises
+    ------
+    TypeError
+        If ``name`` or a line is not a str.
+    TLEError
+        A :class:`ValueError` naming the line and field at fault: see
+        :func:`validate_tle`, or SGP4 initialisation failed (the error code is translated
+        into the fields it concerns, :func:`describe_sgp4_error`).
+
+    Notes
+    -----
+    Vallado et al. (2006), "Revisiting Spacetrack Report #3".
+    """
+
+    name: str
+    line1: str
+    line2: str
+    satrec: Satrec = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        if not isinstance(self.name, str):
+            raise TypeError(f"name must be a str, got {type(self.name).__name__}")
+        line1, line2 = validate_tle(self.line1, self.line2, name=self.name)
+        satrec = Satrec.twoline2rv(line1, line2)
+        if satrec.error:
+            raise TLEError(
+                f"SGP4 rejects the element set at its epoch: {describe_sgp4_error(satrec.error)}",
+                name=self.name,
+                catalogue_number=line1[2:7].strip(),
+                **sgp4_error_location(satrec.error),
+            )
+        for name, value in (("line1", line1), ("line2", line2), ("satrec", satrec)):
+            object.__setattr__(self, name, value)
+
+    @property
+    def catalogue_number(self):
+        """Catalogue number (line 1, columns 3-7, without leading blanks)."""
+        return self.line1[2:7].strip()
+
+    @property
+    def epoch_jd(self):
+        """Epoch as a Julian date (UTC), whole and fractional parts added."""
+        return self.satrec.jdsatepoch + self.satrec.jdsatepochF
+
+    @property
+    def gmst_epoch(self):
+        """Greenwich mean sidereal time at epoch (rad, IAU-82), SGP4's ``gsto``."""
+        return float(self.satrec.gsto)
+
+    @property
+    def period(self):
+        """Period of the mean motion (s), ``2 pi / n`` with SGP4's mean motion ``no_kozai``."""
+        return 2 * np.pi / self.satrec.no_kozai * 60.0
+
+    def propagate(self, times):
+        """SGP4 states at times since epoch, in the TEME frame.
+
+        Parameters
+        ----------
+        times : array_like, shape (m,)
+            Seconds since the epoch of the element set.
+
+        Returns
+        -------
+        ndarray, shape (m, 6)
+            TEME position (km) and velocity (km/s), all finite.
+
+        Raises
+        ------
+        ValueError
+            If the times are not finite, or SGP4 reports an error (e.g. decayed orbit:
+            a :class:`TLEError` naming the first failing time and the fields the error
+            code concerns), or SGP4 returns a non-finite state without an error code.
+
+        Notes
+        -----
+        ``Satrec.sgp4_array`` (Vallado et al. 2006).
+        """
+        times = as_finite_array(times, "times", ndim=1)
+        days = times / SECONDS_PER_DAY
+        whole = np.full_like(days, self.satrec.jdsatepoch)
+        errors, r, v = self.satrec.sgp4_array(whole, self.satrec.jdsatepochF + days)
+        if np.any(errors):
+            first = np.flatnonzero(errors)[0]
+            code = int(errors[first])
+            raise TLEError(
+                f"SGP4 failed at t = {times[first]:g} s: {describe_sgp4_error(code)}",
+                name=self.name,
+                catalogue_number=self.catalogue_number,
+                **sgp4_error_location(code),
+            )
+        states = np.hstack([r, v])
+        finite = np.all(np.isfinite(states), axis=1)
+        if not np.all(finite):
+            first = np.flatnonzero(~finite)[0]
+            raise TLEError(
+                f"SGP4 returned a non-finite state at t = {times[first]:g} s without an error "
+                "code: the element set cannot be propagated",
+                name=self.name,
+                catalogue_number=self.catalogue_number,
+            )
+        return states
+
+    def state_at_epoch(self):
+        """TEME state at the epoch; see :meth:`propagate`.
+
+        Returns
+        -------
+        ndarray, shape (6,)
+            SGP4's position (km) and velocity (km/s) in the TEME frame at the epoch.
+        """
+        return self.propagate([0.0])[0]
+
+
+def _package_text(name):
+    """Text of a file shipped inside the installed ``sgp4`` package."""
+    path = resources.files("sgp4").joinpath(name)
+    if not path.is_file():
+        raise FileNotFoundError(f"{name} not found in the installed sgp4 package ({path})")
+    return path.read_text(encoding="utf-8")
+
+
+def iss_element_set():
+    """The ISS element set of ``sgp4/tests.py`` (epoch 2020-01-01 19:42:47 UTC).
+
+    Returns
+    -------
+    ElementSet
+        Named ``"ISS (25544)"``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the installed ``sgp4`` package has no ``tests.py``.
+    ValueError
+        If the element set is not found in it.
+    """
+    text = _package_text("tests.py")
+    lines = [re.search(rf"'({k} {ISS_CATALOG_NUMBER}[^']+)'", text) for k in (1, 2)]
+    if not all(lines):
+        raise ValueError("the ISS element set was not found in sgp4/tests.py")
+    return ElementSet(f"ISS ({ISS_CATALOG_NUMBER})", lines[0].group(1), lines[1].group(1))
+
+
+def verification_element_sets():
+    """The element sets of ``SGP4-VER.TLE``, the SGP4 verification satellites.
+
+    Returns
+    -------
+    dict of str to ElementSet
+        Keyed by the five-digit catalogue number (e.g. ``"06251"``), in file order; the
+        lines are cut to their 69 TLE columns (the file appends start, stop and step
+        times). The file deliberately includes element sets that SGP4 rejects at
+        initialisation (to test its error codes) and three (33333, 33334, 33335) whose
+        checksums were not updated after their elements were edited; they are left out.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the installed ``sgp4`` package has no ``SGP4-VER.TLE``.
+    """
+    lines = [
+        line for line in _package_text("SGP4-VER.TLE").splitlines() if line[:2] in ("1 ", "2 ")
+    ]
+    sets = {}
+    for one, two in zip(lines[::2], lines[1::2]):
+        key = one[2:7].strip().zfill(5)
+        try:
+            sets[key] = ElementSet(key, one[:TLE_LINE_LENGTH], two[:TLE_LINE_LENGTH])
+        except TLEError:
+            continue
+    return sets
+
+
+def load_element_set(name):
+    """An element set by name: ``"iss"`` or a catalogue number of ``SGP4-VER.TLE``.
+
+    Parameters
+    ----------
+    name : str
+        ``"iss"`` (case-insensitive) or a catalogue number such as ``"6251"`` or
+        ``"06251"``.
+
+    Returns
+    -------
+    ElementSet
+        The element set read from the installed ``sgp4`` package.
+
+    Raises
+    ------
+    ValueError
+        If no shipped element set has that name; the message lists the known ones.
+    """
+    if str(name).lower() in ("iss", ISS_CATALOG_NUMBER):
+        return iss_element_set()
+    sets = verification_element_sets()
+    key = str(name).strip().zfill(5)
+    if key not in sets:
+        raise ValueError(
+            f"name must be 'iss' or a catalogue number of SGP4-VER.TLE "
+            f"({', '.join(sets)}), got {name!r}"
+        )
+    return sets[key]
+
+
+def _looks_like_tle_line(text):
+    return bool(re.match(r"[12] [ \dA-Z]{5}", text)) and len(text.rstrip()) >= 60
+
+
+def read_catalogue(file):
+    """Read every element set of a three-line catalogue file (name, line 1, line 2).
+
+    Parameters
+    ----------
+    file : str or path-like
+        The catalogue, e.g. CelesTrak's three-line format. Blank lines are skipped; a
+        name line may start with ``"0 "`` (space-track's 3LE), which is dropped.
+
+    Returns
+    -------
+    list of ElementSet
+        In file order, named by their name lines. Nothing is dropped: a bad element set
+        is an error.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``file`` is not a file.
+    TLEError
+        A :class:`ValueError` naming the file, the line number in the file, the element
+        set, the TLE line and the field at fault (see :func:`validate_tle`), or a file
+        that ends inside an element set, puts TLE lines where a name line belongs, or
+        holds no element set.
+
+    Notes
+    -----
+    Vallado et al. (2006); see :doc:`/theory/orbits-and-sensors`.
+    """
+    path = Path(file)
+    if not path.is_file():
+        raise FileNotFoundError(f"file: TLE catalogue {str(path)!r} is not a file")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        raise TLEError("the file is not UTF-8 text", file=str(path), file_line=line) from None
+    lines = [(n, t.rstrip()) for n, t in enumerate(text.splitlines(), 1) if t.strip()]
+    if not lines:
+        raise TLEError("the file holds no element set", file=str(path))
+    sets = []
+    for start in range(0, len(lines), 3):
+        group = lines[start : start + 3]
+        number, name = group[0]
+        if _looks_like_tle_line(name):
+            raise TLEError(
+                "found a TLE line where the name line of an element set belongs (a "
+                "three-line catalogue has a name line before each pair of lines)",
+                file=str(path),
+                file_line=number,
+            )
+        name = name[2:].strip() if name.startswith("0 ") else name.strip()
+        if len(group) < 3:
+            raise TLEError(
+                f"the file ends inside the element set that starts at line {number}: TLE "
+                f"line {len(group)} is missing",
+                name=name,
+                line=len(group),
+                file=str(path),
+                file_line=group[-1][0],
+            )
+        try:
+            sets.append(ElementSet(name, group[1][1], group[2][1]))
+        except TLEError as error:
+            raise error.located(str(path), group[error.line or 1][0]) from None
+    return sets
+
+
+def load_catalogue(name=ACTIVE_CATALOGUE_FILE, path=None):
+    """A three-line catalogue from the data folder (:func:`ssa_privacy.engine.data.data_file`).
+
+    Parameters
+    ----------
+    name : str
+        File name in the data folder (default: the active-satellite catalogue).
+    path : str or path-like, optional
+        Data folder; see :func:`ssa_privacy.engine.data.data_dir` for the search order.
+
+    Returns
+    -------
+    list of ElementSet
+        See :func:`read_catalogue`.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file is not found (the message names every place tried).
+    TLEError
+        If an element set is bad (see :func:`read_catalogue`).
+    """
+    from ssa_privacy.engine.data import data_file
+
+    return read_catalogue(data_file(name, path))

@@ -1,0 +1,226 @@
+"""The cone designs of PML-private Gaussian mechanisms [LKC §3.2], solved by cvxpy.
+
+The release is ``Y = Z + V``, ``V ~ N(0, Theta)``, of a signal ``Z`` jointly Gaussian
+with the private ``X``. Two designs of Theta solve a conic program with Clarabel:
+
+``"lmi"``
+    [LKC] Theorem 3.6, LMI (12) (:func:`lmi_mechanism_noise`, any ``Sigma_XZ``).
+``"logdet"``
+    The exact condition of [LKC] Theorem 3.3 as a log-det cone
+    (:func:`logdet_mechanism_noise`), beyond the paper: never more noise than the LMI.
+
+Both are verified to ``DESIGN_ATOL`` nats;
+:class:`~ssa_privacy.privacy.pml.design.LinearGaussianMechanism` then certifies them
+rigorously. The joint model ``(X, Z)`` they validate is shared with the closed form.
+"""
+
+import control
+import cvxpy as cp
+import numpy as np
+from scipy import linalg
+
+from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix
+from ssa_privacy._internal.solvers import solve_clarabel
+from ssa_privacy._internal.validation import as_matrix, nonempty
+from ssa_privacy.plants import LTIPlant
+from ssa_privacy.privacy.pml.leakage import log_det_ratio_bound, pml_margin
+
+__all__ = [
+    "DESIGN_ATOL",
+    "SOLVER_SETTINGS",
+    "lmi_mechanism_noise",
+    "logdet_mechanism_noise",
+]
+
+#: A cvxpy design must meet its privacy condition to this many nats (the solver's check;
+#: :meth:`LinearGaussianMechanism.certified` then makes the rigorous certificate pass).
+DESIGN_ATOL = 1e-6
+#: Clarabel tolerances of the noise designers (default 1e-8): tighter, so that a small
+#: Theta next to a large Sigma_ZZ is still accurate to DESIGN_ATOL nats (one or two more
+#: iterations).
+SOLVER_SETTINGS = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
+
+
+def _not_a_system(value, name):
+    """Refuse a plant where a matrix is expected, pointing to the plant-level call."""
+    if isinstance(value, LTIPlant | control.LTI):
+        raise TypeError(
+            f"{name} must be a matrix, got a {type(value).__name__}; to design the noise of a "
+            "plant use design_noise(plant, epsilon, delta)"
+        )
+
+
+def _joint_model(C, Sigma_XX, Sigma_XZ, Sigma_ZZ):
+    """Validated ``(C, Sigma_XX, Sigma_XZ, Sigma_ZZ, l)`` of ``Z = C X`` or of a general Z.
+
+    ``(X, Z)`` may be degenerate (``Z = C X``); only its joint covariance must be positive
+    semi-definite, ``Sigma_XX`` positive definite and ``l = rank(Sigma_XZ) >= 1``.
+    """
+    L_X = nonempty(pd_cholesky(Sigma_XX, "Sigma_XX"), "Sigma_XX")
+    Sigma_XX = psd_matrix(Sigma_XX, "Sigma_XX")
+    n = L_X.shape[0]
+    if C is not None:
+        _not_a_system(C, "C")
+        if Sigma_XZ is not None or Sigma_ZZ is not None:
+            raise ValueError("give either C (Z = C X) or Sigma_XZ and Sigma_ZZ, not both")
+        C = nonempty(as_matrix(C, "C", (None, n)), "C")
+        Sigma_XZ, Sigma_ZZ = Sigma_XX @ C.T, C @ Sigma_XX @ C.T
+    elif Sigma_XZ is None or Sigma_ZZ is None:
+        raise ValueError("give C (Z = C X), or both Sigma_XZ and Sigma_ZZ")
+    Sigma_XZ = nonempty(as_matrix(Sigma_XZ, "Sigma_XZ", (n, None)), "Sigma_XZ")
+    m = Sigma_XZ.shape[1]
+    Sigma_ZZ = psd_matrix(Sigma_ZZ, "Sigma_ZZ", m)
+    psd_matrix(
+        np.block([[Sigma_XX, Sigma_XZ], [Sigma_XZ.T, Sigma_ZZ]]), "joint covariance of (X, Z)"
+    )
+    l = np.linalg.matrix_rank(linalg.solve_triangular(L_X, Sigma_XZ, lower=True))
+    if l == 0:
+        raise ValueError(
+            "Sigma_XZ is zero: the release carries no information about X, no noise is needed"
+        )
+    return C, Sigma_XX, Sigma_XZ, Sigma_ZZ, int(l)
+
+
+def _design_problem(Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, convention):
+    """Validated data, Theta variable and objective shared by the two cvxpy designers."""
+    _, Sigma_XX, Sigma_XZ, Sigma_ZZ, l = _joint_model(None, Sigma_XX, Sigma_XZ, Sigma_ZZ)
+    n, m = Sigma_XZ.shape
+    L = np.eye(m) if L is None else nonempty(as_matrix(L, "L", (None, m)), "L")
+    if objective is not None and not callable(objective):
+        raise TypeError(f"objective must be callable, got {type(objective).__name__}")
+    Theta = cp.Variable((m, m), PSD=True)
+    goal = cp.trace(L @ Theta @ L.T) if objective is None else objective(Theta)
+    data = dict(Sigma_XX=Sigma_XX, Sigma_XZ=Sigma_XZ, Sigma_ZZ=Sigma_ZZ)
+    bound = log_det_ratio_bound(epsilon, delta, l, convention)
+    if bound / l < np.log(np.finfo(float).tiny):
+        raise ValueError(
+            f"epsilon = {epsilon!r} nats: the least noise that meets it is about "
+            f"exp({bound / l:.3g}) times the signal, below the smallest double-precision "
+            "number, which the cone solver cannot represent; use a smaller epsilon or "
+            "method='closed-form' (more noise)"
+        )
+    return data, bound, n, Theta, cp.Minimize(goal)
+
+
+def _solve_and_verify(problem, Theta, data, epsilon, delta, convention):
+    what = f"the noise design at epsilon = {epsilon!r} nats, delta = {delta!r}"
+    solve_clarabel(problem, what, **SOLVER_SETTINGS)
+    eigenvalues, vectors = np.linalg.eigh(0.5 * (Theta.value + Theta.value.T))
+    # PSD at solver precision; clipping the negative eigenvalues only adds noise.
+    Theta = (vectors * np.maximum(eigenvalues, 0.0)) @ vectors.T
+    try:
+        margin = pml_margin(
+            data["Sigma_XX"], data["Sigma_XZ"], data["Sigma_ZZ"] + Theta, epsilon, delta, convention
+        )
+    except ValueError:  # a correlation at 1 in double precision: the certificate decides
+        return Theta
+    if margin < -DESIGN_ATOL:
+        raise RuntimeError(
+            f"the designed Theta misses the ({epsilon}, {delta})-PML condition "
+            f"by {-margin:.3g} nats"
+        )
+    return Theta
+
+
+def lmi_mechanism_noise(
+    Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L=None, objective=None, convention="exact"
+):
+    """Noise covariance Theta of a Gaussian mechanism ``Y = Z + V`` from the LMI of Theorem 3.6.
+
+    Parameters
+    ----------
+    Sigma_XX : array_like, shape (n, n)
+        Prior covariance of the private X, positive definite.
+    Sigma_XZ : array_like, shape (n, m)
+        Cross covariance of X and the signal Z.
+    Sigma_ZZ : array_like, shape (m, m)
+        Covariance of Z. ``(X, Z)`` may be degenerate (``Z = C X``: ``Sigma_XZ =
+        Sigma_XX C^T``, ``Sigma_ZZ = C Sigma_XX C^T``); its joint covariance must be PSD.
+    epsilon : float
+        Leakage bound, nats, above the necessary condition (9).
+    delta : float
+        Failure probability in (0, 1).
+    L : array_like, shape (q, m), optional
+        Weight of the default objective ``min tr(L Theta L^T)`` (default identity).
+    objective : callable, optional
+        ``objective(Theta)`` returning a convex scalar cvxpy expression to minimise;
+        replaces the default.
+    convention : {"exact", "paper"}
+        kappa of the exact PML (default) or of [LKC] (11).
+
+    Returns
+    -------
+    Theta : ndarray, shape (m, m)
+        PSD noise covariance; the mechanism is (epsilon, delta)-PML private in the chosen
+        convention (verified to ``DESIGN_ATOL`` nats). Eigenvalues below zero at solver
+        precision are set to zero, which only adds noise.
+
+    Raises
+    ------
+    ValueError
+        On invalid covariances, ``delta`` outside (0, 1), ``epsilon`` below (9), or an
+        ``epsilon`` so large that the least noise meeting it underflows.
+    RuntimeError
+        If Clarabel does not report an optimal solution (the message names the status and
+        epsilon) or the result fails verification.
+
+    Notes
+    -----
+    [LKC] Theorem 3.6, LMI (12):
+    ``[[(1 - kappa) Sigma_XX, Sigma_XZ], [Sigma_XZ^T, Theta + Sigma_ZZ]] >= 0``, solved by
+    cvxpy with Clarabel. A sufficient condition: :func:`logdet_mechanism_noise` is exact.
+    """
+    data, bound, n, Theta, goal = _design_problem(
+        Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, convention
+    )
+    k = np.exp(bound / n)
+    lmi = cp.bmat(
+        [
+            [(1.0 - k) * data["Sigma_XX"], data["Sigma_XZ"]],
+            [data["Sigma_XZ"].T, Theta + data["Sigma_ZZ"]],
+        ]
+    )
+    problem = cp.Problem(goal, [0.5 * (lmi + lmi.T) >> 0])
+    return _solve_and_verify(problem, Theta, data, epsilon, delta, convention)
+
+
+def logdet_mechanism_noise(
+    Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L=None, objective=None, convention="exact"
+):
+    """Noise covariance Theta meeting the PML condition exactly, through a log-det cone.
+
+    Parameters
+    ----------
+    Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, convention
+        As :func:`lmi_mechanism_noise`.
+
+    Returns
+    -------
+    Theta : ndarray, shape (m, m)
+        Symmetric PSD noise covariance, optimal among all Theta with
+        ``log det Gamma(Theta) - log det Sigma_XX >= log_det_ratio_bound`` (verified).
+
+    Raises
+    ------
+    ValueError
+        As :func:`lmi_mechanism_noise`.
+    RuntimeError
+        If Clarabel does not report an optimal solution or the result fails verification.
+
+    Notes
+    -----
+    Beyond [LKC] (see :doc:`/theory/pml`): ``log det Gamma(Theta)`` is concave, so with a
+    variable G, ``[[Sigma_XX - G, Sigma_XZ], [Sigma_XZ^T, Sigma_ZZ + Theta]] >= 0`` (i.e.
+    ``G <= Gamma(Theta)``) and ``log det G >= log det Sigma_XX + bound`` describe exactly the
+    private mechanisms of [LKC] Theorem 3.3. Never needs more noise than LMI (12).
+    """
+    data, bound, n, Theta, goal = _design_problem(
+        Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, convention
+    )
+    G = cp.Variable((n, n), symmetric=True)
+    block = cp.bmat(
+        [[data["Sigma_XX"] - G, data["Sigma_XZ"]], [data["Sigma_XZ"].T, Theta + data["Sigma_ZZ"]]]
+    )
+    log_det_prior = np.linalg.slogdet(data["Sigma_XX"])[1]
+    constraints = [0.5 * (block + block.T) >> 0, cp.log_det(G) >= log_det_prior + bound]
+    return _solve_and_verify(cp.Problem(goal, constraints), Theta, data, epsilon, delta, convention)

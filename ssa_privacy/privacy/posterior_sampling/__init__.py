@@ -1,0 +1,28 @@
+"""GP posterior sampling with a Renyi-DP guarantee [MAC]: the mechanism, its bound,
+certificate and enclosures.
+
+Every public name of the modules below is importable from ``ssa_privacy.privacy.posterior_sampling``:
+- :mod:`ssa_privacy.privacy.posterior_sampling.mechanism`
+- :mod:`ssa_privacy.privacy.posterior_sampling.bound`
+- :mod:`ssa_privacy.privacy.posterior_sampling.certificate`
+- :mod:`ssa_privacy.privacy.posterior_sampling.enclosure`
+"""
+
+from ssa_privacy import _compat
+from ssa_privacy.privacy.posterior_sampling import bound, certificate, enclosure, mechanism
+from ssa_privacy.privacy.posterior_sampling.bound import *  # noqa: F403
+from ssa_privacy.privacy.posterior_sampling.certificate import *  # noqa: F403
+from ssa_privacy.privacy.posterior_sampling.enclosure import *  # noqa: F403
+from ssa_privacy.privacy.posterior_sampling.mechanism import *  # noqa: F403
+
+__all__ = [
+    *mechanism.__all__,
+    *bound.__all__,
+    *certificate.__all__,
+    *enclosure.__all__,
+]
+
+
+def __getattr__(name):
+    """Serve the names that moved in 0.2 from their old place (with a warning)."""
+    return _compat.moved_attribute(__name__, name)

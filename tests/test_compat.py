@@ -1,0 +1,97 @@
+"""The 0.2 layout: old paths keep working with a warning, and the package never uses them.
+
+Checks the promises of ``docs/changelog.rst``: every module path and public name that moved
+still imports, warns with a :class:`DeprecationWarning` naming its new place and the removal
+version, and gives the very object at the new place; no module of the package imports an
+old path; every module declares ``__all__`` without private names.
+"""
+
+import ast
+import importlib
+import pkgutil
+import sys
+from pathlib import Path
+
+import pytest
+
+import ssa_privacy
+from ssa_privacy import _compat
+
+PACKAGE = Path(ssa_privacy.__file__).parent
+MODULES = sorted(info.name for info in pkgutil.walk_packages(ssa_privacy.__path__, "ssa_privacy."))
+
+
+@pytest.mark.parametrize("old, new", sorted(_compat.MOVED_MODULES.items()))
+def test_old_module_path_imports_the_new_module_with_a_warning(old, new):
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=rf"{old} is deprecated .* 0\.3; use {new}$"):
+        alias = importlib.import_module(old)
+    module = importlib.import_module(new)
+    for name in module.__all__:
+        assert getattr(alias, name) is getattr(module, name)
+
+
+@pytest.mark.parametrize("key", sorted(_compat.MOVED_NAMES), ids="{0[0]}.{0[1]}".format)
+def test_old_name_is_the_object_at_its_new_place_with_a_warning(key):
+    module, name = key
+    new_module, _, new_name = _compat.MOVED_NAMES[key].partition(":")
+    with pytest.warns(DeprecationWarning, match=rf"use {new_module}\.{new_name}$"):
+        value = getattr(importlib.import_module(module), name)
+    assert value is getattr(importlib.import_module(new_module), new_name)
+
+
+@pytest.mark.parametrize("key", sorted(_compat.REPLACED_NAMES), ids="{0[0]}.{0[1]}".format)
+def test_replaced_name_is_the_legacy_function_with_a_warning(key):
+    module, name = key
+    function, instead = _compat.REPLACED_NAMES[key]
+    with pytest.warns(DeprecationWarning, match="will be removed in ssa_privacy 0.3; use"):
+        assert getattr(importlib.import_module(module), name) is function
+    assert instead
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        ssa_privacy.plants.no_such_name  # noqa: B018
+
+
+def _imports(path):
+    """Every (module, name) an ``import`` statement of ``path`` reads, at any depth."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, None
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                yield node.module, alias.name
+
+
+def _deprecated(module, name):
+    old = set(_compat.MOVED_MODULES)
+    if module in old or any(module.startswith(path + ".") for path in old):
+        return True
+    if name is None:
+        return False
+    return (
+        f"{module}.{name}" in old
+        or (module, name) in _compat.MOVED_NAMES
+        or (module, name) in _compat.REPLACED_NAMES
+    )
+
+
+@pytest.mark.parametrize(
+    "path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE))
+)
+def test_the_package_imports_no_deprecated_path(path):
+    used = [f"{m}.{n}" if n else m for m, n in _imports(path) if _deprecated(m, n)]
+    assert not used
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_every_module_declares_its_public_names(name):
+    module = importlib.import_module(name)
+    assert isinstance(module.__all__, list)
+    assert not [n for n in module.__all__ if n.startswith("_") and n != "__version__"]
+    assert len(set(module.__all__)) == len(module.__all__)
+    for exported in module.__all__:
+        assert hasattr(module, exported), exported
