@@ -95,3 +95,21 @@ def test_every_module_declares_its_public_names(name):
     assert len(set(module.__all__)) == len(module.__all__)
     for exported in module.__all__:
         assert hasattr(module, exported), exported
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        lambda: importlib.import_module("ssa_privacy.runner"),
+        lambda: ssa_privacy.output,
+        lambda: ssa_privacy.plants.cw_plant,
+    ],
+    ids=["import", "package attribute", "moved name"],
+)
+def test_the_warning_points_at_the_line_that_used_the_old_path(use):
+    for old in ("ssa_privacy.runner", "ssa_privacy.output"):
+        sys.modules.pop(old, None)
+        ssa_privacy.__dict__.pop(old.rpartition(".")[2], None)
+    with pytest.warns(DeprecationWarning) as record:
+        use()
+    assert record[0].filename == __file__

@@ -107,10 +107,12 @@ def test_bad_input_raises_a_clear_error(call, message):
 
 
 def test_the_old_import_path_still_serves_the_cw_plant():
-    from ssa_privacy.plants import cw_plant as old_cw_plant
+    with pytest.warns(DeprecationWarning, match="ssa_privacy.orbits.relative_motion.cw_plant"):
+        from ssa_privacy.plants import cw_plant as old_cw_plant
 
     assert old_cw_plant is cw_plant
-    assert plants.clohessy_wiltshire is clohessy_wiltshire
-    assert plants.station_keeping_gain is station_keeping_gain
+    with pytest.warns(DeprecationWarning, match="will be removed in ssa_privacy 0.3"):
+        assert plants.clohessy_wiltshire is clohessy_wiltshire
+        assert plants.station_keeping_gain is station_keeping_gain
     with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
         plants.not_a_name  # noqa: B018
