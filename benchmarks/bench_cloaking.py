@@ -25,8 +25,8 @@ from bench_dp import census_problem
 from threadpoolctl import threadpool_limits
 
 from ssa_privacy.gp.regression import cholesky_with_jitter
-from ssa_privacy.privacy.dp_gp.cloaking import cloaking_matrix
 from ssa_privacy.privacy.dp_gp.ellipsoid import minimum_volume_ellipsoid
+from ssa_privacy.privacy.dp_gp.release import cloaking_matrix
 
 
 def census_matrices():

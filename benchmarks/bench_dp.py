@@ -32,8 +32,8 @@ import numpy as np
 from _timing import best_time
 
 from ssa_privacy.gp.regression import RBF, Exponential, GaussianProcess, cholesky_with_jitter
-from ssa_privacy.privacy.dp_gp.cloaking import cloaking_matrix
 from ssa_privacy.privacy.dp_gp.ellipsoid import minimum_volume_ellipsoid, projected_gradient_design
+from ssa_privacy.privacy.dp_gp.release import cloaking_matrix
 from ssa_privacy.privacy.posterior_sampling.mechanism import epsilon_for_delta
 
 

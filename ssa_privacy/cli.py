@@ -185,7 +185,8 @@ def _use_file_backend():
 
 def _runner(options, progress, module):
     """Take the runner's options out of ``options`` and build the Runner; its process pool
-    preloads the study's ``module`` and the figure writer."""
+    preloads the study's ``module`` and the figure writer. The caller closes it (a Dask
+    cluster lives until then)."""
     out = Path(options["out"])
     return Runner(
         options.pop("workers"),
@@ -321,7 +322,8 @@ def _command(argv, state):
         if study_info(study).uses_runner:
             module = f"ssa_privacy.studies.{study.replace('-', '_')}"
             options["runner"] = _runner(options, progress, module)
-        summary = load_study(study).run(progress=progress, **options)
+        with options.get("runner") or contextlib.nullcontext():  # closes a Dask cluster
+            summary = load_study(study).run(progress=progress, **options)
         if "runner" in options:
             discard_checkpoints(options["runner"].checkpoints)
     except Exception as error:

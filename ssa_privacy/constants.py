@@ -5,7 +5,7 @@ Two sets coexist on purpose:
 - the constants of the 3D propagator and of the sensors (WGS-84 ellipsoid, EGM-96
   gravity field), used by :mod:`ssa_privacy.orbits` and :mod:`ssa_privacy.sensors`;
 - the constants of the planar model as printed in [TCB] Table 1 (``TCB_*``), used by
-  :class:`ssa_privacy.orbits.PlanarJ2Model` so that the satellite study reproduces the
+  :class:`ssa_privacy.orbits.planar.PlanarJ2Model` so that the satellite study reproduces the
   paper. They differ from the first set in the last digits (JGM-3 era values).
 
 See :doc:`/theory/planar-j2` and :doc:`/theory/orbits-and-sensors`.

@@ -44,13 +44,13 @@ from scipy import linalg
 
 from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import covariance_stack, psd_matrix, schur_stable
+from ssa_privacy._internal.random import random_generator
 from ssa_privacy._internal.validation import (
     as_finite_array,
     as_matrix,
     nonempty,
     positive,
     positive_int,
-    random_generator,
     scalar,
     vector,
 )

@@ -54,10 +54,6 @@ def test_gaussian_mechanism_delta_is_the_integral_of_the_privacy_loss(epsilon, m
     exact = delta_by_mpmath(m, epsilon)
     assert accounting.gaussian_mechanism_delta(m, epsilon) == pytest.approx(float(exact), rel=1e-9)
     assert delta_by_quadrature(m, epsilon) == pytest.approx(float(exact), rel=1e-7)
-    # The thin wrapper with the [LKC] argument order.
-    assert accounting.analytic_gaussian_delta(epsilon, m) == accounting.gaussian_mechanism_delta(
-        m, epsilon
-    )
 
 
 @pytest.mark.parametrize("epsilon, m", CASES)

@@ -9,6 +9,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
+from ssa_privacy.engine.runner import Runner
 from ssa_privacy.plants import prior_covariance
 from ssa_privacy.privacy.pml import leakage as pml_leakage
 from ssa_privacy.privacy.pml.aggregation import TIE_BREAK, design_fixed_Q, design_Q
@@ -125,6 +126,25 @@ def test_designed_Q_in_parallel_equals_serial():
     assert parallel.J == pytest.approx(serial.J, rel=1e-6)
 
 
+def test_designed_Q_runs_on_the_callers_runner():
+    """The SDPs are the tasks of the caller's runner (the package's one engine): the same
+    design as the serial one, and the runner records the chunks of agents."""
+    rng = np.random.default_rng(9)
+    A, C, L, _, epsilon = random_agents(rng, 6, 2, 1, 1)
+    lower = 0.3 * np.eye(2)
+    serial = design_Q(A, C, L, epsilon, 0.01, 0.05, Sigma_lower=lower, processes=1)
+    runner = Runner(workers=2, progress=False)
+    pooled = design_Q(A, C, L, epsilon, 0.01, 0.05, Sigma_lower=lower, runner=runner)
+    np.testing.assert_allclose(pooled.cost, serial.cost, rtol=1e-5, atol=1e-8)
+    chunks = [task["key"] for task in runner.describe()["tasks"]["design_Q"]]
+    assert chunks[0][0] == "agents" and sorted(k[1] for k in chunks)[0] == 0
+    assert sum(stop - start for _, start, stop in chunks) == 6
+    with pytest.raises(ValueError, match="runner or processes, not both"):
+        design_Q(A, C, L, epsilon, 0.01, 0.05, runner=runner, processes=2)
+    with pytest.raises(TypeError, match="runner must be a Runner"):
+        design_Q(A, C, L, epsilon, 0.01, 0.05, runner=2)
+
+
 def test_invalid_inputs_raise_clear_errors():
     A, C, L, Q = np.full((3, 1, 1), 0.5), [[1.0]], [[1.0]], [[1.0]]
     with pytest.raises(ValueError, match="disagree on the number of agents"):
@@ -141,3 +161,21 @@ def test_invalid_inputs_raise_clear_errors():
         design_fixed_Q(A, C, L, [[-1.0]], 6.0, 0.01)
     with pytest.raises(ValueError, match="shapes do not chain"):
         design_fixed_Q(A, [[1.0, 1.0]], L, Q, 6.0, 0.01)
+
+
+def test_the_network_mechanism_releases_every_agent_at_once():
+    """One release of the stacked outputs draws blockdiag(Theta_i) noise; the stack is
+    (sum epsilon_i, sum delta_i)-PML private and its certificate passes."""
+    A, C, L, Q = np.full((3, 2, 2), 0.5 * np.eye(2)), np.eye(2), np.eye(2), np.eye(2)
+    design = design_fixed_Q(A, C, L, Q, [8.0, 9.0, 10.0], 0.001)
+    mechanism = design.network_mechanism()
+    assert mechanism.Theta.shape == (6, 6)
+    np.testing.assert_array_equal(mechanism.Theta[2:4, 2:4], design.Theta[1])
+    assert mechanism.Theta[0, 2] == 0.0
+    certificate = mechanism.certificate()
+    assert certificate.passed and certificate.parameters["epsilon"] == pytest.approx(27.0)
+    assert certificate.parameters["delta"] == pytest.approx(0.003)
+    release = mechanism.release(np.zeros((5, 6)), seed=4)
+    assert release.values.shape == (5, 6) and release.seed_keys == {"seed": 4}
+    with pytest.raises(ValueError, match="deltas sum to"):
+        design_fixed_Q(A, C, L, Q, 20.0, 0.4).network_mechanism()

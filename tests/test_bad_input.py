@@ -22,7 +22,7 @@ from ssa_privacy.estimation import ukf as tracking
 from ssa_privacy.gp import kernels
 from ssa_privacy.gp.baselines import dropout_gp
 from ssa_privacy.orbits import elements, frames, planar, propagator, relative_motion
-from ssa_privacy.privacy import accounting
+from ssa_privacy.privacy import accounting, posterior_sampling
 from ssa_privacy.privacy.dp_gp import (
     binning,
     cloaking,
@@ -41,9 +41,6 @@ from ssa_privacy.privacy.pml import leakage as pml_leakage
 from ssa_privacy.privacy.pml import plant as pml_plant
 from ssa_privacy.privacy.posterior_sampling import (
     bound as posterior_sampling_bound,
-)
-from ssa_privacy.privacy.posterior_sampling import (
-    mechanism as posterior_sampling,
 )
 from ssa_privacy.sensors import geodesy, stations
 
@@ -528,21 +525,6 @@ case(
     ValueError,
     "calibration",
 )
-agd = {"epsilon_DP": 1.0, "ratio": 1.0}
-number_cases(
-    "analytic_gaussian_delta",
-    accounting.analytic_gaussian_delta,
-    agd,
-    "epsilon_DP",
-    bad=(("negative", -1.0),),
-)
-case(
-    "analytic_gaussian_delta-ratio=negative",
-    accounting.analytic_gaussian_delta,
-    {**agd, "ratio": -1.0},
-    ValueError,
-    "ratio",
-)
 agr = {"epsilon_DP": 1.0, "delta_DP": 1e-5}
 number_cases(
     "analytic_gaussian_ratio",
@@ -650,18 +632,18 @@ number_cases(
 me = {"delta": 0.01, "l": 2}
 number_cases(
     "minimum_epsilon",
-    pml_leakage.minimum_epsilon,
+    accounting.minimum_epsilon,
     me,
     "delta",
     bad=(("negative", -0.1),),
     types=WRONG_TYPES,
 )
 number_cases(
-    "minimum_epsilon", pml_leakage.minimum_epsilon, me, "l", bad=(("zero", 0), ("fraction", 1.5))
+    "minimum_epsilon", accounting.minimum_epsilon, me, "l", bad=(("zero", 0), ("fraction", 1.5))
 )
 case(
     "minimum_epsilon-delta=array",
-    pml_leakage.minimum_epsilon,
+    accounting.minimum_epsilon,
     {**me, "delta": [0.1, 2.0]},
     ValueError,
     "delta",
@@ -669,14 +651,14 @@ case(
 ldb = {"epsilon": 6.0, "delta": 0.01, "l": 2}
 number_cases(
     "log_det_ratio_bound",
-    pml_leakage.log_det_ratio_bound,
+    accounting.log_det_ratio_bound,
     ldb,
     "epsilon",
     bad=(("infeasible", 1.0),),
 )
 case(
     "log_det_ratio_bound-convention",
-    pml_leakage.log_det_ratio_bound,
+    accounting.log_det_ratio_bound,
     {**ldb, "convention": None},
     ValueError,
     "convention",
@@ -688,7 +670,7 @@ number_cases(
 number_cases("kappa", pml_leakage.kappa, kp, "delta", bad=(("one", 1.0),))
 case(
     "check_epsilon-epsilon=complex",
-    pml_leakage.check_epsilon,
+    accounting.check_epsilon,
     {"epsilon": 6j, "delta": 0.01, "l": 1},
     TypeError,
     "epsilon",
@@ -942,20 +924,8 @@ cm_release = call(cloaking_mechanism, "release")
 case("CloakingMechanism.release-y=short", cm_release, {"y": YT[:3]}, ValueError, "y")
 case("CloakingMechanism.release-y=nan", cm_release, {"y": YT * NAN}, ValueError, "y")
 case("CloakingMechanism.release-seed=float", cm_release, {"y": YT, "seed": 0.5}, TypeError, "seed")
-case(
-    "CloakingMechanism.release-old-mean=nan",
-    cm_release,
-    {"y": YT, **level, "mean": NAN},
-    ValueError,
-    "mean",
-)
-case(
-    "CloakingMechanism.release-old-seed=-1",
-    cm_release,
-    {"y": YT, **level, "seed": -1},
-    ValueError,
-    "seed",
-)
+case("CloakingMechanism.release-level", cm_release, {"y": YT, **level}, TypeError, "epsilon")
+case("CloakingMechanism.release-seed=-1", cm_release, {"y": YT, "seed": -1}, ValueError, "seed")
 case(
     "CloakingMechanism.with_noise-shape",
     call(cloaking_mechanism, "with_noise"),
@@ -970,21 +940,12 @@ case(
     ValueError,
     "noise_covariance",
 )
-cr = {"kernel": RBF1, "noise_variance": 0.5, "X": XT, "y": YT, "X_star": XS, **level}
-number_cases("cloaking_release", cloaking.cloaking_release, cr, "mean")
+number_cases("CloakingMechanism.from_kernel", cloaking.CloakingMechanism.from_kernel, fk, "mean")
+case("CloakingMechanism.release-seed=str", cm_release, {"y": YT, "seed": "0"}, TypeError, "seed")
 case(
-    "cloaking_release-X_star=widths",
-    cloaking.cloaking_release,
-    {**cr, "X_star": np.ones((2, 2))},
-    ValueError,
-    "X_star",
-)
-case("cloaking_release-y=nan", cloaking.cloaking_release, {**cr, "y": YT * NAN}, ValueError, "y")
-case("cloaking_release-seed=str", cloaking.cloaking_release, {**cr, "seed": "0"}, TypeError, "seed")
-case(
-    "cloaking_release-epsilon=2-hall",
-    cloaking.cloaking_release,
-    {**cr, "epsilon": 2.0},
+    "CloakingMechanism.from_kernel-epsilon=2-hall",
+    cloaking.CloakingMechanism.from_kernel,
+    {**fk, "epsilon": 2.0, "calibration": "hall"},
     ValueError,
     "epsilon",
 )
@@ -997,8 +958,8 @@ cnc = {
     "sensitivity": 1.0,
 }
 number_cases(
-    "cloaking_noise_covariance",
-    cloaking.cloaking_noise_covariance,
+    "CloakingMechanism",
+    cloaking.CloakingMechanism,
     cnc,
     "sensitivity",
     bad=(("zero", 0.0),),
@@ -1059,10 +1020,9 @@ case(
     ValueError,
     "X_star",
 )
-sr = {"kernel": RBF1, "noise_variance": 0.5, "X": XT, "y": YT, "X_star": XS, **level}
-number_cases("standard_release", hall.standard_release, sr, "mean")
-case("standard_release-seed=-3", hall.standard_release, {**sr, "seed": -3}, ValueError, "seed")
-case("standard_release-y=long", hall.standard_release, {**sr, "y": np.ones(7)}, ValueError, "y")
+sd_release = call(hall_mechanism, "release")
+case("StandardDPGPMechanism.release-seed=-3", sd_release, {"y": YT, "seed": -3}, ValueError, "seed")
+case("StandardDPGPMechanism.release-y=long", sd_release, {"y": np.ones(7)}, ValueError, "y")
 lb = {"X": [0.2, 0.4, 1.5, 2.5], "edges": [0.0, 1.0, 2.0, 3.0], "epsilon": 1.0, "sensitivity": 2.0}
 number_cases(
     "LaplaceBinningMechanism", binning.LaplaceBinningMechanism, lb, "epsilon", bad=(("zero", 0.0),)
@@ -1116,16 +1076,21 @@ case(
     ValueError,
     "X",
 )
-lbm = {**lb, "y": [0.1, 0.3, -0.2, 0.5]}
-case("laplace_bin_means-y=short", binning.laplace_bin_means, {**lbm, "y": [0.1]}, ValueError, "y")
+lb_release = call(functools.cache(lambda: binning.LaplaceBinningMechanism(**lb)), "release")
+LB_Y = [0.1, 0.3, -0.2, 0.5]
+case("LaplaceBinningMechanism.release-y=short", lb_release, {"y": [0.1]}, ValueError, "y")
 case(
-    "laplace_bin_means-seed=str", binning.laplace_bin_means, {**lbm, "seed": "x"}, TypeError, "seed"
+    "LaplaceBinningMechanism.release-seed=str",
+    lb_release,
+    {"y": LB_Y, "seed": "x"},
+    TypeError,
+    "seed",
 )
 
 
 @functools.cache
 def binned():
-    return binning.laplace_bin_means(**lbm, seed=0)
+    return binning.LaplaceBinningMechanism(**lb).release(LB_Y, seed=0).details["binned"]
 
 
 case(
@@ -1511,42 +1476,6 @@ number_cases(
 )
 case("ou_prior_paths-points=empty", ps.ou_prior_paths, {**ou, "points": []}, ValueError, "points")
 case("ou_prior_paths-rng=str", ps.ou_prior_paths, {**ou, "rng": "rng"}, TypeError, "rng")
-sp = {
-    "X": [0.1, 0.5],
-    "y": [0.2, -0.1],
-    "grid": [0.0, 1.0],
-    "lengthscale": 1.0,
-    "ridge": 1.0,
-    "sigma": 1.0,
-}
-number_cases(
-    "sample_posterior_paths_exp_1d",
-    ps.sample_posterior_paths_exp_1d,
-    sp,
-    "lengthscale",
-    bad=(("zero", 0.0),),
-)
-case(
-    "sample_posterior_paths_exp_1d-grid=empty",
-    ps.sample_posterior_paths_exp_1d,
-    {**sp, "grid": []},
-    ValueError,
-    "grid",
-)
-case(
-    "sample_posterior_paths_exp_1d-sigma=inf",
-    ps.sample_posterior_paths_exp_1d,
-    {**sp, "sigma": INF},
-    ValueError,
-    "sigma",
-)
-case(
-    "sample_posterior_paths_exp_1d-seed=float",
-    ps.sample_posterior_paths_exp_1d,
-    {**sp, "seed": 1.0},
-    TypeError,
-    "seed",
-)
 grd = {"alpha": 2.0, "mean1": [0.0, 0.0], "cov1": np.eye(2), "mean2": [1.0, 0.0], "cov2": np.eye(2)}
 number_cases(
     "gaussian_renyi_divergence", ps.gaussian_renyi_divergence, grd, "alpha", bad=(("one", 1.0),)
@@ -1610,6 +1539,13 @@ case(
     ValueError,
     "grid",
 )
+case(
+    "PosteriorSamplingMechanism-sampler=unknown",
+    ps.PosteriorSamplingMechanism,
+    {**psm, "sampler": "lanczos"},
+    ValueError,
+    "sampler",
+)
 
 
 @functools.cache
@@ -1630,6 +1566,13 @@ case(
     {"y": np.zeros(2)},
     ValueError,
     "y",
+)
+case(
+    "PosteriorSamplingMechanism.release-size=zero",
+    call(posterior_mechanism, "release"),
+    {"y": np.zeros(6), "size": 0},
+    ValueError,
+    "size",
 )
 case(
     "PosteriorSamplingMechanism.with_noise-shape",
@@ -2535,13 +2478,6 @@ case(
     {"states": np.ones(5), "times": 0.0, "earth": earth},
     ValueError,
     "states",
-)
-case(
-    "GroundStation.privacy_noise-epsilon",
-    station.privacy_noise,
-    {**lm, "Sigma_XX": np.eye(6), "epsilon": 0.5, "delta": 0.01},
-    ValueError,
-    "epsilon",
 )
 case(
     "measurement_residual-shapes",

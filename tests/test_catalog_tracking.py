@@ -7,10 +7,11 @@ from ssa_privacy.orbits.frames import hill_to_inertial
 from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.orbits.tle import iss_element_set
 from ssa_privacy.privacy.pml.design import linear_mechanism_noise
+from ssa_privacy.privacy.pml.passes import per_measurement_epsilons
 from ssa_privacy.privacy.pml.stream import stream_information, stream_leakage
 from ssa_privacy.sensors.geodesy import EarthRotation
 from ssa_privacy.sensors.networks import radar_network
-from ssa_privacy.sensors.streams import object_stream, per_measurement_epsilons
+from ssa_privacy.sensors.streams import object_stream
 
 DELTA = 0.01
 

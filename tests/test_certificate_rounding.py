@@ -20,7 +20,6 @@ from ssa_privacy.gp.regression import RBF
 from ssa_privacy.privacy import (
     FactoredCovariance,
     SyntheticNoiseMechanism,
-    obfuscate,
     optimal_noise_factor,
     privacy_certificate,
     psd_part,
@@ -217,9 +216,10 @@ def noiseless_case(n, lengthscale, spacing):
 
 def check_noiseless(n, lengthscale, spacing):
     X, S0, kernel = noiseless_case(n, lengthscale, spacing)
-    result = obfuscate(kernel, X, np.sin(6 * X), S0, 0.5, seed=0)
-    assert result.record.passed and result.W.shape == (n,) and np.all(np.isfinite(result.W))
     mech = SyntheticNoiseMechanism.for_region(kernel, X, S0, 0.5)
+    result = mech.release(np.sin(6 * X), seed=0)
+    assert result.certificate.passed and result.values.shape == (n,)
+    assert np.all(np.isfinite(result.values))
     assert mech.certificate().evidence["design_attempts"] == 1  # the rule sufficed
     assert not mech.with_noise(mech.noise_covariance.scaled(0.5)).certificate().passed
 

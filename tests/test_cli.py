@@ -488,11 +488,11 @@ def test_every_study_declares_its_options():
 
 
 def test_python_api_rejects_the_unused_options(tmp_path):
-    with pytest.raises(ValueError, match="replications"):
+    with pytest.raises(TypeError, match="replications"):
         example1.run(tmp_path / "out", replications=3)
-    with pytest.raises(ValueError, match="data"):
+    with pytest.raises(TypeError, match="data"):
         example1.run(tmp_path / "out", data=tmp_path)
-    with pytest.raises(ValueError, match="data"):
+    with pytest.raises(TypeError, match="data"):
         load_study("satellite").run(tmp_path / "out", data=tmp_path)
     assert list(tmp_path.iterdir()) == []
 

@@ -249,14 +249,14 @@ def test_property_cloaking_certificate_encloses_the_exact_margin(
     assert_encloses(mechanism.with_noise(noise).certificate(), cloaking_margin(mechanism, noise)[0])
 
 
-def test_cloaking_old_form_with_the_analytic_calibration_is_certified_too():
-    """The old-form release at a tight calibration is the new form at that level."""
+def test_cloaking_at_another_level_with_the_analytic_calibration_is_certified_too():
+    """A mechanism solved without a level, then set to a tight calibration by ``at``."""
     mechanism = CloakingMechanism(RBF(1.0)(TOY_STAR, X), RBF(1.0)(X), 0.5)
-    release = mechanism.release(np.ones(5), 1.0, 1e-3, 1.0, 0, calibration="analytic")
-    assert release.check.passed and release.details["noise_inflation"] >= 1.0
     level = mechanism.at(1.0, 1e-3, 1.0, calibration="analytic")
-    assert mechanism.noise_scale(1.0, 1e-3, 1.0, "analytic") == level._scale
-    assert_encloses(release.check.certificate, cloaking_margin(level, level.noise_covariance)[0])
+    release = level.release(np.ones(5), seed=0)
+    assert release.certificate.passed and release.details["noise_inflation"] >= 1.0
+    assert release.details["noise_scale"] == level.noise_scale
+    assert_encloses(release.certificate, cloaking_margin(level, level.noise_covariance)[0])
 
 
 def hall_margin(mechanism, noise, K):

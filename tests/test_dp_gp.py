@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, linalg, stats
 
+from ssa_privacy.engine.data import load_kung_women as load_women
 from ssa_privacy.gp.regression import RBF
 from ssa_privacy.privacy import accounting, dp_gp
 from ssa_privacy.privacy.dp_gp import (
@@ -22,7 +23,7 @@ from ssa_privacy.privacy.dp_gp import (
     hyperparameters,
     normalisation,
 )
-from ssa_privacy.studies.kung import load_women
+from ssa_privacy.privacy.dp_gp import release as dp_release
 
 # The toy example (docs/theory/dp-gp.rst).
 X1 = np.array([0.0, 1, 2, 3, 4])
@@ -33,7 +34,20 @@ S2 = 0.5
 
 def toy_cloaking_matrix():
     kernel = RBF(1.0)
-    return cloaking.cloaking_matrix(kernel(XS1, X1), kernel(X1), S2)[0]
+    return dp_release.cloaking_matrix(kernel(XS1, X1), kernel(X1), S2)[0]
+
+
+def cloaking_level(kernel, noise_variance, X, X_star, epsilon, delta, d):
+    """The cloaking mechanism with Hall et al.'s calibration, as the paper."""
+    return cloaking.CloakingMechanism.from_kernel(
+        kernel, noise_variance, X, X_star, epsilon, delta, d, calibration="hall"
+    )
+
+
+def bin_means(X, y, edges, epsilon, d, seed):
+    """The Laplace bin means and the release's certificate."""
+    release = binning.LaplaceBinningMechanism(X, edges, epsilon, d).release(y, seed=seed)
+    return release.details["binned"], release.certificate
 
 
 def binomial_interval(successes, trials, level):
@@ -61,10 +75,10 @@ def test_toy_vectors_standard_method():
     assert hall.rkhs_sensitivity(K, S2, 1.0, "paper_refinement") == pytest.approx(
         1.1078447041, rel=1e-9
     )
-    release = hall.standard_release(
-        RBF(1.0), S2, X1, Y1, XS1, 1.0, 0.01, 1.0, seed=0, method="paper_refinement"
+    mechanism = hall.StandardDPGPMechanism.from_kernel(
+        RBF(1.0), S2, X1, XS1, 1.0, 0.01, 1.0, method="paper_refinement", calibration="hall"
     )
-    np.testing.assert_allclose(np.diag(release.noise_covariance), 13.005461, rtol=1e-6)
+    np.testing.assert_allclose(np.diag(mechanism.noise_covariance.matrix()), 13.005461, rtol=1e-6)
 
 
 def test_toy_vectors_cloaking():
@@ -79,7 +93,7 @@ def test_toy_vectors_cloaking():
         ],
         atol=1e-6,
     )
-    solution = cloaking.optimal_cloaking_covariance(C)
+    solution = ellipsoid.minimum_volume_ellipsoid(C)
     np.testing.assert_allclose(
         solution.lambdas, [0.997277, 0.0, 0.666747, 0.625463, 0.710512], atol=2e-6
     )
@@ -94,13 +108,13 @@ def test_toy_vectors_cloaking():
         atol=2e-6,
     )
     assert np.linalg.slogdet(M)[1] == pytest.approx(-5.0036384, abs=1e-6)
-    Sigma = cloaking.cloaking_noise_covariance(RBF(1.0)(XS1, X1), RBF(1.0)(X1), S2, 1.0, 1.0, 0.01)
+    Sigma = cloaking_level(RBF(1.0), S2, X1, XS1, 1.0, 0.01, 1.0).noise_covariance.matrix()
     np.testing.assert_allclose(np.diag(Sigma), [1.869737, 2.353695, 2.457834], rtol=1e-5)
 
 
 def test_authors_gradient_descent_reproduced():
     """The authors' fixed-step optimiser converges slowly to the same optimum (556 steps)."""
-    lambdas, iterations, max_leverage = cloaking.cloaking_lambdas_gradient(
+    lambdas, iterations, max_leverage = ellipsoid.projected_gradient_design(
         toy_cloaking_matrix(), seed=0
     )
     assert iterations == 556
@@ -123,10 +137,11 @@ def test_kung_vectors():
     assert hall.rkhs_sensitivity(K, 0.3, norm.sensitivity, "exact") == pytest.approx(
         1.937, abs=1e-3
     )
-    release = cloaking.cloaking_release(
-        RBF(25.0), 0.3, age, y, 1.8 * np.arange(100), 1.0, 0.01, norm.sensitivity, seed=0
+    mechanism = cloaking_level(
+        RBF(25.0), 0.3, age, 1.8 * np.arange(100), 1.0, 0.01, norm.sensitivity
     )
-    sd = norm.std * release.noise_sd
+    release = mechanism.release(y, seed=0)
+    sd = norm.std * np.sqrt(np.diag(release.noise_covariance.matrix()))
     assert release.details["rank"] == 14
     assert np.median(sd) == pytest.approx(14.2, abs=0.05)
     np.testing.assert_allclose(sd[[0, 20, 40, 60, 80]], [12.5, 6.2, 36.7, 174.3, 29.4], atol=0.1)
@@ -143,7 +158,7 @@ def test_ellipsoid_satisfies_optimality_conditions(m, extra, seed):
     """KKT: c_i^T M^{-1} c_i <= 1, sum lambda = rank, lambda_i (1 - c_i^T M^{-1} c_i) = 0."""
     rng = np.random.default_rng(seed)
     C = rng.standard_normal((m, m + extra)) * rng.uniform(0.1, 2.0, m + extra)
-    solution = cloaking.optimal_cloaking_covariance(C, tol=1e-9)
+    solution = ellipsoid.minimum_volume_ellipsoid(C, tol=1e-9)
     M = solution.covariance()
     leverage = np.sum(C * linalg.solve(M, C, assume_a="pos"), axis=0)
     assert solution.rank == m
@@ -163,7 +178,7 @@ def test_ellipsoid_matches_an_independent_convex_solver():
     )
     problem.solve(solver="CLARABEL")
     assert problem.status == cp.OPTIMAL
-    ours = np.linalg.slogdet(cloaking.optimal_cloaking_covariance(C).covariance())[1]
+    ours = np.linalg.slogdet(ellipsoid.minimum_volume_ellipsoid(C).covariance())[1]
     assert ours == pytest.approx(-problem.value, abs=1e-5)
 
 
@@ -171,8 +186,8 @@ def test_rank_deficient_cloaking_is_covered_in_every_direction():
     """Duplicate test points: the noise still covers every column, and its scale is exact."""
     kernel = RBF(2.0)
     X, X_star = np.linspace(0, 10, 30), np.array([1.0, 1.0, 5.0, 5.0, 9.0])
-    C, _ = cloaking.cloaking_matrix(kernel(X_star, X), kernel(X), 0.1)
-    solution = cloaking.optimal_cloaking_covariance(C)
+    C, _ = dp_release.cloaking_matrix(kernel(X_star, X), kernel(X), 0.1)
+    solution = ellipsoid.minimum_volume_ellipsoid(C)
     assert solution.rank == 3
     assert np.max(solution.mahalanobis_squared(C)) <= 1 + ellipsoid.NULL_SPACE_SHARE + 1e-7
 
@@ -180,9 +195,7 @@ def test_rank_deficient_cloaking_is_covered_in_every_direction():
 def test_worst_case_shift_has_mahalanobis_norm_epsilon_over_c():
     """The release covariance is scaled so that max_i ||Sigma^{-1/2} d c_i|| = epsilon / c(delta)."""
     d, epsilon, delta = 2.0, 0.5, 1e-3
-    Sigma = cloaking.cloaking_noise_covariance(
-        RBF(1.0)(XS1, X1), RBF(1.0)(X1), S2, d, epsilon, delta
-    )
+    Sigma = cloaking_level(RBF(1.0), S2, X1, XS1, epsilon, delta, d).noise_covariance.matrix()
     C = toy_cloaking_matrix()
     m = np.sqrt(np.max(np.sum((d * C) * linalg.solve(Sigma, d * C, assume_a="pos"), axis=0)))
     assert m == pytest.approx(epsilon / accounting.c_delta(delta), rel=1e-7)
@@ -194,11 +207,13 @@ def test_one_cloaking_mechanism_serves_every_privacy_level():
     mechanism = cloaking.CloakingMechanism(RBF(1.0)(XS1, X1), RBF(1.0)(X1), S2)
     C = toy_cloaking_matrix()
     for epsilon, delta, d in [(0.3, 0.01, 1.0), (1.0, 1e-5, 2.0), (0.7, 0.1, 0.5)]:
-        release = mechanism.release(Y1, epsilon, delta, d, seed=0)
-        Sigma = release.noise_covariance
+        release = mechanism.at(epsilon, delta, d, calibration="hall").release(Y1, seed=0)
+        Sigma = release.noise_covariance.matrix()
         m = np.sqrt(np.max(np.sum((d * C) * linalg.solve(Sigma, d * C, assume_a="pos"), axis=0)))
         assert m == pytest.approx(epsilon / accounting.c_delta(delta), rel=1e-7)
-        assert release.check.passed and (release.epsilon, release.delta) == (epsilon, delta)
+        certificate = release.certificate
+        assert certificate.passed and certificate.parameters["epsilon"] == epsilon
+        assert certificate.parameters["delta"] == delta
 
 
 def test_empirical_privacy_loss_check():
@@ -208,10 +223,10 @@ def test_empirical_privacy_loss_check():
     y = np.sin(X) + 0.5 * rng.standard_normal(50)
     X_star = np.array([0.0, 2, 4, 6, 8])
     d, epsilon, delta, draws = 2.0, 1.0, 0.01, 200_000
-    release = cloaking.cloaking_release(RBF(1.0), 0.25, X, y, X_star, epsilon, delta, d, seed=1)
-    assert release.check.passed
-    C, _ = cloaking.cloaking_matrix(RBF(1.0)(X_star, X), RBF(1.0)(X), 0.25)
-    Sigma = release.noise_covariance
+    release = cloaking_level(RBF(1.0), 0.25, X, X_star, epsilon, delta, d).release(y, seed=1)
+    assert release.certificate.passed
+    C, _ = dp_release.cloaking_matrix(RBF(1.0)(X_star, X), RBF(1.0)(X), 0.25)
+    Sigma = release.noise_covariance.matrix()
     z = rng.multivariate_normal(np.zeros(5), Sigma, size=draws)
     base = stats.multivariate_normal(np.zeros(5), Sigma)
     log_base = base.logpdf(z)
@@ -266,7 +281,7 @@ def test_rkhs_bounds_are_ordered_and_dominate_the_test_set_shift(n, lengthscale,
     )
     assert exact <= rigorous * (1 + 1e-9) and rigorous <= infinity * (1 + 1e-9)
     X_star = rng.uniform(-2, 12, 3)
-    C, _ = cloaking.cloaking_matrix(kernel(X_star, X), K, s2)
+    C, _ = dp_release.cloaking_matrix(kernel(X_star, X), K, s2)
     K_star = kernel(X_star) + 1e-9 * np.eye(3)
     shift = np.sqrt(np.max(np.sum(C * linalg.solve(K_star, C, assume_a="pos"), axis=0)))
     assert shift <= exact * (1 + 1e-6) + 1e-6
@@ -289,10 +304,11 @@ def test_paper_refinement_is_flagged_and_exact_is_much_smaller_on_kung():
 def test_laplace_bins_are_half_open_and_calibrated():
     X = np.array([0.0, 0.5, 1.0, 1.0, 1.9, 2.0])
     y = np.array([0.1, 0.2, 0.3, -0.4, 0.5, 0.6])
-    binned = binning.laplace_bin_means(X, y, [0.0, 1.0, 2.0, 3.0], 0.5, 2.0, seed=0)
+    binned, certificate = bin_means(X, y, [0.0, 1.0, 2.0, 3.0], 0.5, 2.0, seed=0)
     np.testing.assert_array_equal(binned.counts, [2, 3, 1])
     np.testing.assert_allclose(binned.laplace_scales, 2.0 / (binned.counts * 0.5))
-    assert binned.check.passed and binned.check.evidence["max_privacy_loss"] == pytest.approx(0.5)
+    assert certificate.passed and certificate.evidence["max_privacy_loss"] == pytest.approx(0.5)
+    assert binned.check.passed
     prediction = binning.simple_binning_predict(binned, [0.2, 2.5, 7.0], fill=0.0)
     np.testing.assert_allclose(prediction, [binned.values[0], binned.values[2], 0.0])
 
@@ -302,10 +318,7 @@ def test_laplace_noise_has_the_stated_scale():
     X, y = np.zeros(4), np.array([1.0, 2.0, 3.0, 4.0])
     rng = np.random.default_rng(0)
     draws = np.array(
-        [
-            binning.laplace_bin_means(X, y, [0.0, 1.0], 1.0, 1.0, seed=rng).values[0]
-            for _ in range(4000)
-        ]
+        [bin_means(X, y, [0.0, 1.0], 1.0, 1.0, seed=rng)[0].values[0] for _ in range(4000)]
     )
     variance_ratio = np.var(draws) / (2 * 0.25**2)
     low, high = stats.chi2.ppf([1e-4, 1 - 1e-4], 3999) / 3999
@@ -334,7 +347,7 @@ def test_integral_binning_recovers_a_smooth_function():
     rng = np.random.default_rng(1)
     X = rng.uniform(0, 10, 400)
     y = np.sin(X / 2)
-    binned = binning.laplace_bin_means(X, y, np.arange(0, 10.5, 1.0), 5.0, 2.0, seed=rng)
+    binned = bin_means(X, y, np.arange(0, 10.5, 1.0), 5.0, 2.0, seed=rng)[0]
     prediction = binning.integral_binning_predict(binned, np.array([2.0, 5.0, 8.0]), seed=0)
     np.testing.assert_allclose(prediction, np.sin(np.array([2.0, 5.0, 8.0]) / 2), atol=0.15)
 
@@ -362,10 +375,10 @@ def test_exponential_mechanism_sensitivity_bound_holds():
 def test_laplace_check_fails_on_a_wrong_calibration(monkeypatch):
     """The check recomputes the loss from the scales used: halving them is caught."""
     X, y = np.array([0.2, 0.4, 1.5]), np.array([0.1, 0.3, -0.2])
-    assert binning.laplace_bin_means(X, y, [0.0, 1.0, 2.0], 1.0, 2.0, seed=0).check.passed
+    assert bin_means(X, y, [0.0, 1.0, 2.0], 1.0, 2.0, seed=0)[1].passed
     calibrate = binning._laplace_scales
     monkeypatch.setattr(binning, "_laplace_scales", lambda *args: 0.5 * calibrate(*args))
-    check = binning.laplace_bin_means(X, y, [0.0, 1.0, 2.0], 1.0, 2.0, seed=0).check
+    check = bin_means(X, y, [0.0, 1.0, 2.0], 1.0, 2.0, seed=0)[1]
     assert not check.passed
     assert check.evidence["max_privacy_loss"] == pytest.approx(2.0)
 
@@ -400,55 +413,38 @@ def test_selection_check_rejects_probabilities_not_of_the_exponential_form():
 
 
 # --------------------------------------------------------------------------------------
-# The old import path
+# The package, in place of the 0.1 module dp_gp.py
 # --------------------------------------------------------------------------------------
 
 
-def test_old_module_path_reexports_the_same_objects():
-    """Every name of the former dp_gp module is importable from it and is the new object."""
+def test_the_package_serves_the_names_of_the_former_module():
+    """The public names of the former module dp_gp.py that stayed in the subpackage are its
+    own (no warning); the moved and deprecated ones warn (tests/test_compat.py checks each)."""
     homes = {
-        accounting: [
-            "c_delta",
-            "gaussian_mechanism_delta",
-            "noise_multiplier",
-            "privacy_loss_tail",
-        ],
         normalisation: ["OutputNormalisation", "clip_and_normalise"],
-        hall: ["RKHS_METHODS", "rkhs_sensitivity", "standard_release"],
-        cloaking: [
-            "CloakingMechanism",
-            "cloaking_matrix",
-            "optimal_cloaking_covariance",
-            "cloaking_lambdas_gradient",
-            "cloaking_noise_covariance",
-            "cloaking_release",
-        ],
+        hall: ["RKHS_METHODS", "StandardDPGPMechanism", "rkhs_sensitivity"],
+        cloaking: ["CloakingMechanism"],
         binning: [
             "BinnedRelease",
-            "laplace_bin_means",
             "simple_binning_predict",
             "IntegralRBF",
             "integral_binning_predict",
         ],
         hyperparameters: ["HyperparameterSelection", "select_hyperparameters"],
-        ellipsoid: ["NULL_SPACE_SHARE", "COARSE_GAP", "ROUND_OFF"],
+        ellipsoid: ["NULL_SPACE_SHARE", "ROUND_OFF", "d_optimal_design"],
+        dp_release: ["PrivacyCheck", "gaussian_check", "CHECK_RTOL", "cloaking_matrix"],
     }
     for module, names in homes.items():
         for name in names:
-            assert getattr(dp_gp, name) is getattr(module, name), name
-    for name in ["PrivacyCheck", "DPRelease", "gaussian_check", "CHECK_RTOL", "CALIBRATIONS"]:
-        assert hasattr(dp_gp, name)
-    assert dp_gp.CloakingSolution is ellipsoid.MinimumVolumeEllipsoid
-    lambdas, g, gap, _ = dp_gp.cloaking_dual(toy_cloaking_matrix())
-    np.testing.assert_allclose(
-        lambdas, ellipsoid.d_optimal_design(toy_cloaking_matrix())[0], rtol=1e-12
-    )
-    assert gap <= 3e-8 and g.max() <= 1 + 1e-7
-    # An old-style script: the functions through the old path, old argument orders.
-    release = dp_gp.cloaking_release(RBF(1.0), S2, X1, Y1, XS1, 1.0, 0.01, 1.0, seed=0)
-    Sigma = dp_gp.cloaking_noise_covariance(RBF(1.0)(XS1, X1), RBF(1.0)(X1), S2, 1.0, 1.0, 0.01)
-    np.testing.assert_allclose(release.noise_covariance, Sigma, rtol=1e-12)
-    assert release.check.passed and isinstance(release.check, dp_gp.PrivacyCheck)
+            assert name in module.__all__ and getattr(dp_gp, name) is getattr(module, name), name
+    with pytest.warns(DeprecationWarning, match="use ssa_privacy.privacy.dp_gp.ellipsoid"):
+        assert dp_gp.CloakingSolution is ellipsoid.MinimumVolumeEllipsoid
+    # An old-style script: a deprecated function through the package, in its old order.
+    with pytest.warns(DeprecationWarning, match="cloaking_noise_covariance is deprecated"):
+        old_covariance = dp_gp.cloaking_noise_covariance
+    Sigma = old_covariance(RBF(1.0)(XS1, X1), RBF(1.0)(X1), S2, 1.0, 1.0, 0.01)
+    expected = cloaking_level(RBF(1.0), S2, X1, XS1, 1.0, 0.01, 1.0)
+    np.testing.assert_allclose(Sigma, expected.noise_scale**2 * expected.M, rtol=1e-12)
 
 
 # --------------------------------------------------------------------------------------
@@ -468,27 +464,20 @@ def test_old_module_path_reexports_the_same_objects():
         (lambda: normalisation.clip_and_normalise([1.0, 2.0], -1.0), "sensitivity"),
         (lambda: normalisation.clip_and_normalise([1.0, 2.0], 1.0, clip="mode"), "clip"),
         (
-            lambda: cloaking.cloaking_release(RBF(1.0), 0.5, X1, Y1[:3], XS1, 1.0, 0.01, 1.0),
+            lambda: cloaking_level(RBF(1.0), 0.5, X1, XS1, 1.0, 0.01, 1.0).release(Y1[:3]),
             "y has 3",
         ),
         (
-            lambda: cloaking.cloaking_noise_covariance(
-                np.ones((2, 3)), np.eye(4), 0.1, 1.0, 1.0, 0.01
-            ),
+            lambda: cloaking.CloakingMechanism(np.ones((2, 3)), np.eye(4), 0.1, 1.0, 0.01, 1.0),
             "K_star_X",
         ),
         (
-            lambda: cloaking.cloaking_noise_covariance(
-                np.ones((2, 2)), np.eye(2), 0.1, 1.0, 0.0, 0.01
-            ),
+            lambda: cloaking.CloakingMechanism(np.ones((2, 2)), np.eye(2), 0.1, 0.0, 0.01, 1.0),
             "epsilon",
         ),
-        (lambda: cloaking.optimal_cloaking_covariance(np.zeros((2, 3))), "C is zero"),
-        (
-            lambda: binning.laplace_bin_means([0.5, 4.0], [0.0, 1.0], [0.0, 1.0], 1.0, 1.0),
-            "outside",
-        ),
-        (lambda: binning.laplace_bin_means([0.5], [0.0], [1.0, 0.0], 1.0, 1.0), "increasing"),
+        (lambda: ellipsoid.minimum_volume_ellipsoid(np.zeros((2, 3))), "C is zero"),
+        (lambda: binning.LaplaceBinningMechanism([0.5, 4.0], [0.0, 1.0], 1.0, 1.0), "outside"),
+        (lambda: binning.LaplaceBinningMechanism([0.5], [1.0, 0.0], 1.0, 1.0), "increasing"),
         (lambda: binning.IntegralRBF()(np.array([[0.0, 1.0, 1.0, 1.0]])), "point"),
     ],
 )

@@ -1,22 +1,20 @@
 """The DP-GP mechanisms of [SMI] in the mechanism vocabulary: cloaking, Hall's standard
-method and Laplace binning (analytic calibration), their certificates and the old forms."""
+method and Laplace binning (analytic calibration), their certificates, and the deprecated
+functions of 0.1 that delegate to them."""
 
 import numpy as np
 import pytest
 from scipy import linalg, stats
 
 from ssa_privacy.gp.regression import RBF
+from ssa_privacy.privacy import accounting, dp_gp
 from ssa_privacy.privacy.accounting import analytic_gaussian_ratio
-from ssa_privacy.privacy.dp_gp import binning, cloaking, hall
-from ssa_privacy.privacy.dp_gp.binning import LaplaceBinningMechanism, laplace_bin_means
-from ssa_privacy.privacy.dp_gp.cloaking import (
-    CloakingMechanism,
-    cloaking_matrix,
-    cloaking_noise_covariance,
-    cloaking_release,
-)
-from ssa_privacy.privacy.dp_gp.hall import StandardDPGPMechanism, rkhs_sensitivity, standard_release
-from ssa_privacy.privacy.dp_gp.release import PrivacyCheck, gaussian_check
+from ssa_privacy.privacy.dp_gp import binning, cloaking, ellipsoid, hall
+from ssa_privacy.privacy.dp_gp import release as dp_release
+from ssa_privacy.privacy.dp_gp.binning import LaplaceBinningMechanism
+from ssa_privacy.privacy.dp_gp.cloaking import CloakingMechanism
+from ssa_privacy.privacy.dp_gp.hall import StandardDPGPMechanism, rkhs_sensitivity
+from ssa_privacy.privacy.dp_gp.release import PrivacyCheck, cloaking_matrix, gaussian_check
 from ssa_privacy.privacy.mechanism import FactoredCovariance, Mechanism, Release
 from ssa_privacy.privacy.rounding import RULE
 
@@ -185,52 +183,79 @@ def test_at_reuses_the_ellipsoid_and_equals_a_fresh_mechanism():
     assert m == pytest.approx(0.5 / np.sqrt(2 * np.log(2 / 0.01)), rel=1e-9)
 
 
-def test_old_cloaking_forms_give_the_new_values():
-    mechanism = mechanisms()["cloaking"]
-    new = mechanism.release(Y, seed=5)
-    old = mechanism.release(Y, EPSILON, DELTA, D, 5, calibration="analytic")
-    function = cloaking_release(
-        RBF(1.0), S2, X, Y, X_STAR, EPSILON, DELTA, D, seed=5, calibration="analytic"
-    )
-    np.testing.assert_allclose(old.values, new.values, rtol=1e-10)
-    np.testing.assert_allclose(function.values, new.values, rtol=1e-10)
-    assert isinstance(old.check, PrivacyCheck) and old.check.passed
-    Sigma = new.noise_covariance.matrix()
-    np.testing.assert_allclose(old.noise_covariance, Sigma, rtol=1e-10)
-    # Three call forms of the noise covariance (old order, new order, old method).
+def test_without_a_level_the_mechanism_has_no_noise_and_one_release_form():
     K_star_X, K_XX = RBF(1.0)(X_STAR, X), RBF(1.0)(X)
-    kwargs = dict(calibration="analytic")
-    old_order = cloaking_noise_covariance(K_star_X, K_XX, S2, D, EPSILON, DELTA, **kwargs)
-    new_order = cloaking_noise_covariance(
-        K_star_X, K_XX, S2, EPSILON, DELTA, sensitivity=D, **kwargs
-    )
-    method = mechanism.noise_covariance(EPSILON, DELTA, D, "analytic")
-    for dense in (old_order, new_order, method):
-        np.testing.assert_allclose(dense, Sigma, rtol=1e-10)
-    # Without a privacy level only the old forms work.
     bare = CloakingMechanism(K_star_X, K_XX, S2)
-    np.testing.assert_allclose(
-        bare.noise_covariance(EPSILON, DELTA, D, "analytic"), Sigma, rtol=1e-10
-    )
+    assert bare.noise_covariance is None and bare.noise_scale is None
     with pytest.raises(ValueError, match="privacy level"):
         bare.release(Y, seed=0)
-    with pytest.raises(TypeError, match="sensitivity"):
-        cloaking_noise_covariance(K_star_X, K_XX, S2, EPSILON, DELTA)
-
-
-def test_old_standard_and_binning_forms_give_the_new_values():
-    new = mechanisms()["standard"].release(Y, seed=5)
-    old = standard_release(
-        RBF(1.0), S2, X, Y, X_STAR, EPSILON, DELTA, D, seed=5, calibration="analytic"
+    level = bare.at(EPSILON, DELTA, D)
+    np.testing.assert_allclose(
+        level.noise_covariance.matrix(), level.noise_scale**2 * level.M, rtol=1e-10
     )
-    np.testing.assert_allclose(old.values, new.values, rtol=1e-12)
-    np.testing.assert_allclose(old.noise_covariance, new.noise_covariance.matrix(), rtol=1e-12)
-    assert old.check.passed
-    binned = mechanisms()["binning"].release(Y, seed=5)
-    legacy = laplace_bin_means(X, Y, EDGES, EPSILON, D, seed=5)
+    with pytest.raises(TypeError):
+        level.release(Y, EPSILON, DELTA, D, 5)  # the 0.1 form: the level is the mechanism's
+
+
+def deprecated(module, name):
+    """The deprecated ``module.name``, fetched with its DeprecationWarning."""
+    with pytest.warns(
+        DeprecationWarning, match=rf"{name} is deprecated .* removed in ssa_privacy 0\.3"
+    ):
+        return getattr(module, name)
+
+
+def test_deprecated_cloaking_release_gives_the_mechanism_release():
+    new = mechanisms()["cloaking"].release(Y, seed=5)
+    function = deprecated(cloaking, "cloaking_release")
+    old = function(RBF(1.0), S2, X, Y, X_STAR, EPSILON, DELTA, D, seed=5, calibration="analytic")
+    np.testing.assert_array_equal(old.values, new.values)
+    np.testing.assert_allclose(old.noise_covariance, new.noise_covariance.matrix(), rtol=1e-10)
+    assert isinstance(old.check, PrivacyCheck) and old.check.passed
+    assert old.record()["check_passed"] and (old.epsilon, old.delta) == (EPSILON, DELTA)
+    assert isinstance(old, deprecated(dp_release, "DPRelease"))
+
+
+def test_deprecated_cloaking_noise_covariance_takes_both_orders():
+    K_star_X, K_XX = RBF(1.0)(X_STAR, X), RBF(1.0)(X)
+    Sigma = mechanisms()["cloaking"].noise_covariance.matrix()
+    function = deprecated(cloaking, "cloaking_noise_covariance")
+    old_order = function(K_star_X, K_XX, S2, D, EPSILON, DELTA, calibration="analytic")
+    new_order = function(K_star_X, K_XX, S2, EPSILON, DELTA, sensitivity=D, calibration="analytic")
+    for dense in (old_order, new_order):
+        np.testing.assert_allclose(dense, Sigma, rtol=1e-10)
+    with pytest.raises(TypeError, match="sensitivity"):
+        function(K_star_X, K_XX, S2, EPSILON, DELTA)
+
+
+def test_deprecated_standard_release_gives_the_mechanism_release():
+    new = mechanisms()["standard"].release(Y, seed=5)
+    function = deprecated(hall, "standard_release")
+    old = function(RBF(1.0), S2, X, Y, X_STAR, EPSILON, DELTA, D, seed=5, calibration="analytic")
+    np.testing.assert_array_equal(old.values, new.values)
+    np.testing.assert_array_equal(old.noise_covariance, new.noise_covariance.matrix())
+    assert old.check.passed and set(old.details) == {
+        "rkhs_sensitivity",
+        "noise_scale",
+        "jitter",
+        "prior_jitter",
+    }
+
+
+def test_deprecated_laplace_bin_means_gives_the_mechanism_release():
+    binned = mechanisms()["binning"].release(Y, seed=5).details["binned"]
+    legacy = deprecated(binning, "laplace_bin_means")(X, Y, EDGES, EPSILON, D, seed=5)
     np.testing.assert_array_equal(binned.values, legacy.values)
-    np.testing.assert_array_equal(binned.details["binned"].values, legacy.values)
     assert legacy.check.passed and legacy.check.evidence["occupied_bins"] == 5
+
+
+def test_deprecated_small_names_still_work():
+    C = cloaking_matrix(RBF(1.0)(X_STAR, X), RBF(1.0)(X), S2)[0]
+    dual = deprecated(dp_gp, "cloaking_dual")(C)
+    np.testing.assert_array_equal(dual[0], ellipsoid.d_optimal_design(C, max_iter=100_000)[0])
+    assert deprecated(ellipsoid, "COARSE_GAP") == 1e-5
+    delta = deprecated(accounting, "analytic_gaussian_delta")(1.0, 0.5)
+    assert delta == accounting.gaussian_mechanism_delta(0.5, 1.0)
 
 
 def test_gaussian_check_builds_a_certificate_and_the_old_check():
@@ -267,6 +292,7 @@ K_SX, I5 = np.ones((2, 5)), np.eye(5)
         (lambda: CloakingMechanism(K_SX, I5, 0.1, 2.0, 0.01, 1.0, calibration="hall"), ValueError, "analytic"),
         (lambda: CloakingMechanism(K_SX, I5, 0.1, calibration="laplace"), ValueError, "calibration"),
         (lambda: mechanisms()["cloaking"].release(Y, seed=0, mean=1.0), TypeError, "mean"),
+        (lambda: mechanisms()["cloaking"].release(Y, EPSILON, DELTA, D), TypeError, "positional"),
         (lambda: mechanisms()["cloaking"].release(Y[:3], seed=0), ValueError, "y has 3"),
         (lambda: mechanisms()["cloaking"].with_noise(np.eye(2)), ValueError, "noise_covariance"),
         (lambda: mechanisms()["standard"].release(Y, seed=1.5), TypeError, "seed"),

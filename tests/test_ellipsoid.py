@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from scipy import linalg
 
 from ssa_privacy.gp.regression import RBF
-from ssa_privacy.privacy.dp_gp import ellipsoid
-from ssa_privacy.privacy.dp_gp.cloaking import cloaking_matrix
+from ssa_privacy.privacy.dp_gp import _interior_point, ellipsoid
+from ssa_privacy.privacy.dp_gp.release import cloaking_matrix
 
 # Accuracy of the reference solver (CLARABEL's default tolerances are 1e-8) and of the
 # dense recomputation of the leverages on these small, well-conditioned instances.
@@ -205,7 +205,7 @@ def test_points_put_back_when_the_working_set_misses_the_support():
     start = np.ones(C.shape[1])
     start[support[::2]] = 0.0  # half of the support left out of the working set
     slacks = np.ones(C.shape[1])
-    lambdas, g, gap, _ = ellipsoid._rounds(C, start, slacks, 1e-9, 200)
+    lambdas, g, gap, _ = _interior_point.rounds(C, start, slacks, 1e-9, 200)
     assert np.all(lambdas[support[::2]] > 0)
     assert gap <= 6 * 1e-9
     assert_kiefer_wolfowitz(C, lambdas, 1e-9)

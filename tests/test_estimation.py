@@ -20,8 +20,8 @@ from ssa_privacy.estimation.kalman import (
     steady_state,
 )
 from ssa_privacy.plants import LTIPlant
+from ssa_privacy.privacy import accounting
 from ssa_privacy.privacy.pml import design as pml_design
-from ssa_privacy.privacy.pml import leakage as pml_leakage
 from ssa_privacy.privacy.pml.plant import design_noise
 
 
@@ -119,7 +119,7 @@ def test_bounds_hold_for_the_dare_covariance(seed, n, convention, data):
     rng = np.random.default_rng(seed)
     plant = random_plant(rng, n, data.draw(st.integers(1, n)))
     delta = rng.uniform(0.001, 0.2)
-    epsilon = pml_leakage.minimum_epsilon(delta, plant.m) + rng.uniform(0.1, 4.0)
+    epsilon = accounting.minimum_epsilon(delta, plant.m) + rng.uniform(0.1, 4.0)
     Theta = pml_design.linear_mechanism_noise(
         plant.C, plant.prior_covariance(), epsilon, delta, convention
     )
@@ -170,7 +170,7 @@ def test_am_gm_trace_bound_holds_and_is_never_looser_than_29(seed, n, convention
     rng = np.random.default_rng(seed)
     plant = random_plant(rng, n, data.draw(st.integers(1, n)))
     delta = rng.uniform(0.001, 0.2)
-    epsilon = pml_leakage.minimum_epsilon(delta, plant.m) + rng.uniform(0.1, 8.0)
+    epsilon = accounting.minimum_epsilon(delta, plant.m) + rng.uniform(0.1, 8.0)
     Theta = pml_design.linear_mechanism_noise(
         plant.C, plant.prior_covariance(), epsilon, delta, convention
     )

@@ -1,4 +1,6 @@
-"""The shared vocabulary: factored covariances, certificates, seeds."""
+"""The shared vocabulary: factored covariances, certificates, notions, seeds."""
+
+import json
 
 import numpy as np
 import pytest
@@ -6,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from ssa_privacy._internal.random import random_generator
 from ssa_privacy.privacy.mechanism import (
     Certificate,
     FactoredCovariance,
@@ -13,6 +16,7 @@ from ssa_privacy.privacy.mechanism import (
     data_vector,
     generator,
 )
+from ssa_privacy.privacy.notions import Notion
 
 
 def _low_rank(n, r, seed):
@@ -91,15 +95,51 @@ def test_generator_records_the_seed_and_reproduces():
     assert generator(passed)[0] is passed
 
 
-@pytest.mark.parametrize("seed", [1.5, True, "0", -1])
+@pytest.mark.parametrize("seed", [1.5, True, "0", [], [1, 2.0], [True]])
 def test_generator_rejects_other_seeds(seed):
     with pytest.raises(TypeError, match="seed"):
         generator(seed)
 
 
+@pytest.mark.parametrize("seed", [-1, [3, -1]])
+def test_generator_rejects_negative_seeds(seed):
+    with pytest.raises(ValueError, match="seed"):
+        generator(seed)
+
+
+def test_one_seed_helper_gives_every_caller_the_same_stream():
+    """A mechanism, a validated function and a study task draw the same numbers from the
+    same seed keys: ``default_rng(list(keys))``."""
+    keys = (12, 3, 0)
+    rng, record = generator(keys)
+    assert record == {"seed": [12, 3, 0]}
+    expected = np.random.default_rng([12, 3, 0]).standard_normal(4)
+    np.testing.assert_array_equal(rng.standard_normal(4), expected)
+    np.testing.assert_array_equal(random_generator(list(keys)).standard_normal(4), expected)
+    assert random_generator(7).integers(2**63) == np.random.default_rng(7).integers(2**63)
+
+
 def test_fresh_entropy_differs_between_calls():
     """Without a seed, two draws coincide with probability zero."""
     assert generator(None)[0].standard_normal() != generator(None)[0].standard_normal()
+
+
+@pytest.mark.parametrize("notion", list(Notion))
+def test_certificate_notion_is_typed_and_reads_as_its_string(notion):
+    certificate = Certificate(notion.value, {}, True, 0.0)
+    assert certificate.notion is notion
+    assert certificate.notion == notion.value
+    assert json.dumps(certificate.record()) == json.dumps({"notion": notion.value, **_FLAGS})
+
+
+_FLAGS = {"passed": True, "margin": 0.0, "tolerance": 0.0}
+
+
+def test_certificate_refuses_an_unknown_notion():
+    with pytest.raises(ValueError, match="'isotropic' is not a privacy notion; use one of"):
+        Certificate("isotropic", {}, True, 0.0)
+    with pytest.raises(TypeError, match="notion"):
+        Certificate(None, {}, True, 0.0)
 
 
 def test_certificate_record_is_flat():

@@ -14,13 +14,11 @@ import pytest
 from ssa_privacy.engine.output import (
     StudyOutput,
     atomic_path,
-    check_output_folder,
     json_text,
-    output_transaction,
     rows_to_csv,
-    transactional,
     write_text_atomic,
 )
+from ssa_privacy.engine.transaction import check_output_folder, output_transaction, transactional
 from ssa_privacy.studies import example1
 
 
@@ -260,7 +258,8 @@ def test_a_killed_run_leaves_nothing_after_the_next_run(tmp_path):
     target = tmp_path / "out"
     script = (
         "import os, signal, sys\n"
-        "from ssa_privacy.engine.output import StudyOutput, output_transaction\n"
+        "from ssa_privacy.engine.output import StudyOutput\n"
+        "from ssa_privacy.engine.transaction import output_transaction\n"
         "with output_transaction():\n"
         "    StudyOutput(sys.argv[1], 'demo', {}).write_text('half.txt', 'x')\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
@@ -326,10 +325,11 @@ def test_file_names_stay_inside_the_folder(tmp_path):
             output.write_text(name, "x")
 
 
-def test_set_names_are_importable_from_both_modules():
-    """The studies import them from ssa_privacy.engine.output; they live in ssa_privacy.engine.transaction."""
-    from ssa_privacy.engine import output
-    from ssa_privacy.engine import transaction as output_set
+def test_set_names_are_served_from_the_output_module_with_a_warning():
+    """The names that 0.1 re-exported from ``output`` live in ``engine.transaction``; the
+    old place serves them until 0.3, with a warning."""
+    from ssa_privacy.engine import output, transaction
 
-    for name in ("check_output_folder", "output_transaction", "transactional", "RESULTS_FILE"):
-        assert getattr(output, name) is getattr(output_set, name)
+    for name in ("check_output_folder", "output_transaction", "transactional"):
+        with pytest.warns(DeprecationWarning, match=f"use ssa_privacy.engine.transaction.{name}"):
+            assert getattr(output, name) is getattr(transaction, name)

@@ -1,8 +1,8 @@
-"""Pass-level privacy noise (``pass_privacy.pass_noise``) on the passes of real objects.
+"""The pass mechanism (``privacy.pml.passes.PassMechanism``) on the passes of real objects.
 
 The reference is the dense stacked mechanism of one pass, ``y = C x0 + v`` with ``C =
-[C_1; ...; C_K]`` (4 K x 6) and ``v ~ N(0, Theta)``, ``Theta = PassNoise.covariance``,
-evaluated here without the information form of ``pml_stream``:
+[C_1; ...; C_K]`` (4 K x 6) and ``v ~ N(0, Theta)``, ``Theta = PassMechanism.Theta``,
+evaluated here without the information form of ``privacy.pml.stream``:
 
 - ``"scaled"``: Theta is block diagonal and positive definite; ``I(X; Y) = sum_i log(1 +
   s_i^2) / 2`` over the singular values of ``L_Theta^{-1} C L_X`` (dense Cholesky of the
@@ -16,6 +16,8 @@ which changes neither I nor the leakage) so that radians and kilometres do not m
 achieved epsilon is ``w I + F^{-1}_{chi^2_l}(1 - delta) / 2`` with l = rank(C) ([LKC] (8)).
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import linalg, stats
@@ -23,13 +25,19 @@ from scipy import linalg, stats
 from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
 from ssa_privacy.orbits.tle import iss_element_set, verification_element_sets
+from ssa_privacy.privacy.mechanism import Mechanism, Release
 from ssa_privacy.privacy.pml.leakage import (
     linear_mechanism_covariances,
     pml_margin,
     pointwise_maximal_leakage,
 )
-from ssa_privacy.privacy.pml.passes import DESIGNERS, pass_noise
-from ssa_privacy.privacy.pml.stream import stream_leakage_probability
+from ssa_privacy.privacy.pml.passes import DESIGNERS, PassMechanism
+from ssa_privacy.privacy.pml.stream import (
+    ReleaseStream,
+    stream_certificate,
+    stream_leakage,
+    stream_leakage_probability,
+)
 from ssa_privacy.sensors.geodesy import EarthRotation
 from ssa_privacy.sensors.networks import radar_network
 from ssa_privacy.sensors.streams import object_stream
@@ -59,6 +67,12 @@ def iss():
 @pytest.fixture(scope="module")
 def sun_synchronous():
     return _passes(verification_element_sets()["28057"])
+
+
+def pass_mechanism(item, Sigma_XX, budget, designer, convention="exact"):
+    return PassMechanism.design(
+        item, Sigma_XX, budget, DELTA, designer=designer, convention=convention
+    )
 
 
 def _whitened(item, Theta):
@@ -118,15 +132,15 @@ def test_the_stacked_pass_meets_its_budget_exactly(
     for found, Sigma_XX in (iss, (sun_synchronous[0][:4], sun_synchronous[1])):
         assert len(found) >= 4
         for item in found:
-            design = pass_noise(item, Sigma_XX, budget, DELTA, designer, convention)
-            information, rank = dense_information(item, Sigma_XX, design.covariance, designer)
+            design = pass_mechanism(item, Sigma_XX, budget, designer, convention)
+            information, rank = dense_information(item, Sigma_XX, design.Theta, designer)
             achieved = WEIGHT[convention] * information + stats.chi2.ppf(1 - DELTA, rank) / 2
             assert rank == 6
             assert achieved <= budget + 1e-9
             assert achieved == pytest.approx(budget, abs=1e-6)
             assert design.leakage.rank == rank
             assert design.leakage.epsilon == pytest.approx(achieved, abs=1e-6)
-            dense = dense_margin_epsilon(item, Sigma_XX, design.covariance, designer, convention)
+            dense = dense_margin_epsilon(item, Sigma_XX, design.Theta, designer, convention)
             assert dense == pytest.approx(achieved, abs=1e-6)
 
 
@@ -134,8 +148,8 @@ def test_the_logdet_noise_is_correlated_within_the_range_of_the_pass(iss):
     """The log-det noise lives on the sufficient statistic: rank <= 6, inside range(C)
     (checked in ``dense_information``), and correlated across measurements."""
     found, Sigma_XX = iss
-    design = pass_noise(found[0], Sigma_XX, 14.0, DELTA, "logdet")
-    C, Theta = _whitened(found[0], design.covariance)
+    design = pass_mechanism(found[0], Sigma_XX, 14.0, "logdet")
+    C, Theta = _whitened(found[0], design.Theta)
     assert design.factor.shape == (len(C), 6)
     assert np.linalg.matrix_rank(Theta, tol=1e-10 * np.abs(Theta).max()) == 6
     off_block = Theta[:4, 4:8]
@@ -147,7 +161,7 @@ def test_the_scaled_noise_is_one_factor_times_corollary_3_7_per_measurement(iss)
     common factor times ``C_k Sigma_XX C_k^T`` ([LKC] Corollary 3.7, rank 4 each)."""
     found, Sigma_XX = iss
     item = found[1]
-    Theta = pass_noise(item, Sigma_XX, 14.0, DELTA, "scaled").covariance
+    Theta = pass_mechanism(item, Sigma_XX, 14.0, "scaled").Theta
     factors = []
     for k, C_k in enumerate(item.C):
         rows = slice(4 * k, 4 * k + 4)
@@ -167,53 +181,144 @@ def test_the_logdet_pass_noise_costs_no_more_than_the_scaled_one(iss, sun_synchr
     for found, Sigma_XX in (iss, (sun_synchronous[0][:4], sun_synchronous[1])):
         for item in found:
             traces = {
-                d: np.trace(
-                    _whitened(item, pass_noise(item, Sigma_XX, budget, DELTA, d).covariance)[1]
-                )
+                d: np.trace(_whitened(item, pass_mechanism(item, Sigma_XX, budget, d).Theta)[1])
                 for d in DESIGNERS
             }
             assert traces["logdet"] <= traces["scaled"] * (1 + 1e-9)
 
 
 @pytest.mark.parametrize("designer", DESIGNERS)
-def test_a_sample_is_the_factor_applied_to_the_first_normals(iss, designer):
-    """sample() is linear in the normals and uses only the first r of them, so its
-    covariance is sum_j f_j f_j^T = F F^T = ``covariance``; the spare normals are ignored
-    (common random numbers across designers)."""
+def test_a_release_adds_the_factor_times_the_first_normals(iss, designer):
+    """release() adds ``F e[:r]`` of K m standard normals drawn from the seed, whatever
+    the rank (common random numbers across designers: a Generator advances by K m), and
+    returns the certificate of the pass's stream and the noise covariance F F^T."""
     found, Sigma_XX = iss
-    design = pass_noise(found[0], Sigma_XX, 14.0, DELTA, designer)
-    M = 4 * len(found[0].C)
-    columns = np.array([design.sample(e) for e in np.eye(M)]).T  # column j = sample(e_j)
-    r = design.factor.shape[1]
-    assert np.all(columns[:, r:] == 0)
-    np.testing.assert_allclose(columns @ columns.T, design.covariance, rtol=1e-12, atol=0)
-    np.testing.assert_allclose(columns[:, :r] @ columns[:, :r].T, design.covariance, rtol=1e-12)
-    rng = np.random.default_rng(3)
-    a, b = rng.standard_normal(M), rng.standard_normal(M)
+    item = found[0]
+    design = pass_mechanism(item, Sigma_XX, 14.0, designer)
+    M, r = 4 * len(item.C), design.factor.shape[1]
+    y = np.arange(M, dtype=float)
+    released = design.release(y, seed=5)
+    normals = np.random.default_rng(5).standard_normal(M)
+    assert isinstance(released, Release) and isinstance(design, Mechanism)
+    assert np.array_equal(released.values, y + design.factor @ normals[:r])
+    assert released.seed_keys == {"seed": 5}
+    assert released.details == {"designer": designer, "rank": r}
     np.testing.assert_allclose(
-        design.sample(2.0 * a - b),
-        2.0 * design.sample(a) - design.sample(b),
-        rtol=1e-10,
-        atol=1e-14,
+        released.noise_covariance.matrix(), design.Theta, rtol=0, atol=1e-12 * design.Theta.max()
     )
+    expected = stream_certificate(Sigma_XX, design.stream, 14.0, DELTA)
+    assert released.certificate == expected and released.certificate.passed
+    rng = np.random.default_rng(5)
+    shaped = design.release(y.reshape(-1, 4), seed=rng)
+    assert np.array_equal(shaped.values, released.values.reshape(-1, 4))
+    assert rng.standard_normal() == np.random.default_rng(5).standard_normal(M + 1)[M]
+
+
+def test_a_release_refuses_data_of_another_pass_and_a_bad_seed(iss):
+    found, Sigma_XX = iss
+    design = pass_mechanism(found[0], Sigma_XX, 14.0, "logdet")
+    M = 4 * len(found[0].C)
+    for data in (np.zeros(M + 1), np.zeros((M // 4, 5)), np.full(M, np.nan)):
+        with pytest.raises(ValueError, match="data"):
+            design.release(data, seed=0)
+    with pytest.raises(TypeError, match="seed"):
+        design.release(np.zeros(M), seed=1.5)
+
+
+@pytest.mark.parametrize("designer", DESIGNERS)
+def test_the_mechanism_of_a_given_factor_has_the_designed_stream(iss, designer):
+    """Built from the factor alone, the stream (from F's singular vectors) carries the
+    information of the designed one, and the certificate recomputed from it passes; with a
+    noise halved (an audit), the pass leaks more than its budget and the certificate fails."""
+    found, Sigma_XX = iss
+    item = found[1]
+    design = pass_mechanism(item, Sigma_XX, 14.0, designer)
+    given = PassMechanism(item.C, Sigma_XX, design.factor, 14.0, DELTA)
+    assert given.designer == "given"
+    np.testing.assert_allclose(
+        given.stream.information, design.stream.information, rtol=1e-8, atol=0
+    )
+    assert given.leakage.epsilon == pytest.approx(design.leakage.epsilon, abs=1e-7)
+    audit = design.with_noise(design.noise_covariance)
+    assert audit.leakage.epsilon == pytest.approx(design.leakage.epsilon, abs=1e-7)
+    weak = design.with_noise(design.noise_covariance.scaled(0.5))
+    assert weak.leakage.epsilon > 14.0 and not weak.certificate().passed
+
+
+def test_a_factor_that_leaves_a_direction_of_the_pass_noiseless_is_refused(iss):
+    found, Sigma_XX = iss
+    item = found[0]
+    design = pass_mechanism(item, Sigma_XX, 14.0, "logdet")
+    with pytest.raises(ValueError, match="without noise"):
+        PassMechanism(item.C, Sigma_XX, design.factor[:, :5], 14.0, DELTA)
+    with pytest.raises(ValueError, match="factor must have"):
+        PassMechanism(item.C, Sigma_XX, design.factor[1:], 14.0, DELTA)
+    with pytest.raises(TypeError, match="stream"):
+        PassMechanism(item.C, Sigma_XX, design.factor, 14.0, DELTA, stream=np.eye(6))
+    with pytest.raises(ValueError, match="Sigma_XX"):
+        PassMechanism(item.C, -Sigma_XX, design.factor, 14.0, DELTA)
+
+
+def test_one_measurement_with_a_cholesky_factor_is_a_pass_of_one(iss):
+    """The ssa-network study releases each radar measurement so: K = 1, F the Cholesky
+    factor of its Corollary 3.7 noise; the stream is that of (H, Theta)."""
+    found, Sigma_XX = iss
+    H = found[0].C[0]
+    Theta = found[0].R + H @ Sigma_XX @ H.T
+    mechanism = PassMechanism(H, Sigma_XX, np.linalg.cholesky(Theta), 9.0, DELTA)
+    expected = stream_leakage(Sigma_XX, ReleaseStream.of(H, Theta), DELTA)
+    assert mechanism.leakage.epsilon == pytest.approx(expected.epsilon, rel=1e-10)
+    rng = np.random.default_rng(2)
+    values = mechanism.release(np.zeros(4), seed=np.random.default_rng(2)).values
+    assert np.array_equal(values, np.linalg.cholesky(Theta) @ rng.standard_normal(4))
+
+
+def test_the_old_pass_noise_warns_and_returns_the_mechanism_s_design(iss):
+    """``pass_noise`` and ``PassNoise`` of 0.1 still work until 0.3, with a warning naming
+    the mechanism; the old result keeps its covariance, sample and certificate."""
+    found, Sigma_XX = iss
+    design = pass_mechanism(found[0], Sigma_XX, 14.0, "scaled")
+    with pytest.warns(DeprecationWarning, match="PassMechanism.design"):
+        from ssa_privacy.privacy.pml.passes import pass_noise
+    with pytest.warns(DeprecationWarning) as caught:  # the old module, then the old name
+        from ssa_privacy.pass_privacy import PassNoise
+    assert "use ssa_privacy.privacy.pml.passes.PassMechanism" in str(caught[-1].message)
+    old = pass_noise(found[0], Sigma_XX, 14.0, DELTA, "scaled")
+    assert isinstance(old, PassNoise) and old.certificate.passed
+    assert np.array_equal(old.covariance, design.Theta)
+    normals = np.random.default_rng(0).standard_normal(4 * len(found[0].C))
+    assert np.array_equal(old.sample(normals), design.factor @ normals)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        PassMechanism.design(found[0], Sigma_XX, 14.0, DELTA)
+
+
+def test_per_measurement_accounting_moved_from_the_sensors_to_the_passes():
+    """Sensors import no privacy: the leakage of per-measurement designs over passes is
+    ``privacy.pml.passes.per_measurement_epsilons``; the old place warns and serves it."""
+    from ssa_privacy.privacy.pml import passes
+
+    with pytest.warns(DeprecationWarning, match="privacy.pml.passes.per_measurement_epsilons"):
+        from ssa_privacy.sensors.streams import per_measurement_epsilons
+    assert per_measurement_epsilons is passes.per_measurement_epsilons
 
 
 @pytest.mark.parametrize("designer", DESIGNERS)
 def test_monte_carlo_leakage_of_a_stacked_pass_agrees_with_the_closed_form(iss, designer):
     """20,000 releases of one real pass (x0 from the prior, the pass's noise drawn by
-    ``sample``), their pointwise leakage by the dense route (Theorem 3.2), against the
+    ``release``), their pointwise leakage by the dense route (Theorem 3.2), against the
     closed form P[l <= epsilon] = F_{chi^2_l}(2 (epsilon - I)) of the pass's stream. At
     epsilon = budget - 4 (probability about 0.8, so the test can fail) and at the budget
     (1 - delta), the analytic value lies in the 99.9% Clopper-Pearson interval (a false
     alarm has probability at most 0.1% per check; the seed is fixed)."""
     found, Sigma_XX = iss
     item, budget, samples = found[0], 14.0, 20000
-    design = pass_noise(item, Sigma_XX, budget, DELTA, designer)
+    design = pass_mechanism(item, Sigma_XX, budget, designer)
     rng = np.random.default_rng(11)
     x0 = rng.standard_normal((samples, 6)) @ np.linalg.cholesky(Sigma_XX).T
-    normals = rng.standard_normal((samples, 4 * len(item.C)))
-    noise = np.array([design.sample(z) for z in normals])
-    C, Theta = _whitened(item, design.covariance)
+    zero = np.zeros(4 * len(item.C))
+    noise = np.array([design.release(zero, seed=rng).values for _ in range(samples)])
+    C, Theta = _whitened(item, design.Theta)
     sigma = np.tile(np.sqrt(np.diag(item.R)), len(item.C))
     y = (x0 @ item.C.reshape(-1, 6).T + noise) / sigma
     if designer == "logdet":  # y lies in range(C): B^T y is the whole release
@@ -241,10 +346,10 @@ def test_a_budget_at_or_below_the_six_direction_floor_is_refused(iss, designer):
     assert FLOOR_6 == pytest.approx(8.406, abs=1e-3)
     for budget in (8.0, FLOOR_6):
         with pytest.raises(ValueError, match="epsilon"):
-            pass_noise(found[0], Sigma_XX, budget, DELTA, designer)
+            pass_mechanism(found[0], Sigma_XX, budget, designer)
 
 
 def test_an_unknown_designer_is_refused(iss):
     found, Sigma_XX = iss
     with pytest.raises(ValueError, match="designer"):
-        pass_noise(found[0], Sigma_XX, 14.0, DELTA, "per-measurement")
+        pass_mechanism(found[0], Sigma_XX, 14.0, "per-measurement")

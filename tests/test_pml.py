@@ -164,7 +164,7 @@ def test_corollary_3_7_closed_form_matches_the_cvxpy_lmi(seed, n, convention):
     m = int(rng.integers(1, n + 1))
     Sigma_XX, C = random_spd(rng, n), rng.standard_normal((m, n))
     delta = rng.uniform(0.001, 0.2)
-    epsilon = pml_leakage.minimum_epsilon(delta, m) + rng.uniform(0.2, 3.0)
+    epsilon = accounting.minimum_epsilon(delta, m) + rng.uniform(0.2, 3.0)
     closed = pml_design.linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention)
     lmi = pml_design.lmi_mechanism_noise(
         Sigma_XX, Sigma_XX @ C.T, C @ Sigma_XX @ C.T, epsilon, delta, convention=convention
@@ -179,7 +179,7 @@ def test_log_det_designer_is_exact_and_never_needs_more_trace_than_the_lmi(seed)
     n, m = int(rng.integers(1, 4)), int(rng.integers(1, 4))
     Sigma_XX, Sigma_XZ, Sigma_ZZ = random_pair(rng, n, m, min(n, m))
     delta = rng.uniform(0.001, 0.2)
-    epsilon = pml_leakage.minimum_epsilon(delta, min(n, m)) + rng.uniform(0.2, 3.0)
+    epsilon = accounting.minimum_epsilon(delta, min(n, m)) + rng.uniform(0.2, 3.0)
     lmi = pml_design.lmi_mechanism_noise(Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta)
     exact = pml_design.logdet_mechanism_noise(Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta)
     assert np.trace(exact) <= np.trace(lmi) * (1 + 1e-6) + 1e-7
@@ -223,7 +223,7 @@ def test_epsilon_below_the_necessary_condition_names_the_smallest_feasible_epsil
         ValueError, match=r"epsilon = 5\.4 is infeasible.*= 5\.41378.*smallest feasible"
     ):
         pml_design.linear_mechanism_noise([[1.0]], [[1.0]], 5.4, 0.001)
-    assert pml_leakage.minimum_epsilon(0.001, 1) == pytest.approx(smallest)
+    assert accounting.minimum_epsilon(0.001, 1) == pytest.approx(smallest)
     with pytest.raises(ValueError, match=r"entry 1"):
         pml_design.linear_mechanism_noise(np.ones((2, 1, 1)), np.ones((2, 1, 1)), [6.0, 5.0], 0.001)
 
@@ -253,14 +253,14 @@ def test_other_invalid_inputs_raise_clear_errors():
 
 
 @pytest.mark.parametrize("epsilon_DP, ratio", [(0.5, 0.3), (1.0, 1.0), (2.0, 4.0), (0.1, 2.5)])
-def test_analytic_gaussian_delta_matches_numerical_integration(epsilon_DP, ratio):
+def test_gaussian_mechanism_delta_matches_numerical_integration(epsilon_DP, ratio):
     # delta(eps) = integral of max(0, p(y) - e^eps q(y)) for p = N(ratio, 1), q = N(0, 1).
     def integrand(y):
         return max(0.0, stats.norm.pdf(y, ratio) - np.exp(epsilon_DP) * stats.norm.pdf(y))
 
     split = epsilon_DP / ratio + ratio / 2  # where the two densities cross
     value = integrate.quad(integrand, split, np.inf, epsabs=1e-13)[0]
-    assert accounting.analytic_gaussian_delta(epsilon_DP, ratio) == pytest.approx(
+    assert accounting.gaussian_mechanism_delta(ratio, epsilon_DP) == pytest.approx(
         value, rel=1e-7, abs=1e-13
     )
     assert accounting.analytic_gaussian_ratio(epsilon_DP, value) == pytest.approx(ratio, rel=1e-7)

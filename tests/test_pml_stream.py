@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy import linalg, stats
 
+from ssa_privacy.privacy.accounting import minimum_epsilon
 from ssa_privacy.privacy.mechanism import FactoredCovariance
 from ssa_privacy.privacy.pml.cone_design import logdet_mechanism_noise
 from ssa_privacy.privacy.pml.design import LinearGaussianMechanism, linear_mechanism_noise
@@ -16,7 +17,6 @@ from ssa_privacy.privacy.pml.leakage import (
     kappa,
     leakage_probability,
     linear_mechanism_covariances,
-    minimum_epsilon,
     monte_carlo_leakage_probability,
     pml_margin,
 )
@@ -99,11 +99,16 @@ def test_a_measurement_that_sees_part_of_x0_counts_only_its_rows():
         assert leak.rank == 4 and leak.epsilon == pytest.approx(dense, rel=1e-10)
 
 
-def test_merging_streams_equals_accumulating_all_blocks():
-    """Passes merged into a day (in any order, by merge or +) are the stream of all blocks."""
+def test_composing_streams_equals_accumulating_all_blocks():
+    """Passes composed into a day (in any order, by compose or +) are the stream of all
+    blocks, and the accountant's epsilon is the stream's leakage."""
     Sigma_XX, C, Theta = random_stream(5, N=12, m=4, n=6)
     passes = [ReleaseStream.of(C[k : k + 4], Theta[k : k + 4]) for k in (0, 4, 8)]
-    day = passes[2].merge(passes[0], passes[1])
+    day = passes[2].compose(passes[0], passes[1])
+    assert day.epsilon(Sigma_XX, DELTA) == stream_leakage(Sigma_XX, day, DELTA).epsilon
+    assert day.epsilon(Sigma_XX, DELTA, "paper") == (
+        stream_leakage(Sigma_XX, day, DELTA, "paper").epsilon
+    )
     whole = ReleaseStream.of(C, Theta)
     assert (day.releases, day.rows) == (12, 48)
     np.testing.assert_allclose(day.information, whole.information, rtol=1e-12, atol=1e-12)
@@ -117,6 +122,16 @@ def test_merging_streams_equals_accumulating_all_blocks():
     for c, t in zip(C, Theta):
         one_by_one = one_by_one.add(c, t)
     np.testing.assert_allclose(one_by_one.information, whole.information, rtol=1e-12, atol=1e-12)
+
+
+def test_merge_is_the_deprecated_name_of_compose():
+    Sigma_XX, C, Theta = random_stream(5, N=8, m=4, n=6)
+    first, second = ReleaseStream.of(C[:4], Theta[:4]), ReleaseStream.of(C[4:], Theta[4:])
+    with pytest.warns(
+        DeprecationWarning, match=r"ReleaseStream.merge .* use ReleaseStream.compose"
+    ):
+        merged = first.merge(second)
+    np.testing.assert_array_equal(merged.factor, first.compose(second).factor)
 
 
 def test_factored_and_broadcast_noises_give_the_same_stream():
@@ -285,7 +300,7 @@ def test_bad_streams_are_named():
         stream_leakage(-Sigma_XX, stream, DELTA)
     with pytest.raises(ValueError, match="delta must lie in the open interval"):
         stream_leakage(Sigma_XX, stream, 1.0)
-    with pytest.raises(ValueError, match="stream must be a ReleaseStream"):
+    with pytest.raises(TypeError, match="stream must be a ReleaseStream"):
         stream_certificate(Sigma_XX, stream.information, 12.0, DELTA)
     with pytest.raises(ValueError, match=r"R is not positive definite \(matrix 0"):
         stream_noise_scale(Sigma_XX, C, Theta, 12.0, DELTA, R=np.zeros_like(Theta))

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
+import ssa_privacy.privacy.posterior_sampling as ps
 from ssa_privacy.gp.regression import RBF, Exponential, GaussianProcess
-from ssa_privacy.privacy.posterior_sampling import mechanism as ps
 
 E = np.e
 
@@ -281,17 +281,18 @@ def test_posterior_paths_have_the_posterior_law():
     y = np.sign(X - 0.5)
     grid = np.array([0.1, 0.45, 0.5, 0.9])
     lengthscale, ridge, sigma, eta, draws = 0.4, 0.5, 0.8, 0.6, 40_000
-    paths = ps.sample_posterior_paths_exp_1d(
+    mechanism = ps.PosteriorSamplingMechanism(
         X,
-        y,
         grid,
+        1e3,
+        1e-5,
         lengthscale=lengthscale,
         ridge=ridge,
         sigma=sigma,
-        paths=draws,
         eta=eta,
-        seed=rng,
+        sampler="matheron",
     )
+    paths = mechanism.release(y, seed=rng, size=draws).values[:, 0, :]
     mean, cov = posterior_on(X, y, grid, lengthscale, ridge)
     target = sigma**2 * cov + eta**2 * Exponential(lengthscale)(grid)
     standard_error = np.sqrt(np.diag(target) / draws)
@@ -335,16 +336,16 @@ def test_ou_paths_match_the_exponential_kernel():
         (lambda: ps.PosteriorSamplingBound.exp_1d(10, 1, 1, 1).rdp(1.0), "alpha"),
         (lambda: ps.gaussian_renyi_divergence(2.0, [0.0], [[-1.0]], [0.0], [[1.0]]), "cov1"),
         (
-            lambda: ps.sample_posterior_paths_exp_1d(
-                [0.1], [1.0, 2.0], [0.5], lengthscale=1, ridge=1, sigma=1
-            ),
+            lambda: ps.PosteriorSamplingMechanism(
+                [0.1], [0.5], 1.0, 0.1, lengthscale=1, ridge=1, sigma=1
+            ).release([1.0, 2.0]),
             "y has",
         ),
         (
-            lambda: ps.sample_posterior_paths_exp_1d(
-                [0.1], [1.0], [0.5], lengthscale=1, ridge=1, sigma=np.inf
+            lambda: ps.PosteriorSamplingMechanism(
+                [0.1], [0.5], 1.0, 0.1, lengthscale=1, ridge=1, sigma=np.inf
             ),
-            "finite",
+            "sigma",
         ),
     ],
 )

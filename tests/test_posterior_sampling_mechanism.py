@@ -11,7 +11,8 @@ from ssa_privacy.privacy import (
     PosteriorSamplingMechanism,
     Release,
 )
-from ssa_privacy.privacy.posterior_sampling.mechanism import DESIGN_RTOL, epsilon_for_delta
+from ssa_privacy.privacy.posterior_sampling.bound import epsilon_for_delta
+from ssa_privacy.privacy.posterior_sampling.mechanism import DESIGN_RTOL
 
 X = np.linspace(0.05, 0.95, 10)
 GRID = np.linspace(0.0, 1.0, 7)
@@ -131,7 +132,7 @@ def test_unreachable_target_is_reported():
         (
             lambda: PosteriorSamplingMechanism(X + 0.5, GRID, 5.0, 1e-5, **SETTING),
             ValueError,
-            "X must be a non-empty vector with entries in",
+            "X must lie in the closed interval",
         ),
         (lambda: mechanism(delta=0.0), ValueError, "delta must lie"),
         (lambda: mechanism(epsilon=-1.0), ValueError, "epsilon must be"),
@@ -145,17 +146,115 @@ def test_bad_input_raises_a_clear_error(call, error, message):
 
 
 def test_old_import_paths_keep_working():
-    from ssa_privacy.privacy.posterior_sampling.bound import PosteriorSamplingBound as moved
-    from ssa_privacy.privacy.posterior_sampling.mechanism import (
+    """The module ``privacy/posterior_sampling.py`` of 0.1 is the package now."""
+    from ssa_privacy.privacy.posterior_sampling import (
         PosteriorSamplingBound,
         gaussian_renyi_divergence,
         psi,
-        sample_posterior_paths_exp_1d,
     )
+    from ssa_privacy.privacy.posterior_sampling.bound import PosteriorSamplingBound as moved
 
     assert PosteriorSamplingBound is moved
     assert psi(0.5, 1.0) > 0
     assert gaussian_renyi_divergence(2.0, [0.0], [[1.0]], [1.0], [[1.0]]) == pytest.approx(1.0)
-    assert sample_posterior_paths_exp_1d(
-        X, Y, GRID, lengthscale=1.0, ridge=3.0, sigma=1.0, seed=0
-    ).shape == (1, len(GRID))
+
+
+def test_the_standalone_sampler_warns_and_draws_what_the_mechanism_releases():
+    import ssa_privacy.privacy.posterior_sampling as old
+
+    with pytest.warns(DeprecationWarning, match="sampler='matheron'"):
+        sample = old.sample_posterior_paths_exp_1d
+    paths = sample(X, Y, GRID, lengthscale=1.0, ridge=3.0, sigma=1.0, paths=3, seed=4)
+    released = mechanism(sigma=1.0, paths=3, sampler="matheron").release(Y, seed=4)
+    np.testing.assert_array_equal(paths, released.values)
+    with pytest.raises(ValueError, match="finite"):
+        sample([0.1], [1.0], [0.5], lengthscale=1, ridge=1, sigma=np.inf)
+
+
+def test_the_bound_module_of_0_1_serves_the_enclosure_with_a_warning():
+    from ssa_privacy.privacy.posterior_sampling.enclosure import epsilon_enclosure_exp_1d
+
+    with pytest.warns(DeprecationWarning) as caught:
+        from ssa_privacy.privacy.posterior_sampling_bound import (
+            epsilon_enclosure_exp_1d as moved,
+        )
+    assert moved is epsilon_enclosure_exp_1d
+    assert any(
+        "posterior_sampling_bound.epsilon_enclosure_exp_1d is deprecated" in str(w.message)
+        and str(w.message).endswith("posterior_sampling.enclosure.epsilon_enclosure_exp_1d")
+        for w in caught
+    )
+
+
+@pytest.mark.parametrize("sampler", ["eigen", "matheron"])
+def test_a_batch_of_releases_has_one_certificate_and_the_posterior_law(sampler):
+    mech = mechanism(sampler=sampler)
+    batch = mech.release(Y, seed=1, size=20_000)
+    assert batch.values.shape == (20_000, 1, len(GRID))
+    assert batch.certificate is mech.certificate() and batch.certificate.passed
+    assert batch.details["size"] == 20_000 and batch.details["sampler"] == sampler
+    draws = batch.values[:, 0, :]
+    mean, cov = posterior()
+    target = mech.sigma**2 * cov
+    np.testing.assert_allclose(draws.mean(axis=0), mean, atol=5 * np.sqrt(target.max() / 20_000))
+    np.testing.assert_allclose(np.cov(draws.T), target, atol=0.05 * target.max())
+
+
+def test_a_batch_of_eigen_releases_draws_what_successive_releases_draw():
+    mech = mechanism(paths=2)
+    batch = mech.release(Y, seed=np.random.default_rng(7), size=3)
+    rng = np.random.default_rng(7)
+    successive = np.stack([mech.release(Y, seed=rng).values for _ in range(3)])
+    np.testing.assert_array_equal(batch.values, successive)
+
+
+def test_an_audit_releases_from_the_noise_it_was_given():
+    mech = mechanism(sampler="matheron")
+    noise = mech.noise_covariance.scaled(4.0)
+    audit = mech.with_noise(noise)
+    assert audit.sampler == "eigen" and audit.certificate().passed
+    released = audit.release(Y, seed=np.random.default_rng(5))
+    expected = released.details["posterior_mean"] + noise.sample(np.random.default_rng(5), 1)
+    np.testing.assert_array_equal(released.values, expected)
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: mechanism(sampler="lanczos"), ValueError, "sampler must be one of"),
+        (lambda: mechanism().release(Y, size=0), ValueError, "size must be"),
+        (lambda: mechanism().release(Y, size=1.5), ValueError, "size must be"),
+    ],
+)
+def test_bad_sampler_or_size_raises_a_clear_error(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_the_posterior_is_that_of_gaussian_process_bit_for_bit():
+    released = mechanism(sampler="cholesky").release(Y, seed=0)
+    gp = GaussianProcess(Exponential(1.0), noise=3.0**2).fit(X, Y)
+    mean, variance = gp.predict(GRID)
+    np.testing.assert_array_equal(released.details["posterior_mean"], mean)
+    one_point = PosteriorSamplingMechanism(
+        X, [0.5], 5.0, 1e-5, sigma=0.7, paths=4, sampler="cholesky", **SETTING
+    )
+    draws = one_point.release(Y, seed=np.random.default_rng(3)).values[:, 0]
+    z = np.random.default_rng(3).standard_normal(4)
+    mean, variance = gp.predict([0.5])
+    np.testing.assert_array_equal(draws, mean + 0.7 * np.sqrt(variance) * z)
+
+
+def test_a_sweep_shares_the_posterior_and_certifies_each_setting():
+    base = mechanism(sigma=2.0, sampler="cholesky")
+    for sigma, paths in ((2.0, 3), (4.0, 1), (4.0, 5)):
+        epsilon = epsilon_for_delta(1e-5, n=len(X), sigma=sigma, paths=paths, **SETTING)
+        swept = base.with_scale(sigma, epsilon=epsilon * (1 + 1e-9), paths=paths)
+        fresh = mechanism(epsilon * (1 + 1e-9), sigma=sigma, paths=paths, sampler="cholesky")
+        assert swept._enclosures is base._enclosures
+        assert swept.certificate().passed and swept.paths == paths
+        assert swept.certificate().margin == pytest.approx(fresh.certificate().margin, abs=1e-9)
+        np.testing.assert_array_equal(
+            swept.release(Y, seed=1).values, fresh.release(Y, seed=1).values
+        )
+    assert base.sigma == 2.0 and base.paths == 1

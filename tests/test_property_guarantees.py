@@ -21,9 +21,10 @@ from hypothesis import strategies as st
 from scipy import linalg, optimize, stats
 
 from ssa_privacy.gp.regression import RBF
+from ssa_privacy.privacy.accounting import minimum_epsilon
 from ssa_privacy.privacy.dp_gp.cloaking import CloakingMechanism
 from ssa_privacy.privacy.pml.aggregation import design_fixed_Q
-from ssa_privacy.privacy.pml.leakage import minimum_epsilon, pml_margin, pointwise_maximal_leakage
+from ssa_privacy.privacy.pml.leakage import pml_margin, pointwise_maximal_leakage
 
 SEEDS = st.integers(0, 2**32 - 1)
 

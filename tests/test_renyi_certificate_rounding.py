@@ -20,13 +20,10 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from ssa_privacy.privacy import FactoredCovariance, PosteriorSamplingMechanism
+from ssa_privacy.privacy.posterior_sampling.bound import epsilon_for_delta
 from ssa_privacy.privacy.posterior_sampling.certificate import FAMILY_RTOL, _posterior_enclosure
-from ssa_privacy.privacy.posterior_sampling.mechanism import (
-    DESIGN_RTOL,
-    MAX_DESIGN_RTOL,
-    epsilon_enclosure_exp_1d,
-    epsilon_for_delta,
-)
+from ssa_privacy.privacy.posterior_sampling.enclosure import epsilon_enclosure_exp_1d
+from ssa_privacy.privacy.posterior_sampling.mechanism import DESIGN_RTOL, MAX_DESIGN_RTOL
 
 DIGITS = 50
 X10 = np.linspace(0.05, 0.95, 10)

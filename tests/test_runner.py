@@ -33,7 +33,7 @@ def fragile(index, stop_at, ledger, stop_file=None):
 
 
 def _tasks(n):
-    return [Task(("i", i), {"seed_keys": (7, i), "size": 50}, (7, i)) for i in range(n)]
+    return [Task(("i", i), {"size": 50}, (7, i)) for i in range(n)]
 
 
 def test_backends_agree_and_keep_task_order():
@@ -41,6 +41,51 @@ def test_backends_agree_and_keep_task_order():
     pool = Runner(workers=2, progress=False).map(noisy_sum, _tasks(5), shared={"scale": 2.0})
     expected = [noisy_sum((7, i), 50, 2.0) for i in range(5)]
     assert serial == pool == expected
+
+
+def test_the_seed_keys_of_a_task_are_given_once_and_reach_its_function():
+    """Task.seed_keys is what the function receives as ``seed_keys`` and what the runner
+    records; the same keys in the arguments are refused."""
+    runner = Runner(workers=1, progress=False)
+    tasks = [Task(("i", i), {"size": 3}, [7, i]) for i in range(2)]
+    assert runner.map(noisy_sum, tasks, shared={"scale": 1.0}, name="s") == [
+        noisy_sum((7, i), 3, 1.0) for i in range(2)
+    ]
+    assert [t["seed_keys"] for t in runner.describe()["tasks"]["s"]] == [[7, 0], [7, 1]]
+    assert tasks[0].seed_keys == (7, 0) and tasks[0].keywords == {"size": 3, "seed_keys": (7, 0)}
+    assert Task(("x",), {"size": 3}).keywords == {"size": 3}
+    with pytest.raises(ValueError, match="give the seed keys once"):
+        Task(("i", 0), {"seed_keys": (7, 0)}, (7, 0))
+    with pytest.raises(TypeError, match="seed_keys of task"):
+        Task(("i", 0), {}, (7, 0.5))
+
+
+def test_a_runner_starts_no_process_until_a_pool_is_needed():
+    """Building a process-pool runner starts no fork server (a side effect of its first
+    map, with the runner's preload)."""
+    code = (
+        "from multiprocessing import forkserver\n"
+        "from ssa_privacy.engine.runner import Runner\n"
+        "runner = Runner(workers=2, progress=False, preload=('json',))\n"
+        "print(forkserver._forkserver._forkserver_pid is None)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True"]
+
+
+def test_a_local_dask_cluster_lives_from_the_first_map_until_close():
+    pytest.importorskip("distributed")
+    tasks = _tasks(3)
+    with Runner(dask_local=1, progress=False) as runner:
+        assert runner._dask is None
+        first = runner.map(noisy_sum, tasks, shared={"scale": 1.0}, name="first")
+        connection = runner._dask
+        second = runner.map(noisy_sum, tasks, shared={"scale": 1.0}, name="second")
+        assert runner._dask is connection and first == second
+        cluster = connection._cluster
+    assert runner._dask is None and connection.client is None and connection._cluster is None
+    assert cluster.status.name == "closed"
+    runner.close()  # idempotent
 
 
 def _interrupted_sweep(tmp_path):

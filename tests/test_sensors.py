@@ -1,6 +1,9 @@
 """Ground stations, Earth rotation, measurement Jacobians, linearised models, privatized
 measurements, the UKF."""
 
+import ast
+import inspect
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -18,6 +21,7 @@ from ssa_privacy.privacy.pml.leakage import (
     linear_mechanism_covariances,
     monte_carlo_leakage_probability,
 )
+from ssa_privacy.sensors import stations
 from ssa_privacy.sensors.geodesy import EarthRotation, ecef_to_geodetic, geodetic_to_ecef
 from ssa_privacy.sensors.stations import GroundStation, LinearisedMeasurement
 
@@ -138,16 +142,18 @@ def test_linearised_measurement_is_the_first_order_model_with_the_sensor_noise(i
         )
 
 
-def test_privacy_noise_wrapper_designs_on_the_linearised_model(iss_pass):
-    times, states, earth, seen = iss_pass
-    k = seen[0]
-    Sigma = np.diag([1.0, 1.0, 1.0, 1e-6, 1e-6, 1e-6])
-    H = MADRID.linearised_measurement(states[k], times[k], earth).H
-    for convention in ("exact", "paper"):
-        np.testing.assert_array_equal(
-            MADRID.privacy_noise(states[k], times[k], earth, Sigma, 9.0, 0.01, convention),
-            linear_mechanism_noise(H, Sigma, 9.0, 0.01, convention=convention),
-        )
+def test_a_station_knows_no_privacy():
+    """Sensors come before the privacy stage: stations.py imports nothing of it, and the
+    wrapper ``privacy_noise`` of 0.1 is gone (design on ``linearised_measurement``)."""
+    source = inspect.getsource(stations)
+    imported = [
+        node.module
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and node.module
+    ]
+    assert imported and not any(name.startswith("ssa_privacy.privacy") for name in imported)
+    assert "ssa_privacy.privacy" not in source
+    assert not hasattr(GroundStation, "privacy_noise")
 
 
 def test_visibility_follows_the_elevation_mask(iss_pass):

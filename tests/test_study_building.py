@@ -108,3 +108,18 @@ def test_two_workers_reproduce_the_serial_run(run_dir, tmp_path):
         2,
     )
     assert [t["seed_keys"] for t in pooled["tasks"]["building"]] == [[3, j] for j in range(1, 7)]
+
+
+def test_the_zones_outputs_are_released_through_the_designs_mechanism(run_dir):
+    """The trajectory's privatized outputs are one release of the network mechanism of each
+    design, whose certificate ((sum epsilon_i, sum delta_i)-PML of the stack) passes."""
+    record = json.loads((run_dir / "results.json").read_text())
+    assert record["parameters"]["mechanisms"] == {
+        "zone outputs (trajectory)": "LinearGaussianMechanism"
+    }
+    for convention in ("paper", "exact"):
+        release = record["releases"][convention]
+        assert release["mechanism"] == "LinearGaussianMechanism" and release["notion"] == "pml"
+        assert release["passed"] and release["convention"] == convention
+        assert release["epsilon"] == pytest.approx(EPSILON.sum())
+        assert release["delta"] == pytest.approx(3 * DELTA)

@@ -35,6 +35,10 @@ def test_census_study_runs_and_certifies_every_release(tmp_path, capsys):
             tmp_path / f"{stem}.pdf"
         ).stat().st_size > 0
     assert payload["sensitive_training_records"] == 24
+    assert payload["parameters"]["mechanisms"] == {
+        "privacy-aware": "SyntheticNoiseMechanism",
+        dp.METHOD: "CloakingMechanism",
+    }
     assert payload["certificates_passed"] and payload["certificate_min"] > 0
     for releases in payload["certificates_per_release"].values():
         assert all(c["passed"] and c["margin"] - c["tolerance"] >= 0 for c in releases)

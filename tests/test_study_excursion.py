@@ -5,7 +5,7 @@ import json
 import pytest
 
 from ssa_privacy.engine.runner import Runner
-from ssa_privacy.privacy.posterior_sampling.mechanism import epsilon_for_delta
+from ssa_privacy.privacy.posterior_sampling.bound import epsilon_for_delta
 from ssa_privacy.studies import excursion
 
 SMALL = {"replications": 2, "validation": 1, "n": 40, "paths": 2, "rounds": 0}
@@ -49,5 +49,10 @@ def test_two_workers_give_the_serial_results(serial_out, tmp_path):
         json.loads((o / "results.json").read_text()) for o in (serial_out, tmp_path)
     )
     assert parallel["results"] == serial["results"] and parallel["summary"] == serial["summary"]
+    assert parallel["parameters"]["mechanisms"] == {
+        "one-path private release": "PosteriorSamplingMechanism"
+    }
+    for level in parallel["summary"].values():
+        assert level["releases"] == level["releases_certified"] == 2 * 2
     tasks = parallel["parameters"]["runner"]["tasks"]["excursion"]
     assert [t["seed_keys"] for t in tasks] == [[0, i] for i in range(len(excursion.NOISE_LEVELS))]

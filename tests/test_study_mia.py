@@ -2,9 +2,11 @@
 
 import json
 
+import numpy as np
 import pytest
 
 from ssa_privacy.engine.runner import Runner
+from ssa_privacy.privacy.posterior_sampling.mechanism import PosteriorSamplingMechanism
 from ssa_privacy.studies import mia
 
 SMALL = {
@@ -34,6 +36,8 @@ def test_mia_study_writes_outputs_and_attacks_stay_inside_the_dp_region(serial):
         r["epsilon"] > 0 and r["delta"] == 1e-5 and r["check_attack_inside_dp_region"] for r in rows
     )
     assert summary["all_inside_dp_region"]
+    # Every shadow and evaluation release went through the mechanism and was certified.
+    assert summary["releases"] == summary["releases_certified"] == 4 * 200 * 6
     # The bound decreases with the ridge and grows sub-linearly with the number of paths.
     lira = [r for r in rows if r["attack"] == "lira"]
     by_ridge = [r["epsilon"] for r in lira if r["sweep"] == "sigma_r" and r["sigma"] == 0.5]
@@ -53,8 +57,34 @@ def test_two_workers_give_the_serial_results(serial, tmp_path):
     )
     assert summary == serial_summary
     assert (tmp_path / "results.csv").read_text() == (serial_out / "results.csv").read_text()
-    tasks = json.loads((tmp_path / "results.json").read_text())["parameters"]["runner"]["tasks"]
-    assert [t["seed_keys"] for t in tasks["mia-posteriors"]] == [[0, g, 0] for g in range(4)]
-    assert [t["seed_keys"] for t in tasks["mia"]] == [[0, g, 1] for g in range(3)] + [
-        [0, 3, 1 + j] for j in range(3)
-    ]
+    parameters = json.loads((tmp_path / "results.json").read_text())["parameters"]
+    tasks = parameters["runner"]["tasks"]
+    assert [t["seed_keys"] for t in tasks["mia"]] == [[0, g] for g in range(4)]
+    assert parameters["mechanisms"] == {
+        "shadow and evaluation releases": "PosteriorSamplingMechanism"
+    }
+
+
+def test_the_standalone_draws_of_0_1_warn_and_equal_the_mechanism_releases():
+    rng = np.random.default_rng(0)
+    X, y = mia.step_datasets(10, True, 3, rng)
+    with pytest.warns(DeprecationWarning, match="GaussianProcess"):
+        posterior_at_target = mia.posterior_at_target
+    with pytest.warns(DeprecationWarning, match="sampler='cholesky'"):
+        release_at_target = mia.release_at_target
+    mean, variance = posterior_at_target(X, y, 1.0, 0.3)
+    draws = release_at_target(mean, variance, 0.5, 4, np.random.default_rng(1))
+    generator = np.random.default_rng(1)
+    for Xi, yi, row in zip(X, y, draws):
+        mechanism = PosteriorSamplingMechanism(
+            Xi,
+            [mia.TARGET],
+            50.0,
+            1e-5,
+            lengthscale=1.0,
+            ridge=0.3,
+            sigma=0.5,
+            paths=4,
+            sampler="cholesky",
+        )
+        np.testing.assert_array_equal(mechanism.release(yi, seed=generator).values[:, 0], row)

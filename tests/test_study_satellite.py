@@ -10,7 +10,7 @@ import pytest
 
 from ssa_privacy.engine.runner import Runner
 from ssa_privacy.privacy.accounting import c_delta
-from ssa_privacy.privacy.dp_gp.cloaking import cloaking_noise_covariance
+from ssa_privacy.privacy.dp_gp.cloaking import CloakingMechanism
 from ssa_privacy.studies import _dp_rows as dp
 from ssa_privacy.studies import satellite
 
@@ -39,6 +39,11 @@ def test_files_are_written(results):
     ):
         assert (out / f"{stem}.png").stat().st_size > 0 and (out / f"{stem}.pdf").stat().st_size > 0
     assert payload["parameters"]["seed"] == 1 and payload["version"]
+    # Every release goes through a public mechanism's release(y, seed=...).
+    assert payload["parameters"]["mechanisms"] == {
+        "privacy-aware": "SyntheticNoiseMechanism",
+        dp.METHOD: "CloakingMechanism",
+    }
     with open(out / "trajectory.csv") as handle:
         rows = list(csv.DictReader(handle))
     assert list(rows[0]) == ["time", "r", "r_dot", "theta", "theta_dot", "is_private"]
@@ -187,15 +192,17 @@ def test_study_noise_equals_the_library_cloaking_covariance():
     cloak = dp.CloakingDesign(gp, design.X, design.t[::10])
     d = dp.output_sensitivity(y)
     for epsilon in dp.EPSILONS:
-        ours = cloak.release(y, gp.mean, epsilon, d, np.random.default_rng(0)).noise_covariance
-        library = cloaking_noise_covariance(
+        released = cloak.release(y, gp.mean, epsilon, d, np.random.default_rng(0))
+        ours = released.noise_covariance.matrix()
+        library = CloakingMechanism(
             gp.kernel(design.t[::10], design.X),
             gp.kernel(design.X),
             gp.noise + gp.jitter,
-            d,
             epsilon,
             dp.DELTA,
-        )
+            d,
+            calibration="hall",
+        ).noise_covariance.matrix()
         np.testing.assert_allclose(ours, library, rtol=1e-6, atol=1e-12 * np.abs(library).max())
 
 

@@ -15,7 +15,7 @@ from scipy import linalg, stats
 from ssa_privacy.cli import main
 from ssa_privacy.orbits.catalog import sgp4_states
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
-from ssa_privacy.privacy.pml.passes import pass_noise
+from ssa_privacy.privacy.pml.passes import PassMechanism
 from ssa_privacy.sensors.streams import passes_of
 from ssa_privacy.studies import ssa_catalog
 from ssa_privacy.studies._ssa_catalog_task import TRUTH_TOLERANCE
@@ -161,7 +161,8 @@ def test_the_reported_epsilons_are_those_of_the_dense_stacked_passes(catalogue, 
                 if designer is None:
                     Theta = np.kron(np.eye(len(item.C)), item.R)
                 else:
-                    Theta = pass_noise(item, Sigma_XX, epsilon, DELTA, designer).covariance
+                    design = PassMechanism.design(item, Sigma_XX, epsilon, DELTA, designer=designer)
+                    Theta = design.Theta
                 stacks.append(_dense_stack(item, Theta, designer))
             passes = [_dense_epsilon(W, Sigma_XX) for W in stacks]
             day = _dense_epsilon(np.vstack(stacks), Sigma_XX)
@@ -204,10 +205,17 @@ def test_the_summaries_are_those_of_the_rows(serial_out, rows):
     assert len(results["parameters"]["norad_ids"]) == OBJECTS
 
 
-def test_every_pass_design_has_a_passing_certificate(serial_out, rows):
+def test_every_pass_is_released_by_a_certified_pass_mechanism(serial_out, rows):
     """``pass_certificates``: per budget and designer, one design per pass of the
-    objects (the rows' ``passes``), and every certificate passed."""
-    counts = json.loads((serial_out / "results.json").read_text())["pass_certificates"]
+    objects (the rows' ``passes``), released through a :class:`PassMechanism`
+    (``parameters.mechanisms``), and every release's certificate passed."""
+    results = json.loads((serial_out / "results.json").read_text())
+    assert results["parameters"]["mechanisms"] == {
+        "none": "none (as measured)",
+        "pass (logdet)": "PassMechanism",
+        "pass (scaled)": "PassMechanism",
+    }
+    counts = results["pass_certificates"]
     assert list(counts) == [f"{e:g}" for e in EPSILONS]
     for level, designers in counts.items():
         passes = sum(int(r["passes"]) for r in rows if r["level"] == level)

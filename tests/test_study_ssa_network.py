@@ -92,6 +92,35 @@ def test_designed_mechanisms_meet_their_pml_level(results):
         assert row["P_leak_mc_failures"] <= stats.binom.ppf(1 - 1e-4, SAMPLES, DELTA)
 
 
+def test_every_radar_release_goes_through_a_certified_mechanism(results):
+    """Each privatized radar measurement is released by a ``PassMechanism`` of one
+    measurement (``parameters.mechanisms``), and every release's certificate passed; the
+    level without privacy releases none."""
+    assert results["parameters"]["mechanisms"]["radar measurement (UKF)"] == "PassMechanism"
+    releases = results["radar_releases"]
+    assert releases["none"] == {"releases": 0, "passed": 0, "mechanisms": []}
+    for level in ("7", "30"):
+        assert releases[level]["releases"] > 0
+        assert releases[level]["passed"] == releases[level]["releases"]
+    # Common random numbers: the same measurements are released at every level.
+    assert releases["7"]["releases"] == releases["30"]["releases"]
+
+
+def test_the_options_are_checked_and_named_before_any_work(tmp_path):
+    from ssa_privacy.studies import ssa_network
+
+    for options, words in (
+        ({"gap_step": 45.0}, "gap_step must be a multiple of dt"),
+        ({"cw_burn_in": 400}, "cw_burn_in"),
+        ({"epsilons": ()}, "epsilons must hold at least one level"),
+    ):
+        with pytest.raises(ValueError, match=words):
+            ssa_network.run(tmp_path / "out", 0, False, **options)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'samples'"):
+        ssa_network.run(tmp_path / "out", 0, False, samples=10)
+    assert not (tmp_path / "out").exists()
+
+
 def test_passes_come_from_several_stations(results):
     passes = results["passes"]
     assert len({p["station"] for p in passes}) >= 2

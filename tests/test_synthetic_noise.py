@@ -11,7 +11,6 @@ from ssa_privacy.privacy import (
     SyntheticNoiseDesign,
     diagonal_noise_covariance,
     kernel_gram_G,
-    obfuscate,
     optimal_noise_covariance,
     optimal_noise_factor,
     privacy_aware_gp,
@@ -23,7 +22,8 @@ from ssa_privacy.privacy import (
 )
 from ssa_privacy.privacy.synthetic_noise import design as design_module
 from ssa_privacy.privacy.synthetic_noise import lanczos as lanczos_module
-from ssa_privacy.privacy.synthetic_noise.mechanism import DESIGN_MARGIN, SyntheticNoiseMechanism
+from ssa_privacy.privacy.synthetic_noise.mechanism import SyntheticNoiseMechanism
+from ssa_privacy.privacy.synthetic_noise.tightening import DESIGN_MARGIN
 
 #: Certificates of valid designs must be non-negative up to this round-off.
 CERTIFICATE_TOLERANCE = 1e-8
@@ -191,14 +191,14 @@ def test_released_designs_keep_a_strictly_positive_certificate(seed):
     X = np.linspace(0, 1, 15)
     kernel, alpha = RBF(rng.uniform(0.03, 0.1), rng.uniform(1e-6, 1e3)), rng.uniform(0.05, 0.95)
     V = rng.choice([None, 1e-3 * kernel.variance])
-    result = obfuscate(kernel, X, np.zeros(15), X[3:8], alpha, V=V)
     mech = SyntheticNoiseMechanism.for_region(kernel, X, X[3:8], alpha, V=V)
-    assert result.certificate > 0 and result.record.passed and mech.resolution == 0
+    result = mech.release(np.zeros(15))
+    assert result.certificate.margin > 0 and result.certificate.passed and mech.resolution == 0
     exact = region_noise_factor(kernel, X, X[3:8], alpha, V=V, margin=0.0)
     G = kernel_gram_G(kernel(X, X[3:8]), alpha * kernel(X[3:8]))
     added = mech.margin / (1 - mech.margin) * np.trace(G) + 15 * mech.nugget
     rounding = 1e-12 * np.trace(G)
-    assert exact.trace - rounding <= result.Sigma.trace <= exact.trace + added + rounding
+    assert exact.trace - rounding <= result.noise_covariance.trace <= exact.trace + added + rounding
 
 
 @pytest.mark.parametrize("alpha", [0.1, 0.5, 0.9])
@@ -209,10 +209,10 @@ def test_certificate_keeps_the_margin_with_near_duplicate_sensitive_inputs(alpha
     its bound, and passes."""
     X, kernel = np.linspace(0, 1, 40), RBF(0.1)
     S0 = np.array([0.3, 0.3003, 0.62, 0.6203])
-    result = obfuscate(kernel, X, np.zeros(40), S0, alpha, V=1e-2, seed=0)
-    record = result.record
+    mechanism = SyntheticNoiseMechanism.for_region(kernel, X, S0, alpha, V=1e-2)
+    record = mechanism.release(np.zeros(40), seed=0).certificate
     assert record.passed and record.evidence["resolution"] == 0
-    assert abs(result.certificate - record.evidence["design_margin"]) <= record.tolerance
+    assert abs(record.margin - record.evidence["design_margin"]) <= record.tolerance
     assert record.evidence["design_margin"] >= DESIGN_MARGIN
 
 
@@ -220,13 +220,13 @@ def test_release_draws_fresh_entropy_unless_seeded():
     X = np.linspace(0, 1, 10)
     y = np.sin(X)
     kernel = RBF(0.2)
-    first, second = obfuscate(kernel, X, y, X[3:6], 0.5), obfuscate(kernel, X, y, X[3:6], 0.5)
-    assert not np.allclose(first.W, second.W)
+    mechanism = SyntheticNoiseMechanism.for_region(kernel, X, X[3:6], 0.5)
+    first, second = mechanism.release(y), mechanism.release(y)
+    assert not np.allclose(first.values, second.values)
     np.testing.assert_array_equal(
-        obfuscate(kernel, X, y, X[3:6], 0.5, seed=4).W,
-        obfuscate(kernel, X, y, X[3:6], 0.5, seed=4).W,
+        mechanism.release(y, seed=4).values, mechanism.release(y, seed=4).values
     )
-    assert min(first.certificate, second.certificate) >= -CERTIFICATE_TOLERANCE
+    assert first.certificate.margin >= -CERTIFICATE_TOLERANCE
 
 
 def test_factored_design_matches_the_dense_matrix():

@@ -14,9 +14,9 @@ from ssa_privacy.privacy import (
     diagonal_noise_covariance,
     privacy_aware_gp,
     region_noise_factor,
-    release,
+    sample_synthetic_noise,
 )
-from ssa_privacy.privacy.synthetic_noise.mechanism import DESIGN_MARGIN
+from ssa_privacy.privacy.synthetic_noise.tightening import DESIGN_MARGIN
 
 
 def instance(n=15, alpha=0.4, V=1e-3):
@@ -114,10 +114,12 @@ def test_for_region_is_region_noise_factor_and_the_release_keeps_the_old_draws()
     np.testing.assert_array_equal(mech.noise_covariance.eigenvalues, factor.eigenvalues)
     np.testing.assert_array_equal(mech.noise_covariance.eigenvectors, factor.eigenvectors)
     y = np.sin(X)
-    np.testing.assert_array_equal(mech.release(y, seed=7).values, release(y, factor, seed=7))
+    np.testing.assert_array_equal(
+        mech.release(y, seed=7).values, y + sample_synthetic_noise(factor, seed=7)
+    )
     rng_a, rng_b = np.random.default_rng(2), np.random.default_rng(2)
     np.testing.assert_array_equal(
-        mech.release(y, seed=rng_a).values, release(y, factor, seed=rng_b)
+        mech.release(y, seed=rng_a).values, y + sample_synthetic_noise(factor, seed=rng_b)
     )
 
 
@@ -191,19 +193,55 @@ def test_bad_design_input_raises_a_clear_error():
         SyntheticNoiseMechanism(kernel(X), kernel(S0, S0), kernel(S0))
 
 
-def test_old_import_paths_keep_working():
+def test_design_names_live_in_the_design_module_and_the_package():
+    from ssa_privacy.privacy.synthetic_noise import diagonal_noise_covariance, psd_part
     from ssa_privacy.privacy.synthetic_noise.design import (
-        diagonal_noise_covariance as moved_diagonal,
-    )
-    from ssa_privacy.privacy.synthetic_noise.mechanism import (
-        PSDPart,
-        diagonal_noise_covariance,
-        psd_part,
-        region_noise_factor,
+        diagonal_noise_covariance as designed_diagonal,
     )
 
-    assert PSDPart is FactoredCovariance
-    assert diagonal_noise_covariance is moved_diagonal
+    assert diagonal_noise_covariance is designed_diagonal
     part = psd_part(np.diag([2.0, -1.0, 0.5]))
-    assert isinstance(part, PSDPart) and part.rank == 2 and part.trace == pytest.approx(2.5)
-    assert isinstance(region_noise_factor(RBF(0.3), np.linspace(0, 1, 5), [0.5], 0.5), PSDPart)
+    assert isinstance(part, FactoredCovariance) and part.rank == 2
+    assert part.trace == pytest.approx(2.5)
+
+
+# Deprecated in 0.2, removed in 0.3 (ssa_privacy._compat): each still works, with a warning.
+
+
+def test_legacy_release_warns_and_draws_as_the_mechanism():
+    kernel, X, S0, alpha, V = instance()
+    mech = SyntheticNoiseMechanism.for_region(kernel, X, S0, alpha, V=V)
+    y = np.sin(X)
+    with pytest.warns(DeprecationWarning, match=r"release\(y, seed=\.\.\.\)"):
+        from ssa_privacy.privacy import release
+    W = release(y, mech.noise_covariance, seed=7)
+    np.testing.assert_array_equal(W, mech.release(y, seed=7).values)
+    with pytest.raises(ValueError, match="y has 3 entries"):
+        release(np.zeros(3), mech.noise_covariance)
+
+
+def test_legacy_obfuscate_warns_and_returns_the_mechanism_release():
+    kernel, X, S0, alpha, V = instance()
+    with pytest.warns(DeprecationWarning, match="SyntheticNoiseMechanism.for_region"):
+        from ssa_privacy.privacy.synthetic_noise import obfuscate
+    with pytest.warns(DeprecationWarning, match="use Release"):
+        from ssa_privacy.privacy.synthetic_noise.mechanism import ObfuscationResult
+    result = obfuscate(kernel, X, np.cos(X), S0, alpha, V=V, seed=3)
+    released = SyntheticNoiseMechanism.for_region(kernel, X, S0, alpha, V=V).release(
+        np.cos(X), seed=3
+    )
+    assert isinstance(result, ObfuscationResult)
+    np.testing.assert_array_equal(result.W, released.values)
+    assert result.Sigma.trace == released.noise_covariance.trace
+    assert result.certificate == released.certificate.margin and result.record.passed
+
+
+def test_legacy_names_psd_part_and_certificate_rtol_warn():
+    with pytest.warns(
+        DeprecationWarning, match="use ssa_privacy.privacy.mechanism.FactoredCovariance"
+    ):
+        from ssa_privacy.privacy.synthetic_noise.mechanism import PSDPart
+    assert PSDPart is FactoredCovariance
+    with pytest.warns(DeprecationWarning, match="use Certificate.tolerance"):
+        from ssa_privacy.privacy.synthetic_noise import CERTIFICATE_RTOL
+    assert CERTIFICATE_RTOL == 1e-8

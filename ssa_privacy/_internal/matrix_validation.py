@@ -181,8 +181,8 @@ def schur_stable(A, name="A"):
 def covariance_stack(value, name, size=None, definite=True):
     """Return a stack ``(..., n, n)`` of symmetric positive (semi-)definite matrices, symmetrized.
 
-    The stacked counterpart of :func:`ssa_privacy._internal.validation.pd_cholesky` and
-    :func:`~ssa_privacy._internal.validation.psd_matrix`, vectorised so that 10^5 small matrices
+    The stacked counterpart of :func:`pd_cholesky` and
+    :func:`psd_matrix`, vectorised so that 10^5 small matrices
     are checked at once.
 
     Raises

@@ -5,10 +5,11 @@ was wrong: a :class:`TypeError` for a value of the wrong type (None, a bool, a s
 complex number where a real number is expected: ``float()`` would coerce them), a
 :class:`ValueError` for a wrong value (NaN, inf, out of range, a wrong shape, an empty
 array). :func:`scalar` is the scalar validator; :func:`positive`, :func:`non_negative`,
-:func:`open_interval`, :func:`positive_int` and :func:`non_negative_int` are its
-shorthands; :func:`as_finite_array` checks arrays. The matrix checks (symmetry,
-definiteness, numerical rank, Schur stability) live in :mod:`ssa_privacy._internal.matrix_validation`
-and are importable from here.
+:func:`open_interval`, :func:`unit_interval`, :func:`positive_int` and
+:func:`non_negative_int` are its shorthands; :func:`as_finite_array` checks arrays. The
+matrix checks (symmetry, definiteness, numerical rank, Schur stability) live in
+:mod:`ssa_privacy._internal.matrix_validation`, built on these; seeds are turned into
+generators by :mod:`ssa_privacy._internal.random`.
 """
 
 import numbers
@@ -26,9 +27,10 @@ __all__ = [
     "open_interval",
     "positive",
     "positive_int",
-    "random_generator",
     "real_array",
     "scalar",
+    "scalar_or_array",
+    "unit_interval",
     "vector",
     "whole_numbers",
 ]
@@ -147,6 +149,12 @@ def whole_numbers(value, name, low=1):
         first = np.ravel(array)[np.flatnonzero(bad)[0]]
         raise ValueError(f"{name} must be an integer >= {low}, got {first:g}")
     return array.astype(int)
+
+
+def scalar_or_array(array):
+    """A 0-dimensional result as a float, any other as the array (for functions that
+    accept a number or an array and answer in kind)."""
+    return float(array) if np.ndim(array) == 0 else array
 
 
 def vector(value, name, size):
@@ -318,6 +326,40 @@ def open_interval(value, name, low=0.0, high=1.0):
     return number
 
 
+def unit_interval(value, name, *, closed=False):
+    """Return ``value`` (a number or an array) as floats, checking each lies in (0, 1).
+
+    Parameters
+    ----------
+    value : float or array_like
+        The candidate probabilities.
+    name : str
+        The argument's name in error messages.
+    closed : bool, optional
+        Accept the end points: ``[0, 1]`` instead of the open ``(0, 1)`` (default).
+
+    Returns
+    -------
+    ndarray
+        The values as a float array of the input's shape (0-dimensional for a number).
+
+    Raises
+    ------
+    TypeError
+        As :func:`real_array` (None, bool, string, complex).
+    ValueError
+        Naming ``name``, on a non-finite entry or one outside the interval.
+    """
+    array = real_array(value, name)
+    inside = (array >= 0) & (array <= 1) if closed else (array > 0) & (array < 1)
+    bad = ~(np.isfinite(array) & inside)
+    if np.any(bad):
+        first = float(np.ravel(array)[np.flatnonzero(bad)[0]])
+        interval = "closed interval [0, 1]" if closed else "open interval (0, 1)"
+        raise ValueError(f"{name} must lie in the {interval}, got {first!r}")
+    return array
+
+
 def positive(value, name):
     """Return ``value`` as a float, checking it is finite and strictly positive (:func:`scalar`).
 
@@ -410,51 +452,6 @@ def boolean_mask(value, name, size):
     return mask.astype(bool)
 
 
-def random_generator(seed, name="seed"):
-    """A ``numpy.random.Generator`` from a seed, checked by name.
-
-    Parameters
-    ----------
-    seed : None, int, sequence of int, numpy.random.SeedSequence or numpy.random.Generator
-        None draws fresh operating-system entropy; ints must be >= 0; a Generator is
-        used as it is.
-    name : str
-        The argument's name in error messages.
-
-    Returns
-    -------
-    numpy.random.Generator
-        The generator.
-
-    Raises
-    ------
-    TypeError
-        For a bool, a float, a string or any other type.
-    ValueError
-        For a negative integer.
-    """
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is None or isinstance(seed, np.random.SeedSequence | np.random.BitGenerator):
-        return np.random.default_rng(seed)
-    if (
-        isinstance(seed, list | tuple)
-        and seed
-        and all(
-            isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 0 for s in seed
-        )
-    ):
-        return np.random.default_rng(list(seed))
-    if isinstance(seed, bool | np.bool_) or not isinstance(seed, int | np.integer):
-        raise TypeError(
-            f"{name} must be None, a non-negative int, a SeedSequence or a Generator, "
-            f"got {_describe(seed)}"
-        )
-    if seed < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {int(seed)}")
-    return np.random.default_rng(int(seed))
-
-
 def flag(value, name):
     """Return ``value`` after checking it is a bool (``numpy.bool_`` included).
 
@@ -466,7 +463,3 @@ def flag(value, name):
     if not isinstance(value, bool | np.bool_):
         raise TypeError(f"{name} must be True or False, got {_describe(value)}")
     return bool(value)
-
-
-#: Names served from :mod:`ssa_privacy._internal.matrix_validation` (imported on first use, so that
-#: either module can be imported first).

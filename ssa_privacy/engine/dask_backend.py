@@ -1,15 +1,18 @@
 """The Dask backend of :class:`ssa_privacy.engine.runner.Runner`: a running cluster or a local one.
 
-A map connects a ``distributed.Client`` to the runner's scheduler (giving up after the
-runner's ``connect_timeout`` with a ``ConnectionError`` naming the address) or starts a
-``LocalCluster`` of single-threaded worker processes for the map. The local cluster's
-processes are started with the interrupt signal ignored, so that Ctrl-C in a terminal
-interrupts this process alone (once the cluster has started), which then closes the
-cluster quietly: an interrupted run ends with one line, not with the tracebacks of every
-worker. The local cluster logs nothing (its problems reach the caller as errors): a
-task's error is re-raised as :class:`ssa_privacy.engine.runner.TaskError` naming the task, and
-a task whose worker died (``distributed.KilledWorker``, after the scheduler's allowed
-retries) as :class:`ssa_privacy.engine.runner.WorkerLost`.
+A runner's first Dask map opens a :class:`DaskConnection`: a ``distributed.Client`` to the
+runner's scheduler (giving up after the runner's ``connect_timeout`` with a
+``ConnectionError`` naming the address), or to a ``LocalCluster`` of single-threaded
+worker processes it starts. The connection serves every later map of the runner and is
+closed by :meth:`Runner.close <ssa_privacy.engine.runner.Runner.close>` (the command line
+closes it when the study ends, however it ends). The local cluster's processes are
+started with the interrupt signal ignored, so that Ctrl-C in a terminal interrupts this
+process alone (once the cluster has started), which then closes the cluster quietly: an
+interrupted run ends with one line, not with the tracebacks of every worker. The local
+cluster logs nothing (its problems reach the caller as errors): a task's error is
+re-raised as :class:`ssa_privacy.engine.runner.TaskError` naming the task, and a task
+whose worker died (``distributed.KilledWorker``, after the scheduler's allowed retries)
+as :class:`ssa_privacy.engine.runner.WorkerLost`.
 """
 
 import contextlib
@@ -18,6 +21,7 @@ import signal
 import threading
 
 __all__ = [
+    "DaskConnection",
     "run_on_dask",
 ]
 
@@ -64,42 +68,70 @@ def _connect(runner, address):
         ) from error
 
 
-@contextlib.contextmanager
-def _client(runner):
-    """A ``distributed.Client`` for ``runner``'s cluster; it and a local cluster are
-    closed with logging silenced."""
-    from distributed import LocalCluster
+class DaskConnection:
+    """A runner's client to its Dask cluster, and the local cluster it started.
 
-    cluster = None
-    try:
+    Parameters
+    ----------
+    runner : ssa_privacy.engine.runner.Runner
+        A runner with a ``scheduler`` address or a ``dask_local`` size.
+
+    Attributes
+    ----------
+    client : distributed.Client
+        The client every map of the runner submits its tasks to.
+
+    Raises
+    ------
+    ConnectionError
+        If the scheduler cannot be reached within ``runner.connect_timeout`` seconds (a
+        local cluster started for the connection is closed first).
+    """
+
+    def __init__(self, runner):
+        from distributed import LocalCluster
+
+        self._cluster = None
         if runner.dask_local is not None:
             with _interrupts_ignored():
-                cluster = LocalCluster(
+                self._cluster = LocalCluster(
                     n_workers=runner.dask_local,
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=":0",  # a free port: other clusters may run
                     silence_logs=logging.CRITICAL,
                 )
-        client = _connect(runner, cluster if cluster is not None else runner.scheduler)
         try:
-            yield client
-        finally:
-            with _silenced_logging():
-                client.close()
-    finally:
+            address = self._cluster if self._cluster is not None else runner.scheduler
+            self.client = _connect(runner, address)
+        except BaseException:
+            self._close_cluster()
+            raise
+
+    def _close_cluster(self):
+        cluster, self._cluster = self._cluster, None
         if cluster is not None:
             with _silenced_logging():
                 cluster.close()
 
+    def close(self):
+        """Close the client, then the local cluster, with logging silenced (idempotent)."""
+        client, self.client = getattr(self, "client", None), None
+        try:
+            if client is not None:
+                with _silenced_logging():
+                    client.close()
+        finally:
+            self._close_cluster()
 
-def run_on_dask(runner, function, tasks, todo, shared, name):
-    """Run the tasks ``todo`` on ``runner``'s Dask cluster.
+
+def run_on_dask(connection, function, tasks, todo, shared, name):
+    """Run the tasks ``todo`` on the cluster of a runner's Dask connection.
 
     Parameters
     ----------
-    runner : ssa_privacy.engine.runner.Runner
-        A runner with a ``scheduler`` address or ``dask_local`` size.
+    connection : DaskConnection
+        The runner's open connection.
     function : callable
         The task function (picklable).
     tasks : list of ssa_privacy.engine.runner.Task
@@ -107,19 +139,18 @@ def run_on_dask(runner, function, tasks, todo, shared, name):
     todo : list of int
         Indices of the tasks to run.
     shared : dict
-        Keyword arguments common to every task (broadcast to every worker once).
+        Keyword arguments common to every task (broadcast to every worker once per map).
     name : str
         The map's name, for the errors.
 
     Yields
     ------
     tuple
-        ``(index, result)`` as the tasks finish.
+        ``(index, result)`` as the tasks finish. Tasks still pending when the map stops
+        (an error, an interrupt) are cancelled.
 
     Raises
     ------
-    ConnectionError
-        If the scheduler cannot be reached within ``runner.connect_timeout`` seconds.
     ssa_privacy.engine.runner.TaskError
         If a task raised (the original error is its ``__cause__``).
     ssa_privacy.engine.runner.WorkerLost
@@ -130,12 +161,16 @@ def run_on_dask(runner, function, tasks, todo, shared, name):
 
     from ssa_privacy.engine.runner import TaskError, WorkerLost, _run
 
-    with _client(runner) as client:
-        scattered = client.scatter(shared, broadcast=True) if shared else {}
-        futures = {
-            client.submit(_run, function, tasks[index].arguments, scattered, pure=False): index
-            for index in todo
-        }
+    client = connection.client
+    # A list with hash=False gives the data fresh keys (a dict would be keyed by its names):
+    # a map never reuses the data of an earlier map that the scheduler is releasing.
+    data = client.scatter(list(shared.values()), broadcast=True, hash=False) if shared else []
+    scattered = dict(zip(shared, data, strict=True))
+    futures = {
+        client.submit(_run, function, tasks[index].keywords, scattered, pure=False): index
+        for index in todo
+    }
+    try:
         for future in dask_completed(list(futures)):
             index = futures[future]
             try:
@@ -145,3 +180,8 @@ def run_on_dask(runner, function, tasks, todo, shared, name):
             except Exception as error:
                 raise TaskError(name, tasks[index].key, error) from error
             yield index, value
+    finally:
+        pending = [future for future in futures if not future.done()]
+        if pending and connection.client is not None:
+            with _silenced_logging():
+                client.cancel(pending)

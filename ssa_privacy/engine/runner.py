@@ -11,17 +11,24 @@ its keyword arguments and the keys of its random seed, and hands them to a
 >>> Runner(workers=1, progress=False).map(square, tasks, shared={"offset": 1})
 [1, 2, 5, 10]
 
+A task's seed keys are given once, as ``Task(..., seed_keys=(seed, i))``: the runner
+passes them to the function as its keyword argument ``seed_keys`` and records them in
+:meth:`Runner.describe`; the function draws from ``default_rng(list(seed_keys))``.
+
 The backends:
 
 - serial (``workers=1``);
 - a local process pool (``workers=N``; processes are forked from a fresh server process
   (``forkserver``) that imports the package, and the modules named in ``preload``, once
   and ahead of time, so a worker starts in milliseconds instead of re-importing scipy
-  and matplotlib; the function must be importable: defined at module level, not in
+  and matplotlib; the server starts when a runner first needs a pool, and lives as long
+  as the process; the function must be importable: defined at module level, not in
   ``__main__`` of an interactive session);
 - a Dask distributed cluster (``scheduler="tcp://HOST:PORT"`` for a running one,
   ``dask_local=N`` to start a ``LocalCluster`` of N single-threaded worker processes),
-  through ``dask.distributed`` itself.
+  through ``dask.distributed`` itself. The client (and the local cluster) is opened by
+  the first map and lives until :meth:`Runner.close`; use the runner as a context
+  manager (``with Runner(dask_local=2) as runner: ...``) so that it is closed.
 
 Results do not depend on the backend or on the number of workers: every task carries
 its own seed keys, BLAS runs one thread per task in every backend (``threadpoolctl``;
@@ -45,6 +52,7 @@ import multiprocessing
 import numbers
 import os
 import re
+import weakref
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -93,15 +101,51 @@ class Task:
         Identifies the task in the results and the checkpoints, e.g. ``("replication",
         3, "alpha", 0.1)``; JSON-representable values.
     arguments : dict
-        Keyword arguments of the task's function (picklable).
-    seed_keys : tuple, optional
-        The entropy of the task's random numbers (``numpy.random.default_rng(list(
-        seed_keys))``), recorded with the results; None for a deterministic task.
+        Keyword arguments of the task's function (picklable), without ``seed_keys``.
+    seed_keys : tuple of int, optional
+        The entropy of the task's random numbers: passed to the function as its keyword
+        argument ``seed_keys`` (it draws from ``numpy.random.default_rng(list(
+        seed_keys))``) and recorded with the results; None for a deterministic task,
+        whose function gets no ``seed_keys``.
+
+    Raises
+    ------
+    ValueError
+        If ``arguments`` holds ``seed_keys`` (give them once, as ``seed_keys``).
+    TypeError
+        If ``arguments`` is not a dict or ``seed_keys`` not a sequence of integers.
     """
 
     key: tuple
     arguments: dict = field(default_factory=dict)
     seed_keys: tuple = None
+
+    def __post_init__(self):
+        if not isinstance(self.arguments, dict):
+            raise TypeError(f"arguments must be a dict, got {type(self.arguments).__name__}")
+        if "seed_keys" in self.arguments:
+            raise ValueError(
+                f"task {self.key!r}: give the seed keys once, as Task(seed_keys=...), not in "
+                "arguments (the runner passes them to the function and records them)"
+            )
+        if self.seed_keys is not None:
+            if isinstance(self.seed_keys, str) or not all(
+                isinstance(key, numbers.Integral) and not isinstance(key, bool)
+                for key in self.seed_keys
+            ):
+                raise TypeError(
+                    f"seed_keys of task {self.key!r} must be a sequence of integers, "
+                    f"got {self.seed_keys!r}"
+                )
+            object.__setattr__(self, "seed_keys", tuple(self.seed_keys))
+
+    @property
+    def keywords(self):
+        """The keyword arguments the function is called with: ``arguments``, and
+        ``seed_keys`` when the task has them."""
+        if self.seed_keys is None:
+            return self.arguments
+        return {**self.arguments, "seed_keys": self.seed_keys}
 
     def record(self):
         """The task's key and seed keys as a JSON-ready dict.
@@ -202,10 +246,16 @@ def _drain(started, running):
         running.add(started.get())
 
 
-def _start_server(preload):
-    """Start the pool's fork server now, importing this package and ``preload`` in it."""
+def _module_names(preload):
+    """``preload`` as a tuple of module names, checked."""
     if isinstance(preload, str) or not all(isinstance(name, str) for name in preload):
         raise TypeError(f"preload must be a sequence of module names, got {preload!r}")
+    return tuple(preload)
+
+
+def _start_server(preload):
+    """Start the process's fork server if it is not running, importing this package and
+    ``preload`` in it (a running server keeps the modules it was started with)."""
     from multiprocessing import forkserver
 
     context = multiprocessing.get_context("forkserver")
@@ -225,7 +275,7 @@ class Runner:
         Address of a running Dask scheduler (``tcp://HOST:PORT``).
     dask_local : int, optional
         Start a ``dask.distributed.LocalCluster`` with this many single-threaded worker
-        processes for the runner's lifetime.
+        processes for the runner's lifetime: at its first map, until :meth:`close`.
     progress : bool, optional
         Show one progress bar over the tasks of each map (default True).
     checkpoints : str or Path, optional
@@ -234,9 +284,10 @@ class Runner:
         Load the tasks already stored in ``checkpoints`` instead of recomputing them
         (default False: stored tasks are discarded at the start of a map).
     preload : sequence of str, optional
-        Modules the process pool's server imports as soon as the runner is built, for
-        example the module of the tasks' function (the first runner of a process sets
-        them; the server then lives as long as the process).
+        Modules the process pool's server imports when it starts, for example the module
+        of the tasks' function. The server starts at the first map of the first runner of
+        the process that needs a pool, with that runner's ``preload``, and lives as long
+        as the process.
     connect_timeout : float, optional
         Seconds to wait for the Dask scheduler before a map gives up with a
         ``ConnectionError`` (default 10).
@@ -250,6 +301,12 @@ class Runner:
         ``connect_timeout`` is not a finite number > 0.
     TypeError
         If an option has the wrong type.
+
+    Notes
+    -----
+    A runner with a Dask backend holds a client (and, with ``dask_local``, a cluster)
+    from its first map until :meth:`close`; ``with Runner(...) as runner:`` closes it.
+    A runner that is never closed closes them when it is garbage-collected, or at exit.
     """
 
     def __init__(
@@ -284,9 +341,10 @@ class Runner:
         self.progress, self.resume = bool(progress), bool(resume)
         self.checkpoints = None if checkpoints is None else Path(checkpoints)
         self.connect_timeout = _positive_seconds(connect_timeout, "connect_timeout")
+        self.preload = _module_names(preload)
         self.records = {}
-        if self.backend == "process-pool":
-            _start_server(preload)
+        self._dask = None  # the open Dask connection, from the first Dask map to close()
+        self._closer = None
 
     @property
     def backend(self):
@@ -295,30 +353,55 @@ class Runner:
             return "dask"
         return "serial" if self.workers == 1 else "process-pool"
 
+    @property
+    def concurrency(self):
+        """How many tasks run at once: 1 serially, ``workers`` on a process pool,
+        ``dask_local`` on a local Dask cluster, None on a running cluster (unknown)."""
+        if self.backend == "dask":
+            return self.dask_local
+        return self.workers
+
     def describe(self):
         """The backend and its size, for a results file.
 
         Returns
         -------
         dict
-            ``backend``, ``workers`` (the local pool size, or the Dask cluster's
-            ``dask_local``), ``scheduler`` and, per map, the tasks' keys and seed keys.
+            ``backend``, ``workers`` (:attr:`concurrency`), ``scheduler`` and, per map,
+            the tasks' keys and seed keys.
         """
-        workers = self.dask_local if self.backend == "dask" else self.workers
         return {
             "backend": self.backend,
-            "workers": workers,
+            "workers": self.concurrency,
             "scheduler": self.scheduler,
             "tasks": self.records,
         }
 
+    def close(self):
+        """Close the Dask client and the local cluster this runner opened, if any.
+
+        Idempotent; the runner can still be used (a later Dask map opens a new
+        connection). A process pool needs no closing: each map shuts its own down, and
+        the fork server lives as long as the process.
+        """
+        closer, self._dask, self._closer = self._closer, None, None
+        if closer is not None:
+            closer()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
     def map(self, function, tasks, *, shared=None, name="tasks", fingerprint=None, checkpoint=True):
-        """Run ``function(**shared, **task.arguments)`` for every task.
+        """Run ``function(**shared, **task.keywords)`` for every task.
 
         Parameters
         ----------
         function : callable
-            A module-level function (picklable by reference).
+            A module-level function (picklable by reference); it takes ``seed_keys``
+            when the tasks have them (:attr:`Task.keywords`).
         tasks : sequence of Task
             The tasks; their keys must be distinct.
         shared : dict, optional
@@ -389,7 +472,7 @@ class Runner:
         if self.backend == "serial":
             for index in todo:
                 try:
-                    value = _run(function, tasks[index].arguments, shared)
+                    value = _run(function, tasks[index].keywords, shared)
                 except Exception as error:
                     raise TaskError(name, tasks[index].key, error) from error
                 yield index, value
@@ -398,9 +481,19 @@ class Runner:
         else:
             from ssa_privacy.engine.dask_backend import run_on_dask
 
-            yield from run_on_dask(self, function, tasks, todo, shared, name)
+            yield from run_on_dask(self._connection(), function, tasks, todo, shared, name)
+
+    def _connection(self):
+        """The Dask connection of this runner, opened at its first Dask map."""
+        if self._dask is None:
+            from ssa_privacy.engine.dask_backend import DaskConnection
+
+            self._dask = DaskConnection(self)
+            self._closer = weakref.finalize(self, self._dask.close)
+        return self._dask
 
     def _pool(self, function, tasks, todo, shared, name):
+        _start_server(self.preload)
         context = multiprocessing.get_context("forkserver")
         started = context.SimpleQueue()
         executor = ProcessPoolExecutor(
@@ -411,7 +504,7 @@ class Runner:
         )
         try:
             futures = {
-                index: executor.submit(_run_in_pool, function, tasks[index].arguments, index)
+                index: executor.submit(_run_in_pool, function, tasks[index].keywords, index)
                 for index in todo
             }
             indices, running = {future: index for index, future in futures.items()}, set()

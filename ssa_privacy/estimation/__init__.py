@@ -2,6 +2,7 @@
 filter of the ground network and the catalogue's extended filter.
 
 Every public name of the modules below is importable from ``ssa_privacy.estimation``:
+
 - :mod:`ssa_privacy.estimation.kalman`
 - :mod:`ssa_privacy.estimation.ukf`
 - :mod:`ssa_privacy.estimation.ekf`

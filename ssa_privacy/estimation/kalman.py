@@ -39,6 +39,7 @@ from filterpy.kalman import KalmanFilter
 from scipy import linalg
 
 from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix
+from ssa_privacy._internal.random import random_generator
 from ssa_privacy._internal.validation import (
     as_finite_array,
     as_matrix,
@@ -46,11 +47,11 @@ from ssa_privacy._internal.validation import (
     nonempty,
     open_interval,
     positive_int,
-    random_generator,
     scalar,
     vector,
 )
 from ssa_privacy.plants import LTIPlant, as_plant
+from ssa_privacy.privacy.accounting import log_det_ratio_bound
 from ssa_privacy.privacy.mechanism import FactoredCovariance
 from ssa_privacy.privacy.pml.cone_design import DESIGN_ATOL
 from ssa_privacy.privacy.pml.design import LinearGaussianMechanism
@@ -58,7 +59,6 @@ from ssa_privacy.privacy.pml.leakage import (
     gaussian_mechanism,
     is_pml_private,
     linear_mechanism_covariances,
-    log_det_ratio_bound,
     mutual_information,
 )
 

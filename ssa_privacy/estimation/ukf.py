@@ -127,7 +127,7 @@ class _BatchUKF(UnscentedKalmanFilter):
 class OrbitTracker:
     """The fusion centre's unscented Kalman filter of a satellite's ECI state.
 
-    Process model: :class:`ssa_privacy.orbits.J2Propagator` over each time step (all
+    Process model: :class:`ssa_privacy.orbits.propagator.J2Propagator` over each time step (all
     sigma points integrated as one system), with process noise of a white acceleration
     of power spectral density ``acceleration_psd`` per axis (discretised with
     :func:`filterpy.common.Q_continuous_white_noise`). Measurement model: the stacked
@@ -136,7 +136,7 @@ class OrbitTracker:
 
     Parameters
     ----------
-    propagator : ssa_privacy.orbits.J2Propagator
+    propagator : ssa_privacy.orbits.propagator.J2Propagator
         Dynamics of the filter.
     earth : EarthRotation
         The Earth's orientation (station positions).

@@ -2,6 +2,7 @@
 baselines they are compared with.
 
 Every public name of the modules below is importable from ``ssa_privacy.gp``:
+
 - :mod:`ssa_privacy.gp.kernels`
 - :mod:`ssa_privacy.gp.regression`
 - :mod:`ssa_privacy.gp.fit`

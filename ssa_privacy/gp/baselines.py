@@ -3,7 +3,8 @@
 import numpy as np
 
 from ssa_privacy._internal.validation import as_finite_array, boolean_mask
-from ssa_privacy.gp.regression import GaussianProcess, as_inputs
+from ssa_privacy.gp.kernels import as_inputs
+from ssa_privacy.gp.regression import GaussianProcess
 
 __all__ = [
     "dropout_gp",

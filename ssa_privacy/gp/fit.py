@@ -15,11 +15,11 @@ from scipy import linalg, optimize
 from scipy.linalg import lapack
 
 from ssa_privacy._internal.matrix_validation import symmetric_matrix
+from ssa_privacy._internal.random import random_generator
 from ssa_privacy._internal.validation import (
     as_finite_array,
     flag,
     positive,
-    random_generator,
     scalar,
 )
 from ssa_privacy.gp.kernels import (

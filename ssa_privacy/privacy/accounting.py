@@ -10,6 +10,10 @@ guarantee in one of these formulas; they live here once.
   epsilon, :func:`analytic_gaussian_ratio` its inverse in m, and
   :func:`noise_multiplier` the noise per unit of sensitivity (Hall et al.'s
   ``c(delta)/epsilon`` or the analytic calibration).
+- PML budget [LKC Theorem 3.3, Corollary 3.4]: the smallest feasible epsilon (9), and the
+  log-det ratio (8) a linear Gaussian mechanism must keep, in both conventions
+  (:func:`log_det_ratio_bound`, :data:`~ssa_privacy.privacy.notions.CONVENTIONS`; the
+  leakage itself: :mod:`ssa_privacy.privacy.pml.leakage`).
 - PML relations [LKC Theorems 3.9 and 3.11]: the DP and mutual-information guarantees
   implied by (epsilon, delta)-PML privacy of a linear Gaussian mechanism, and back.
 
@@ -26,9 +30,12 @@ functional data", JMLR 2013, Proposition 3.
 prior information".
 """
 
-import numpy as np
-from scipy import linalg, optimize, special
+import functools
 
+import numpy as np
+from scipy import linalg, optimize, special, stats
+
+from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix
 from ssa_privacy._internal.validation import (
     as_finite_array,
@@ -36,25 +43,24 @@ from ssa_privacy._internal.validation import (
     nonempty,
     open_interval,
     positive,
+    real_array,
     scalar,
+    scalar_or_array,
+    unit_interval,
 )
-from ssa_privacy.privacy.pml.leakage import (
-    _degrees,
-    _epsilon_for_bound,
-    _scalar,
-    _weight,
-    log_det_ratio_bound,
-)
+from ssa_privacy.privacy.notions import convention_weight
 
 __all__ = [
     "CALIBRATIONS",
-    "analytic_gaussian_delta",
     "analytic_gaussian_ratio",
     "c_delta",
+    "check_epsilon",
     "dp_to_pml_epsilon",
     "gaussian_mechanism_delta",
     "gaussian_mechanism_dp_delta",
+    "log_det_ratio_bound",
     "mi_to_pml_epsilon",
+    "minimum_epsilon",
     "noise_multiplier",
     "pml_to_dp_delta",
     "pml_to_mi_epsilon",
@@ -64,6 +70,142 @@ __all__ = [
 #: Noise calibrations: Hall et al.'s ``c(delta)/epsilon`` (proved for epsilon <= 1) or the
 #: analytic Gaussian mechanism of Balle and Wang (2018), exact for every epsilon.
 CALIBRATIONS = ("hall", "analytic")
+
+
+def _degrees(l):
+    array = real_array(l, "l")
+    if np.any(~np.isfinite(array)) or np.any(array < 1) or np.any(array != np.round(array)):
+        raise ValueError(
+            f"l (the rank of Sigma_XY) must be a positive integer, got {l!r}; with l = 0 "
+            "the release is independent of X and leaks nothing"
+        )
+    return array.astype(int)
+
+
+def minimum_epsilon(delta, l):
+    """Infimum of the feasible PML epsilon, ``F^{-1}_{chi^2_l}(1 - delta) / 2``.
+
+    Parameters
+    ----------
+    delta : float or array_like
+        Failure probability, in (0, 1).
+    l : int or array_like
+        Rank of ``Sigma_XY`` (degrees of freedom), >= 1.
+
+    Returns
+    -------
+    float or ndarray
+        The bound in nats; (epsilon, delta)-PML privacy needs ``epsilon`` strictly above it.
+
+    Raises
+    ------
+    ValueError
+        If ``delta`` is outside (0, 1) or ``l`` is not a positive integer.
+
+    Notes
+    -----
+    [LKC] Corollary 3.4, necessary condition (9); the same in both conventions.
+    """
+    delta, l = unit_interval(delta, "delta"), _degrees(l)
+    if delta.ndim == 0 and l.ndim == 0:  # the designers ask for one quantile many times
+        return _cached_chi2_isf(float(delta), int(l)) / 2.0
+    return stats.chi2.isf(delta, l) / 2.0
+
+
+_cached_chi2_isf = functools.lru_cache(maxsize=256)(lambda q, l: float(stats.chi2.isf(q, l)))
+
+
+def check_epsilon(epsilon, delta, l):
+    """Return ``epsilon`` after checking the necessary condition (9) of PML holds.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Leakage bound in nats.
+    delta : float or array_like
+        Failure probability in (0, 1), broadcast against ``epsilon``.
+    l : int or array_like
+        Rank of ``Sigma_XY``.
+
+    Returns
+    -------
+    float or ndarray
+        ``epsilon`` as float(s).
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon <= F^{-1}_{chi^2_l}(1 - delta) / 2``; the message names that smallest
+        feasible epsilon (an infimum, not attained).
+
+    Notes
+    -----
+    [LKC] Corollary 3.4, condition (9).
+    """
+    epsilon = as_finite_array(epsilon, "epsilon")
+    floor = np.asarray(minimum_epsilon(delta, l))
+    epsilon, floor = np.broadcast_arrays(epsilon, floor)
+    bad = np.flatnonzero(epsilon <= floor)
+    if bad.size:
+        i = bad[0]
+        where = "" if epsilon.ndim == 0 else f" (entry {i})"
+        raise ValueError(
+            f"epsilon = {np.ravel(epsilon)[i]:.6g}{where} is infeasible: (epsilon, delta)-PML "
+            f"privacy needs epsilon > F^-1_chi2_l(1 - delta) / 2 = {np.ravel(floor)[i]:.6g} "
+            "([LKC] necessary condition (9)); choose epsilon above this smallest feasible value "
+            "or a larger delta"
+        )
+    return scalar_or_array(epsilon.astype(float))
+
+
+def log_det_ratio_bound(epsilon, delta, l, convention="exact"):
+    """Smallest admissible ``log det Gamma - log det Sigma_XX`` for (epsilon, delta)-PML.
+
+    The budget a linear Gaussian mechanism's noise must meet: its posterior covariance
+    ``Gamma`` of the private state must keep this much of the prior ``Sigma_XX``.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Leakage bound in nats, above :func:`minimum_epsilon`.
+    delta : float or array_like
+        Failure probability in (0, 1).
+    l : int or array_like
+        Rank of ``Sigma_XY``.
+    convention : {"exact", "paper"}
+        Which PML formula the guarantee refers to (:func:`~ssa_privacy.privacy.notions.convention_weight`).
+
+    Returns
+    -------
+    float or ndarray
+        ``(F^{-1}_{chi^2_l}(1 - delta) - 2 epsilon) / w`` (negative), nats. It equals
+        ``n log kappa_l`` of [LKC] (11) in the paper convention.
+
+    Raises
+    ------
+    ValueError
+        On a bad ``delta``, ``l`` or ``convention``, or an ``epsilon`` violating (9).
+
+    Notes
+    -----
+    [LKC] Theorem 3.3, condition (8); both conventions: :doc:`/theory/pml`.
+    """
+    weight = convention_weight(convention)
+    epsilon = check_epsilon(epsilon, delta, l)
+    return scalar_or_array(
+        (2.0 * np.asarray(minimum_epsilon(delta, l)) - 2.0 * np.asarray(epsilon)) / weight
+    )
+
+
+def _epsilon_for_bound(bound, delta, l, convention):
+    """Inverse of :func:`log_det_ratio_bound` in epsilon."""
+    return scalar_or_array(
+        (
+            2.0 * np.asarray(minimum_epsilon(delta, l))
+            - convention_weight(convention) * np.asarray(bound)
+        )
+        / 2.0
+    )
 
 
 def c_delta(delta):
@@ -142,7 +284,7 @@ def _gaussian_delta(mahalanobis_sensitivity, epsilon, names):
     safe = np.where(m > 0, m, 1.0)
     first = special.ndtr(safe / 2 - epsilon / safe)
     second = np.exp(epsilon + special.log_ndtr(-safe / 2 - epsilon / safe))
-    return _scalar(np.where(m > 0, np.maximum(first - second, 0.0), 0.0))
+    return scalar_or_array(np.where(m > 0, np.maximum(first - second, 0.0), 0.0))
 
 
 def privacy_loss_tail(mahalanobis_sensitivity, epsilon):
@@ -221,37 +363,6 @@ def noise_multiplier(epsilon, delta, calibration="hall"):
     raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}")
 
 
-def analytic_gaussian_delta(epsilon_DP, ratio):
-    """delta of the Gaussian mechanism at ``epsilon_DP`` (the [LKC] argument order).
-
-    Thin wrapper, kept for existing scripts: use
-    ``gaussian_mechanism_delta(ratio, epsilon_DP)``.
-
-    Parameters
-    ----------
-    epsilon_DP : float
-        Differential-privacy epsilon, >= 0.
-    ratio : float or array_like
-        Sensitivity over noise standard deviation, ``Delta / sigma`` >= 0 (in [LKC]
-        Lemma 10.1, ``zeta |Theta^{-1/2} C|``).
-
-    Returns
-    -------
-    float or ndarray
-        :func:`gaussian_mechanism_delta` of ``ratio`` at ``epsilon_DP``.
-
-    Raises
-    ------
-    ValueError
-        If ``epsilon_DP`` or ``ratio`` is negative or non-finite.
-
-    Notes
-    -----
-    [BW18] Theorem 8; [LKC] Theorem 3.9, function phi.
-    """
-    return _gaussian_delta(ratio, epsilon_DP, ("ratio", "epsilon_DP"))
-
-
 def analytic_gaussian_ratio(epsilon_DP, delta_DP):
     """Largest sensitivity-to-noise ratio of an (epsilon_DP, delta_DP)-DP Gaussian mechanism.
 
@@ -328,7 +439,7 @@ def gaussian_mechanism_dp_delta(C, Theta, epsilon_DP, zeta):
     C = nonempty(as_matrix(C, "C", (L_Theta.shape[0], None)), "C")
     whitened = linalg.solve_triangular(L_Theta, C, lower=True)
     ratio = zeta * linalg.norm(whitened, 2)
-    return analytic_gaussian_delta(epsilon_DP, ratio)
+    return gaussian_mechanism_delta(ratio, epsilon_DP)
 
 
 def pml_to_dp_delta(Sigma_XX, epsilon, delta, l, epsilon_DP, zeta, convention="exact"):
@@ -370,7 +481,7 @@ def pml_to_dp_delta(Sigma_XX, epsilon, delta, l, epsilon_DP, zeta, convention="e
     nonempty(pd_cholesky(Sigma_XX, "Sigma_XX"), "Sigma_XX")
     smallest = np.linalg.eigvalsh(psd_matrix(Sigma_XX, "Sigma_XX"))[0]
     ratio = zeta / np.sqrt(np.exp(bound) * smallest)
-    return analytic_gaussian_delta(epsilon_DP, ratio)
+    return gaussian_mechanism_delta(ratio, epsilon_DP)
 
 
 def dp_to_pml_epsilon(Sigma_XX, epsilon_DP, delta_DP, zeta, delta, l, convention="exact"):
@@ -411,7 +522,7 @@ def dp_to_pml_epsilon(Sigma_XX, epsilon_DP, delta_DP, zeta, delta, l, convention
     zeta = positive(zeta, "zeta")
     delta = open_interval(delta, "delta")
     _degrees(l)
-    _weight(convention)
+    convention_weight(convention)
     ratio = analytic_gaussian_ratio(epsilon_DP, delta_DP) / zeta
     bound = -np.linalg.slogdet(np.eye(Sigma_XX.shape[0]) + ratio**2 * Sigma_XX)[1]
     return _epsilon_for_bound(bound, delta, l, convention)
@@ -478,3 +589,8 @@ def mi_to_pml_epsilon(epsilon_MI, delta, l, convention="exact"):
     open_interval(delta, "delta")
     _degrees(l)
     return _epsilon_for_bound(-2.0 * epsilon_MI, delta, l, convention)
+
+
+def __getattr__(name):
+    """Serve the names that left this module in 0.2 (with a warning)."""
+    return _compat.moved_attribute(__name__, name)

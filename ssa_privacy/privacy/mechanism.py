@@ -19,6 +19,9 @@ mechanism                       guarantee (``notion``)      paper
 ``PosteriorSamplingMechanism``  ``"renyi-dp"``              [MAC] Theorem 3.1
 ==============================  ==========================  ============================
 
+The notions are the members of :class:`~ssa_privacy.privacy.notions.Notion`, strings that
+a :class:`Certificate` checks when it is made.
+
 Every mechanism also offers ``with_noise(noise_covariance)``: the same mechanism with
 another noise covariance, so that an auditor can certify any noise, for example a
 deliberately weakened one.
@@ -31,7 +34,9 @@ import numpy as np
 from scipy import linalg
 
 from ssa_privacy._internal.matrix_validation import symmetric_matrix
+from ssa_privacy._internal.random import random_generator, seed_record
 from ssa_privacy._internal.validation import as_finite_array, non_negative, positive, positive_int
+from ssa_privacy.privacy.notions import Notion, as_notion
 
 __all__ = [
     "Certificate",
@@ -55,11 +60,11 @@ class Certificate:
 
     Parameters
     ----------
-    notion : str
-        What is guaranteed: ``"posterior-covariance"`` ([TCB] (5)), ``"pml"`` ([LKC]
-        Definition 2.2), ``"dp"`` ((epsilon, delta)-differential privacy) or
-        ``"renyi-dp"`` (Renyi DP of an order alpha, with its (epsilon, delta)
-        conversion).
+    notion : Notion or str
+        What is guaranteed (:class:`~ssa_privacy.privacy.notions.Notion`; a string is
+        converted): ``"posterior-covariance"`` ([TCB] (5)), ``"pml"`` ([LKC] Definition
+        2.2), ``"dp"`` ((epsilon, delta)-differential privacy) or ``"renyi-dp"`` (Renyi
+        DP of an order alpha, with its (epsilon, delta) conversion).
     parameters : dict
         The guarantee's parameters, by name: ``alpha`` or ``Delta`` for the posterior
         covariance, ``epsilon`` and ``delta`` (and ``convention``) for PML and DP,
@@ -83,14 +88,24 @@ class Certificate:
     evidence : dict
         The named numbers of the computation (e.g. the worst-case Mahalanobis
         sensitivity, the exact delta, the leakage quantile).
+
+    Raises
+    ------
+    TypeError
+        If ``notion`` is not a string.
+    ValueError
+        If ``notion`` names no :class:`~ssa_privacy.privacy.notions.Notion`.
     """
 
-    notion: str
+    notion: Notion
     parameters: dict
     passed: bool
     margin: float
     tolerance: float = 0.0
     evidence: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "notion", as_notion(self.notion))
 
     def record(self):
         """Return a flat, JSON-ready dict for a results row.
@@ -121,8 +136,10 @@ class FactoredCovariance:
     eigenvectors : ndarray, shape (n, r)
         The matching orthonormal eigenvectors.
     method : str
-        How the factorisation was obtained: ``"partial"`` (subset eigensolver),
-        ``"lanczos"`` (block Lanczos), ``"dense"``, ``"nugget"``, ...
+        A label of how the factorisation was obtained, for records (not a privacy
+        notion): ``"dense"`` (:meth:`from_matrix`), ``"isotropic"``
+        (:meth:`scaled_identity`), ``"partial"`` (subset eigensolver), ``"lanczos"``
+        (block Lanczos), ``"nugget"``, or the designer's name.
     """
 
     eigenvalues: np.ndarray
@@ -330,6 +347,7 @@ class Mechanism(Protocol):
     A mechanism is built by a design step and then releases data. Implementations:
     :class:`~ssa_privacy.privacy.synthetic_noise.mechanism.SyntheticNoiseMechanism`,
     :class:`~ssa_privacy.privacy.pml.design.LinearGaussianMechanism`,
+    :class:`~ssa_privacy.privacy.pml.passes.PassMechanism`,
     :class:`~ssa_privacy.privacy.dp_gp.cloaking.CloakingMechanism`,
     :class:`~ssa_privacy.privacy.dp_gp.hall.StandardDPGPMechanism`,
     :class:`~ssa_privacy.privacy.dp_gp.binning.LaplaceBinningMechanism`,
@@ -384,9 +402,13 @@ class Mechanism(Protocol):
 def generator(seed):
     """A ``numpy.random.Generator`` and the record of where its randomness came from.
 
+    What a mechanism's ``release`` calls: the conversion is
+    :func:`ssa_privacy._internal.random.random_generator`, the package's one seed helper,
+    so a release draws the same numbers as any other function given the same seed.
+
     Parameters
     ----------
-    seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+    seed : None, int, sequence of int, numpy.random.SeedSequence or numpy.random.Generator
         None draws fresh operating-system entropy (the default for anything released).
 
     Returns
@@ -394,29 +416,18 @@ def generator(seed):
     rng : numpy.random.Generator
         The generator to draw from.
     seed_keys : dict
-        ``{"seed": seed}`` for an int, ``{"seed": None}`` for fresh entropy,
-        ``{"seed": "generator"}`` for a Generator passed in (its state is the caller's),
-        ``{"seed": entropy, "spawn_key": key}`` for a SeedSequence.
+        ``{"seed": seed}`` for an int (a list for a sequence), ``{"seed": None}`` for
+        fresh entropy, ``{"seed": "generator"}`` for a Generator passed in (its state is
+        the caller's), ``{"seed": entropy, "spawn_key": key}`` for a SeedSequence.
 
     Raises
     ------
     TypeError
         For any other type (a float, a bool, a string).
+    ValueError
+        For a negative integer.
     """
-    if isinstance(seed, np.random.Generator):
-        return seed, {"seed": "generator"}
-    if isinstance(seed, np.random.SeedSequence):
-        return np.random.default_rng(seed), {
-            "seed": seed.entropy,
-            "spawn_key": list(seed.spawn_key),
-        }
-    if seed is None:
-        return np.random.default_rng(), {"seed": None}
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise TypeError(
-            f"seed must be None, a non-negative int, a SeedSequence or a Generator, got {seed!r}"
-        )
-    return np.random.default_rng(int(seed)), {"seed": int(seed)}
+    return random_generator(seed), seed_record(seed)
 
 
 def data_vector(data, n, name="data"):

@@ -2,7 +2,7 @@
 
 Frames and conventions
 ----------------------
-- ECI: the inertial frame of :class:`ssa_privacy.orbits.J2Propagator` (for real orbits,
+- ECI: the inertial frame of :class:`ssa_privacy.orbits.propagator.J2Propagator` (for real orbits,
   the TEME frame of SGP4: over a day the TEME/J2000 distinction is ignored).
 - ECEF: Earth-fixed, obtained from ECI by the rotation ``R3(theta)`` about z through the
   Earth rotation angle ``theta(t) = theta_0 + omega_E t`` (:class:`EarthRotation`): a

@@ -8,11 +8,11 @@ adds Gaussian sensor noise of standard deviations ``noise_std`` (same units). Po
 are taken to the topocentric ENU (east, north, up) axes at the station's WGS-84 geodetic
 position (frames: :mod:`ssa_privacy.sensors.geodesy`).
 
-A station knows its measurement, not privacy: :meth:`GroundStation.linearised_measurement`
+A station knows its measurement, not privacy (a sensor comes before the privacy stage of
+the pipeline and imports none of it): :meth:`GroundStation.linearised_measurement`
 returns the linearised model ``h(X) ~ h(x) + H (X - x)`` with the sensor noise covariance
-``R`` (:class:`LinearisedMeasurement`); a privacy mechanism designed on ``H`` (for
-instance :func:`ssa_privacy.privacy.pml.design.linear_mechanism_noise`) privatizes it. See
-:doc:`/theory/orbits-and-sensors`.
+``R`` (:class:`LinearisedMeasurement`), on which the caller designs a privacy mechanism.
+See :doc:`/theory/orbits-and-sensors`.
 
 References
 ----------
@@ -269,7 +269,6 @@ class GroundStation:
         Examples
         --------
         >>> from ssa_privacy.sensors import EarthRotation, GroundStation
-        >>> from ssa_privacy.privacy.pml import linear_mechanism_noise
         >>> station = GroundStation("Madrid", 40.4313, -4.2480, 0.865)
         >>> earth = EarthRotation(0.0)
         >>> overhead = station.ecef * 1.1 + [50.0, 0.0, 0.0]
@@ -277,9 +276,6 @@ class GroundStation:
         >>> model = station.linearised_measurement(state, 0.0, earth)
         >>> model.H.shape, model.R.shape
         ((4, 6), (4, 4))
-        >>> Theta = linear_mechanism_noise(model.H, np.eye(6), 9.0, 0.01)
-        >>> Theta.shape
-        (4, 4)
         """
         state = as_finite_array(state, "state", ndim=1)
         if state.shape != (6,):
@@ -292,57 +288,6 @@ class GroundStation:
             state=state.copy(),
             time=time,
         )
-
-    def privacy_noise(self, state, time, earth, Sigma_XX, epsilon, delta, convention="exact"):
-        """PML noise covariance for one measurement, designed on its linearisation.
-
-        Thin wrapper, kept for existing scripts: use
-        ``model = station.linearised_measurement(state, time, earth)`` then
-        ``ssa_privacy.privacy.pml.design.linear_mechanism_noise(model.H, Sigma_XX, epsilon, delta,
-        convention=convention)`` (or a :class:`~ssa_privacy.privacy.LinearGaussianMechanism`
-        on ``model.H``). The noise makes the linear mechanism ``Y = H X + V``,
-        ``V ~ N(0, Theta)``, (epsilon, delta)-PML private for a prior
-        ``X ~ N(state, Sigma_XX)``.
-
-        Parameters
-        ----------
-        state : array_like, shape (6,)
-            Linearisation point, e.g. a filter's predicted ECI state (km, km/s).
-        time : float
-            Time (s since epoch).
-        earth : EarthRotation
-            The Earth's orientation.
-        Sigma_XX : array_like, shape (6, 6)
-            Prior covariance of the private state (km^2, km^2/s, km^2/s^2), positive
-            definite.
-        epsilon : float
-            Leakage level (nats), above the necessary condition (9) for rank 4.
-        delta : float
-            Failure probability in (0, 1).
-        convention : {"exact", "paper"}
-            PML convention of the design (:doc:`/theory/pml`).
-
-        Returns
-        -------
-        Theta : ndarray, shape (4, 4)
-            ``kappa / (1 - kappa) H Sigma_XX H^T`` in measurement units squared (rad^2,
-            km^2, km^2/s^2 and products: a Gaussian mechanism needs no common unit).
-
-        Raises
-        ------
-        ValueError
-            On invalid inputs, a zenith geometry, or an epsilon below condition (9).
-
-        Notes
-        -----
-        [LKC] Corollary 3.7, (15). The guarantee is that of the linearised measurement;
-        the nonlinear one matches it to first order in the prior's spread over the range
-        (about 1e-3 for a km-level prior at 1000 km), see :doc:`/theory/orbits-and-sensors`.
-        """
-        from ssa_privacy.privacy.pml.design import linear_mechanism_noise
-
-        model = self.linearised_measurement(state, time, earth)
-        return linear_mechanism_noise(model.H, Sigma_XX, epsilon, delta, convention)
 
     def jacobian(self, states, times, earth):
         """Jacobian of :meth:`measure` with respect to the ECI state.

@@ -1,4 +1,4 @@
-"""One object's measurement stream over a window, and what its releases leak.
+"""One object's measurement stream over a window: the linearised maps of its passes.
 
 The private quantity of a catalogue object is its manoeuvre deviation x0 ~ N(0,
 Sigma_XX) at the start of the window. Measurement k of a pass (station s, time t_k)
@@ -9,26 +9,25 @@ sees it through the linearised map
 with ``H_s`` the station's measurement Jacobian at the nominal state
 (:meth:`~ssa_privacy.sensors.stations.GroundStation.jacobian`) and ``Phi`` the state
 transition of the J2 flow (:meth:`~ssa_privacy.orbits.propagator.J2Propagator.transition_matrices`).
-:func:`object_stream` builds these maps for every pass of every station;
-:func:`per_measurement_epsilons` gives the epsilon that a pass, and the whole window,
-reach when each measurement is privatized on its own for (epsilon, delta) about x0
-([LKC] Corollary 3.7 on ``C_k``), through :mod:`ssa_privacy.privacy.pml.stream`.
+:func:`object_stream` builds these maps for every pass of every station, on which the
+privacy stage designs (:mod:`ssa_privacy.privacy.pml.passes`; a sensor imports none of
+it).
 
 The maps are first order, and a day is long: for the ISS, a deviation of 100 m and 10
 cm/s per Hill axis leaves the linear prediction 0.5 km from the propagated deviated
 orbit after 24 h, and 1 km with 1 m/s (the scale of the ssa-network manoeuvre prior)
 53 km, through the along-track drift of the changed period (measured 2026-11-24). Over
 6 h and 100 m the range and range-rate predictions are within 1% of the change (a
-test). The leakage computed here is that of the linearised mechanism the stations
-design for; a tracking filter over a day must relinearise about its own estimate.
+test). The leakage of releases designed on these maps is that of the linearised
+mechanism the stations design for; a tracking filter over a day must relinearise about
+its own estimate.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from ssa_privacy.privacy.pml.design import linear_mechanism_noise
-from ssa_privacy.privacy.pml.stream import ReleaseStream, stream_leakage
+from ssa_privacy import _compat
 from ssa_privacy.sensors.visibility import passes, split_passes
 
 __all__ = [
@@ -36,7 +35,6 @@ __all__ = [
     "contacts",
     "object_stream",
     "passes_of",
-    "per_measurement_epsilons",
 ]
 
 
@@ -160,48 +158,6 @@ def contacts(found):
     return groups
 
 
-def per_measurement_epsilons(Sigma_XX, found, epsilon, delta, convention="exact"):
-    """Epsilon reached by each pass and by the window under per-measurement designs.
-
-    Parameters
-    ----------
-    Sigma_XX : array_like, shape (6, 6)
-        Prior covariance of x0 (km^2, km^2/s, km^2/s^2), positive definite.
-    found : list of Pass
-        The passes (:func:`object_stream`).
-    epsilon : float
-        The per-measurement level, nats: each measurement's noise is
-        ``linear_mechanism_noise(C_k, Sigma_XX, epsilon, delta)``.
-    delta : float
-        Failure probability in (0, 1).
-    convention : {"exact", "paper"}
-        Which leakage formula.
-
-    Returns
-    -------
-    pass_epsilons : ndarray, shape (len(found),)
-        The achieved epsilon of each pass's releases together (nats).
-    window_epsilon : float
-        The achieved epsilon of all passes together (nats); 0 without passes.
-
-    Raises
-    ------
-    ValueError
-        As :func:`~ssa_privacy.privacy.pml.design.linear_mechanism_noise` (an epsilon
-        below the necessary condition (9) for 4 rows) or
-        :func:`~ssa_privacy.privacy.pml.stream.stream_leakage`.
-
-    Notes
-    -----
-    The privacy noise alone is counted (the sensor noise is the data owner's, and a
-    conservative guarantee does not rely on it), as in the per-measurement design.
-    """
-    streams = [
-        ReleaseStream.of(p.C, linear_mechanism_noise(p.C, Sigma_XX, epsilon, delta, convention))
-        for p in found
-    ]
-    reached = [stream_leakage(Sigma_XX, s, delta, convention).epsilon for s in streams]
-    if not streams:
-        return np.array(reached), 0.0
-    window = stream_leakage(Sigma_XX, streams[0].merge(*streams[1:]), delta, convention)
-    return np.array(reached), window.epsilon
+def __getattr__(name):
+    """Serve the names that moved in 0.2 from their old place (with a warning)."""
+    return _compat.moved_attribute(__name__, name)

@@ -13,7 +13,7 @@ A study module defines
   ``--scheduler``, ``--dask-local`` and ``--resume``, and passes ``runner=``), and
 - ``run(out, seed, progress, **options)`` writing figures and results into ``out``
   through :class:`ssa_privacy.engine.output.StudyOutput` and returning a summary dict;
-  decorated with :func:`ssa_privacy.engine.output.transactional`, so that ``out`` is replaced
+  decorated with :func:`ssa_privacy.engine.transaction.transactional`, so that ``out`` is replaced
   as a whole only when the run completes.
 
 The command line adds ``--out``, ``--seed`` (unless ``USES_SEED`` is False),
@@ -31,6 +31,8 @@ import importlib
 import importlib.util
 import pkgutil
 from dataclasses import dataclass
+
+__all__ = ["StudyInfo", "load_study", "study_info", "study_names"]
 
 
 def study_names():

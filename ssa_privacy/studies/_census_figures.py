@@ -1,5 +1,7 @@
 """Figures of the census study ([TCB] Figures 8 and 9)."""
 
+from types import SimpleNamespace
+
 import matplotlib.pyplot as plt
 
 from ssa_privacy.studies._common import METHOD_COLOURS as COLOURS
@@ -9,6 +11,7 @@ __all__ = [
     "Y_LIMITS",
     "figure8",
     "figure9",
+    "figure_jobs",
 ]
 
 #: Vertical range of the panels (PINCP, 1e5 USD), as the authors' figures.
@@ -87,7 +90,7 @@ def figure8(design, features, rep, dropout, alphas):
 
 
 def figure9(design, features, releases, dropout, epsilons):
-    """Figure 9: one DP-cloaking release per epsilon (first replication) and Dropout, by AGEP and PUMA."""
+    """Figure 9: one DP-cloaking release per epsilon (replication 0) and Dropout, by AGEP, PUMA."""
 
     def draw(axis, epsilon, feature):
         x_test = design.data.X_test[:, feature]
@@ -102,3 +105,33 @@ def figure9(design, features, releases, dropout, epsilons):
         "DP-cloaking GP of census income, delta = 0.01 (sensitive region shaded)",
         draw,
     )
+
+
+def figure_jobs(design, rep, compared, features, alphas, epsilons):
+    """Figures 8 and 9 as jobs of :func:`ssa_privacy.engine.figures.save_figures`.
+
+    Parameters
+    ----------
+    design : census.Design
+        The study's design; only its data and sensitive test records are sent.
+    rep : dict
+        Replication 0 (``census.replicate``).
+    compared : dict
+        ``census.baselines``: the DP-cloaking releases and the Dropout prediction.
+    features : tuple
+        (input column, axis label, sensitive range) of each row of panels.
+    alphas, epsilons : sequence of float
+        The privacy-aware and DP-cloaking levels (the columns).
+
+    Returns
+    -------
+    dict
+        Stem -> (builder, keyword arguments).
+    """
+    drawn = SimpleNamespace(data=design.data, private_test=design.private_test)
+    first = {epsilon: values[0] for epsilon, values in compared["cloaking"]["values"].items()}
+    common = {"design": drawn, "features": features, "dropout": compared["dropout"]}
+    return {
+        "figure8_census": (figure8, {**common, "rep": rep, "alphas": alphas}),
+        "figure9_dp_cloaking": (figure9, {**common, "releases": first, "epsilons": epsilons}),
+    }

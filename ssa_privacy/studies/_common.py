@@ -1,4 +1,8 @@
-"""Helpers shared by the study modules: metrics, seeds, timing and plotting."""
+"""Helpers shared by the study modules: metrics, timing and plotting.
+
+A study's random numbers come from the package's one seed helper,
+:func:`ssa_privacy._internal.random.random_generator`, with the task's seed keys.
+"""
 
 import time
 from contextlib import contextmanager
@@ -9,7 +13,6 @@ __all__ = [
     "METHOD_COLOURS",
     "band",
     "mean_std",
-    "replication_rng",
     "rmse",
     "stopwatch",
 ]
@@ -35,11 +38,6 @@ def mean_std(values):
     """Mean and population standard deviation of a sequence (as in the papers' tables)."""
     values = np.asarray(values, dtype=float)
     return float(np.mean(values)), float(np.std(values))
-
-
-def replication_rng(seed, *keys):
-    """Independent generator for one replication, derived from the base seed and keys."""
-    return np.random.default_rng([seed, *keys])
 
 
 @contextmanager

@@ -16,10 +16,12 @@ replications. Choices, all documented in the study pages:
   claim), seeded by ``default_rng([seed, replication, SEED_KEY_OFFSET + epsilon index,
   ...])``;
 - the noise shape M depends only on C, so it is solved once per fitted GP
-  (:class:`ssa_privacy.privacy.dp_gp.cloaking.CloakingMechanism`, timed separately) and scaled
-  per epsilon with Hall et al.'s calibration ``c(delta) / epsilon`` (valid for
-  epsilon <= 1), through the mechanism's old-form calls, whose results (a
-  :class:`~ssa_privacy.privacy.dp_gp.release.DPRelease` per release) the studies record.
+  (:class:`~ssa_privacy.privacy.dp_gp.cloaking.CloakingMechanism`, timed separately) and
+  scaled per epsilon with Hall et al.'s calibration ``c(delta) / epsilon`` (valid for
+  epsilon <= 1): :meth:`CloakingDesign.at_level` is the mechanism at one level, and every
+  release is that mechanism's ``release(y, seed=...)``, a
+  :class:`~ssa_privacy.privacy.mechanism.Release` with its certificate, which the studies
+  record (:func:`release_record`; the class: :data:`MECHANISM`).
 """
 
 import time
@@ -27,6 +29,7 @@ import time
 import numpy as np
 
 from ssa_privacy.privacy.dp_gp.cloaking import CloakingMechanism
+from ssa_privacy.privacy.dp_gp.release import PrivacyCheck
 
 __all__ = [
     "CALIBRATION",
@@ -34,6 +37,7 @@ __all__ = [
     "CloakingDesign",
     "DELTA",
     "EPSILONS",
+    "MECHANISM",
     "METHOD",
     "NEIGHBOURING",
     "SEED_KEY_OFFSET",
@@ -51,6 +55,8 @@ EPSILONS = (0.3, 0.5, 1.0)
 DELTA = 0.01
 CALIBRATION = "hall"
 METHOD = "dp-cloaking"
+#: The mechanism class of every DP-cloaking release.
+MECHANISM = CloakingMechanism
 #: Added to the epsilon index in the seed keys, so that the DP streams never coincide
 #: with the privacy-aware ones (whose third key is the alpha index 0, 1, 2).
 SEED_KEY_OFFSET = 100
@@ -102,7 +108,7 @@ class CloakingDesign:
     Attributes
     ----------
     mechanism : ssa_privacy.privacy.dp_gp.cloaking.CloakingMechanism
-        Cloaking matrix and optimal noise shape M, solved once.
+        Cloaking matrix and optimal noise shape M, solved once, without a privacy level.
     time_s : float
         Wall-clock time of that solve (s).
     """
@@ -123,15 +129,41 @@ class CloakingDesign:
         """The noise shape, shape (m, m)."""
         return self.mechanism.M
 
+    def at_level(self, epsilon, sensitivity, mean=0.0):
+        """The mechanism at (epsilon, :data:`DELTA`) with Hall's calibration.
+
+        The ellipsoid is the one solved in the constructor; the noise is scaled (and
+        certified) at each call.
+
+        Parameters
+        ----------
+        epsilon : float
+            Privacy parameter, in (0, 1].
+        sensitivity : float
+            d (output units).
+        mean : float
+            The GP's constant prior mean (public).
+
+        Returns
+        -------
+        ssa_privacy.privacy.dp_gp.cloaking.CloakingMechanism
+            Its noise covariance is ``noise_scale^2 M``.
+        """
+        return self.mechanism.at(epsilon, DELTA, sensitivity, calibration=CALIBRATION, mean=mean)
+
     def noise_scale(self, epsilon, sensitivity):
-        """Standard-deviation multiplier of M at :data:`DELTA` (see the mechanism)."""
-        return self.mechanism.noise_scale(epsilon, DELTA, sensitivity, CALIBRATION)
+        """Standard-deviation multiplier of M at (epsilon, :data:`DELTA`) (see :meth:`at_level`)."""
+        return self.at_level(epsilon, sensitivity).noise_scale
 
     def release(self, y, mean, epsilon, sensitivity, rng):
-        """One release at (epsilon, :data:`DELTA`), with its check (see the mechanism)."""
-        return self.mechanism.release(
-            y, epsilon, DELTA, sensitivity, rng, mean=mean, calibration=CALIBRATION
-        )
+        """One release at (epsilon, :data:`DELTA`): the mechanism's ``release(y, seed=rng)``.
+
+        Returns
+        -------
+        ssa_privacy.privacy.mechanism.Release
+            The values at the test inputs and the certificate.
+        """
+        return self.at_level(epsilon, sensitivity, mean).release(y, seed=rng)
 
     def record(self):
         """The mechanism's record plus the design time, for ``results.json``."""
@@ -174,8 +206,14 @@ def mse_z_score(errors, bias, covariance):
 
 
 def release_record(release, replication, seed_keys, **labels):
-    """One release's (epsilon, delta), its check and the seed that drew it."""
-    return {**labels, "replication": replication, "seed_keys": list(seed_keys), **release.record()}
+    """One release's (epsilon, delta), its certificate's check and the seed that drew it.
+
+    ``release`` is a :class:`~ssa_privacy.privacy.mechanism.Release`; its certificate is
+    recorded in the flat form of :meth:`PrivacyCheck.record` (``mechanism``, ``epsilon``,
+    ``delta``, ``check_passed`` and ``check_*`` evidence).
+    """
+    check = PrivacyCheck.from_certificate(release.certificate).record()
+    return {**labels, "replication": replication, "seed_keys": list(seed_keys), **check}
 
 
 def row_label(row):

@@ -14,8 +14,8 @@ import math
 import os
 from pathlib import Path
 
-from ssa_privacy.engine.output import check_output_folder
 from ssa_privacy.engine.runner import SCHEDULER_PATTERN
+from ssa_privacy.engine.transaction import check_output_folder
 
 __all__ = [
     "add_data_folder",
@@ -256,7 +256,7 @@ def output_folder(text):
     argparse.ArgumentTypeError
         If the folder is empty, a file, the current directory or above it, a folder
         holding other files than a study's output, or in a folder that is not writable
-        (see :func:`ssa_privacy.engine.output.check_output_folder`).
+        (see :func:`ssa_privacy.engine.transaction.check_output_folder`).
     """
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a folder, got an empty string")

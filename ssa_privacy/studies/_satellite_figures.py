@@ -114,7 +114,7 @@ def figure_privacy_aware(design, rep, alphas, dropout=None, title="Privacy-aware
 
 
 def figure_replications(design, reps, alphas):
-    """Figure 4: replication mean of the privacy-aware mean with a 96% band, and the non-private GP."""
+    """Figure 4: replication mean of the privacy-aware mean (96% band), the non-private GP."""
     figure, axes = _grid(4, len(alphas), f"Privacy-aware GP over {len(reps)} replications")
     for j, alpha in enumerate(alphas):
         for c in range(4):
@@ -200,14 +200,31 @@ def figure_dp_cloaking(design, cloaking, dropout, epsilons, window=None):
     return figure
 
 
-def figure_jobs(design, reps, dropout, zero_design, zero_rep, alphas, cloaking, epsilons):
+def figure_jobs(design, reps, compared, alphas, epsilons):
     """Figures 2-7 as jobs of :func:`ssa_privacy.engine.figures.save_figures` (stem -> builder).
 
-    Only what each figure draws is passed (the privacy-aware means of the replications,
-    the DP-cloaking values and standard deviations), so that a worker receives little.
+    Parameters
+    ----------
+    design : satellite.Design
+        The study's design.
+    reps : list of dict
+        The replications of Figures 4-5 (``satellite.replicate``).
+    compared : dict
+        ``satellite.baselines``: the DP-cloaking results, the Dropout means and the
+        zero-mean design with its replication.
+    alphas, epsilons : sequence of float
+        The privacy-aware and DP-cloaking levels (the figures' columns).
+
+    Returns
+    -------
+    dict
+        Stem -> (builder, keyword arguments). Only what each figure draws is passed (the
+        privacy-aware means of the replications, the DP-cloaking values and standard
+        deviations), so that a worker receives little.
     """
     means = [{"pa_mean": r["pa_mean"]} for r in reps]
-    dp = {"values": cloaking["values"], "sd": cloaking["sd"]}
+    dp = {"values": compared["cloaking"]["values"], "sd": compared["cloaking"]["sd"]}
+    dropout = compared["dropout"]
     shown = {key: reps[0][key] for key in ("W", "pa_mean", "pa_var", "stationary")}
     return {
         "figure2_trajectory": (figure_trajectory, {"design": design}),
@@ -240,8 +257,8 @@ def figure_jobs(design, reps, dropout, zero_design, zero_rep, alphas, cloaking, 
         "figure7_zero_mean": (
             figure_privacy_aware,
             {
-                "design": zero_design,
-                "rep": zero_rep,
+                "design": compared["zero_design"],
+                "rep": compared["zero_rep"],
                 "alphas": alphas,
                 "title": "Privacy-aware GP with zero prior mean",
             },

@@ -10,41 +10,44 @@ scenario):
    truth, the J2 propagation of ``nominal + x0``;
 3. the passes of every station over the nominal track (the stations schedule them from
    the public element set; a stretch in view longer than the scenario's longest pass is
-   cut into passes of that length), their sensor noise and standard normals for the
-   privacy noise, drawn once per object and shared by every level (common random
-   numbers);
-4. per level and pass-level designer, every pass's noise
-   (:func:`~ssa_privacy.privacy.pml.passes.pass_noise`), its achieved epsilon and the day's
-   (privacy noise alone; for "none", the sensor noise, which is all there is);
+   cut into passes of that length) and their sensor noise;
+4. per level and pass-level designer, every pass's mechanism
+   (:meth:`PassMechanism.design <ssa_privacy.privacy.pml.passes.PassMechanism.design>`),
+   its achieved epsilon and the day's, from the accountant that composes the passes'
+   streams (privacy noise alone; for "none", the sensor noise, which is all there is);
+   every pass is released through its mechanism's ``release``, with the same standard
+   normals at every level (common random numbers);
 5. the fusion centre's extended Kalman filters of all levels at once
    (:func:`~ssa_privacy.estimation.ekf.track_contacts`) and their RMSE against the truth
    over the evaluation grid;
 6. the epsilon that today's per-measurement designs reach over a pass and the day.
 
 Random streams: ``default_rng([seed, norad_id, 0])`` draws x0, ``[seed, norad_id, 1]``
-the sensor noise and ``[seed, norad_id, 2]`` the privacy normals, so an object's random
-numbers do not depend on the batch it is in, nor on the runner (its tracks are
+the sensor noise and ``[seed, norad_id, 2]`` the privacy normals (each privatized level
+releases its passes, in order, from a fresh generator of these keys), so an object's
+random numbers do not depend on the batch it is in, nor on the runner (its tracks are
 integrated with the others of its batch, which changes them at round-off only).
 """
 
 import numpy as np
 from scipy import linalg
 
+from ssa_privacy._internal.random import random_generator
 from ssa_privacy.estimation.ekf import ContactMeasurements, track_contacts
 from ssa_privacy.estimation.ukf import measurement_residual
 from ssa_privacy.orbits.catalog import regime, sgp4_states
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
 from ssa_privacy.orbits.tle import ElementSet
-from ssa_privacy.privacy.pml.passes import DESIGNERS, pass_noise
-from ssa_privacy.privacy.pml.stream import ReleaseStream, stream_leakage
-from ssa_privacy.sensors.streams import contacts, passes_of, per_measurement_epsilons
-from ssa_privacy.studies._common import replication_rng
+from ssa_privacy.privacy.pml.passes import DESIGNERS, PassMechanism, per_measurement_epsilons
+from ssa_privacy.privacy.pml.stream import ReleaseStream
+from ssa_privacy.sensors.streams import contacts, passes_of
 
 __all__ = [
     "NO_PRIVACY",
     "TRUTH_TOLERANCE",
     "catalog_task",
     "certificate_counts",
+    "release_passes",
 ]
 
 #: Integration tolerance (rtol = atol) of the nominal tracks and of the truth.
@@ -53,75 +56,107 @@ NO_PRIVACY = "none"
 
 
 def _object_setup(scenario, element_set, nominal, Phi, seed):
-    """Prior, truth start, passes and random draws of one object."""
+    """Prior, truth start, passes and sensor noise of one object."""
     norad = int(element_set.catalogue_number)
     Sigma_XX = manoeuvre_prior(nominal[0], 2.0 * np.pi / element_set.period)
-    x0 = np.linalg.cholesky(Sigma_XX) @ replication_rng(seed, norad, 0).standard_normal(6)
+    x0 = np.linalg.cholesky(Sigma_XX) @ random_generator((seed, norad, 0)).standard_normal(6)
     found = passes_of(
         nominal, Phi, scenario.times, scenario.stations, scenario.earth, scenario.longest_pass
     )
-    sensor, privacy = replication_rng(seed, norad, 1), replication_rng(seed, norad, 2)
-    draws = [
-        (
-            sensor.standard_normal((len(p.indices), 4)) * np.sqrt(np.diag(p.R)),
-            privacy.standard_normal(4 * len(p.indices)),
-        )
-        for p in found
-    ]
-    return norad, Sigma_XX, x0, found, draws
+    sensor = random_generator((seed, norad, 1))
+    noise = [sensor.standard_normal((len(p.indices), 4)) * np.sqrt(np.diag(p.R)) for p in found]
+    return norad, Sigma_XX, x0, found, noise
 
 
-def _level_noises(scenario, Sigma_XX, found):
-    """Per filter (none, then each epsilon x designer): pass noises and privacy figures.
+def _level_mechanisms(scenario, Sigma_XX, found):
+    """Per filter (none, then each epsilon x designer): pass mechanisms and privacy figures.
 
-    With no pass, every filter has no noise and leaks nothing: it predicts alone."""
+    With no pass, every filter has no mechanism and leaks nothing: it predicts alone."""
     filters = [(NO_PRIVACY, None, None)]
     filters += [(f"{e:g}", e, d) for e in scenario.epsilons for d in DESIGNERS]
-    noises, accounts = [], []
+    mechanisms, accounts = [], []
     for _, epsilon, designer in filters:
         if epsilon is None:
             streams = [ReleaseStream.of(p.C, p.R) for p in found]
-            noises.append([None] * len(found))
+            mechanisms.append([None] * len(found))
         else:
             designs = [
-                pass_noise(p, Sigma_XX, epsilon, scenario.delta, designer, scenario.convention)
+                PassMechanism.design(
+                    p,
+                    Sigma_XX,
+                    epsilon,
+                    scenario.delta,
+                    designer=designer,
+                    convention=scenario.convention,
+                )
                 for p in found
             ]
             streams = [d.stream for d in designs]
-            noises.append(designs)
+            mechanisms.append(designs)
         accounts.append(_account(scenario, Sigma_XX, streams))
-    return filters, noises, accounts
+    return filters, mechanisms, accounts
 
 
 def _account(scenario, Sigma_XX, streams):
-    """Largest achieved epsilon of a pass, and that of the day (all passes), nats."""
+    """Largest achieved epsilon of a pass, and that of the day (the passes composed), nats."""
     if not streams:
         return 0.0, 0.0
-    leak = [stream_leakage(Sigma_XX, s, scenario.delta, scenario.convention) for s in streams]
-    day = streams[0].merge(*streams[1:])
-    return (
-        max(item.epsilon for item in leak),
-        stream_leakage(Sigma_XX, day, scenario.delta, scenario.convention).epsilon,
-    )
+    level = (Sigma_XX, scenario.delta, scenario.convention)
+    day = streams[0].compose(*streams[1:])
+    return max(s.epsilon(*level) for s in streams), day.epsilon(*level)
 
 
-def _contact_measurements(scenario, nominal, truth, found, draws, noises):
-    """The releases of each contact for every filter (module docstring, step 5).
+def _measured(scenario, nominal, truth, found, noise):
+    """Each pass's sensor measurements (4 K,) and their nominal references.
 
-    A station measures the truth with sensor noise and adds its privacy noise; the
-    azimuth is released on the branch nearest to the nominal's (public) azimuth.
+    A station measures the truth with sensor noise; the azimuth is taken on the branch
+    nearest to the nominal's (public) azimuth.
     """
     measured, references = [], []
-    for item, (sensor, _) in zip(found, draws, strict=True):
+    for item, sensor in zip(found, noise, strict=True):
         station, t = scenario.stations[item.station], scenario.times[item.indices]
         reference = station.measure(nominal[item.indices], t, scenario.earth).ravel()
         clean = (station.measure(truth[item.indices], t, scenario.earth) + sensor).ravel()
         measured.append(reference + measurement_residual(clean, reference))
         references.append(reference)
+    return measured, references
+
+
+def release_passes(mechanisms, measured, keys):
+    """Per filter, every pass as released: through its mechanism, or as measured.
+
+    Parameters
+    ----------
+    mechanisms : list of list
+        Per filter, each pass's :class:`~ssa_privacy.privacy.pml.passes.PassMechanism`,
+        or None for the level without privacy.
+    measured : list of ndarray, shape (4 K,)
+        Each pass's sensor measurements.
+    keys : tuple of int
+        Seed keys of the privacy noise: each privatized filter releases its passes in
+        order from a fresh ``default_rng(keys)`` (common random numbers across filters).
+
+    Returns
+    -------
+    list of list
+        Per filter, per pass, the :class:`~ssa_privacy.privacy.mechanism.Release` or, for
+        the level without privacy, None.
+    """
+    out = []
+    for designs in mechanisms:
+        rng = random_generator(keys)
+        out.append(
+            [None if d is None else d.release(y, seed=rng) for d, y in zip(designs, measured)]
+        )
+    return out
+
+
+def _contact_measurements(found, measured, references, mechanisms, releases):
+    """The releases of each contact for every filter (module docstring, step 5)."""
     out = []
     for group in contacts(found):
         z, noise = [], []
-        for designs in noises:
+        for designs, released in zip(mechanisms, releases, strict=True):
             z_f, blocks = [], []
             for i in group:
                 sensor_cov = np.kron(np.eye(len(found[i].indices)), found[i].R)
@@ -129,8 +164,8 @@ def _contact_measurements(scenario, nominal, truth, found, draws, noises):
                     z_f.append(measured[i])
                     blocks.append(sensor_cov)
                 else:
-                    z_f.append(measured[i] + designs[i].sample(draws[i][1]))
-                    blocks.append(sensor_cov + designs[i].covariance)
+                    z_f.append(released[i].values)
+                    blocks.append(sensor_cov + designs[i].Theta)
             z.append(np.concatenate(z_f))
             noise.append(linalg.block_diag(*blocks))
         rows = [np.full(len(found[i].indices), found[i].station) for i in group]
@@ -150,29 +185,29 @@ def _contact_measurements(scenario, nominal, truth, found, draws, noises):
     return out
 
 
-def certificate_counts(filters, noises):
-    """Per privatized level and designer: the pass designs and those whose certificate passed.
+def certificate_counts(filters, releases):
+    """Per privatized level and designer: the pass releases and those whose certificate passed.
 
     Parameters
     ----------
     filters : list of tuple
-        ``(label, epsilon, designer)`` per filter, as :func:`_level_noises` gives them.
-    noises : list of list
-        Per filter, the pass designs (:class:`~ssa_privacy.privacy.pml.passes.PassNoise`), or
-        None for the level without privacy.
+        ``(label, epsilon, designer)`` per filter, as :func:`_level_mechanisms` gives them.
+    releases : list of list
+        Per filter, the passes' releases (:func:`release_passes`).
 
     Returns
     -------
     dict
-        ``{label: {designer: {"designs": int, "passed": int}}}``.
+        ``{label: {designer: {"designs": int, "passed": int}}}``: a pass has one design
+        per level and designer, and one release of it.
     """
     counts = {}
-    for (label, _, designer), designs in zip(filters, noises, strict=True):
+    for (label, _, designer), released in zip(filters, releases, strict=True):
         if designer is None:
             continue
         counts.setdefault(label, {})[designer] = {
-            "designs": len(designs),
-            "passed": sum(bool(d.certificate.passed) for d in designs),
+            "designs": len(released),
+            "passed": sum(bool(r.certificate.passed) for r in released),
         }
     return counts
 
@@ -257,7 +292,8 @@ def catalog_task(scenario, elements, seed):
         ``rows`` (one per object and level; an object without a pass has ``passes =
         measurements = 0``, leakage 0 and the RMSE of the prediction alone),
         ``per_measurement`` (one per object and per-measurement level),
-        ``certificates`` (per object, :func:`certificate_counts`) and
+        ``certificates`` (per object, :func:`certificate_counts`), ``mechanisms`` (the
+        class of the mechanism that released each designer's passes) and
         ``sgp4_difference_km`` (J2 nominal against SGP4 at the end of the window, per
         object).
     """
@@ -270,11 +306,13 @@ def catalog_task(scenario, elements, seed):
     setups = [_object_setup(scenario, e, nominal[i], Phi[i], seed) for i, e in enumerate(sets)]
     starts = np.array([nominal[i, 0] + s[2] for i, s in enumerate(setups)])
     truths = scenario.propagator.propagate_many(times, starts, TRUTH_TOLERANCE, TRUTH_TOLERANCE)
-    rows, per_measurement, certificates = [], [], []
-    for i, (norad, Sigma_XX, _, found, draws) in enumerate(setups):
-        filters, noises, accounts = _level_noises(scenario, Sigma_XX, found)
-        certificates.append(certificate_counts(filters, noises))
-        measured = _contact_measurements(scenario, nominal[i], truths[i], found, draws, noises)
+    rows, per_measurement, certificates, used = [], [], [], {}
+    for i, (norad, Sigma_XX, _, found, noise) in enumerate(setups):
+        filters, mechanisms, accounts = _level_mechanisms(scenario, Sigma_XX, found)
+        measured, references = _measured(scenario, nominal[i], truths[i], found, noise)
+        releases = release_passes(mechanisms, measured, (seed, norad, 2))
+        certificates.append(certificate_counts(filters, releases))
+        contact = _contact_measurements(found, measured, references, mechanisms, releases)
         estimates, rejected = track_contacts(
             scenario.propagator,
             scenario.earth,
@@ -282,17 +320,20 @@ def catalog_task(scenario, elements, seed):
             times,
             nominal[i, 0],
             Sigma_XX,
-            measured,
+            contact,
             scenario.evaluate,
             filters=len(filters),
         )
         position, velocity = _rmse(estimates - truths[i][scenario.evaluate])
         rows += _rows(scenario, sets[i], found, filters, accounts, (position, velocity, rejected))
         per_measurement += _per_measurement(scenario, norad, Sigma_XX, found)
+        for (_, _, designer), designs in zip(filters, mechanisms, strict=True):
+            used.update({f"pass ({designer})": type(d).__name__ for d in designs if d is not None})
     difference = np.linalg.norm(nominal[:, -1, :3] - sgp4[:, 1, :3], axis=-1)
     return {
         "rows": rows,
         "per_measurement": per_measurement,
         "certificates": certificates,
+        "mechanisms": used,
         "sgp4_difference_km": difference.tolist(),
     }

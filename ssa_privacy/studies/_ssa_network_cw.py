@@ -13,6 +13,7 @@ private.
 import numpy as np
 from scipy import linalg
 
+from ssa_privacy._internal.random import random_generator
 from ssa_privacy.estimation.kalman import (
     empirical_error_covariance,
     error_covariance_bounds,
@@ -20,6 +21,7 @@ from ssa_privacy.estimation.kalman import (
 )
 from ssa_privacy.privacy.pml.design import linear_mechanism_noise
 from ssa_privacy.privacy.pml.leakage import linear_mechanism_covariances, pml_margin
+from ssa_privacy.studies._ssa_network_ukf import STATIONS
 
 __all__ = [
     "CW_SENSOR_STD",
@@ -27,6 +29,7 @@ __all__ = [
     "cw_designs",
     "cw_filter_row",
     "cw_row",
+    "cw_task",
     "implied_epsilon",
 ]
 
@@ -133,3 +136,17 @@ def cw_filter_row(scenario, options, noise, station, eps, rng):
     plant = scenario.cw_plant(C_POSITION, options["cw_dt"])
     epsilon = None if eps is None else eps[station]
     return cw_row(plant, noise + sensor, epsilon, scenario, options, rng)
+
+
+def cw_task(scenario, options, level, station, noise, seed_keys):
+    """One row of the CW table: a station's filter (``station`` its index) or, with
+    ``station`` None, the fusion's, at level index ``level``; the simulation draws from
+    ``default_rng(seed_keys)``."""
+    label, eps = scenario.levels[level]
+    rng = random_generator(seed_keys)
+    name = "fusion" if station is None else STATIONS[station].name
+    return {
+        "level": label,
+        "filter": name,
+        **cw_filter_row(scenario, options, noise, station, eps, rng),
+    }

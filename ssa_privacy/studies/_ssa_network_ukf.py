@@ -1,16 +1,19 @@
 """The UKF part of the ssa-network study: truths, the filter runs and their table rows.
 
 Part 1 of :mod:`ssa_privacy.studies.ssa_network` (its docstring describes the
-scenario); the study module builds the tasks, this one runs and summarises them.
+scenario); the study module builds the tasks, this one runs and summarises them. Every
+privatized measurement is released through its station's mechanism
+(:meth:`~ssa_privacy.studies.ssa_network.Scenario.station_mechanism`), whose
+certificate is counted.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
+from ssa_privacy._internal.random import random_generator
 from ssa_privacy.estimation.ukf import OrbitTracker
 from ssa_privacy.sensors.stations import GroundStation
-from ssa_privacy.studies._common import replication_rng
 
 __all__ = [
     "FILTER_PSD",
@@ -43,8 +46,9 @@ class Tracking:
 
     ``times`` are the filter epochs (s), ``evaluate`` marks the regular epochs after the
     burn-in used by the RMSE, ``truth`` is run 0's true state, and ``results[level]``
-    holds per-run ``errors`` (R, m, 6), covariances ``P`` (R, m, 6, 6) and the privacy
-    noise standard deviations of range.
+    holds per-run ``errors`` (R, m, 6), covariances ``P`` (R, m, 6, 6), the privacy
+    noise standard deviations of range and ``releases``, the privatized measurements'
+    count, how many certificates passed and the mechanisms' classes.
     """
 
     times: np.ndarray
@@ -59,7 +63,7 @@ def _truths(scenario, runs, seed):
     L = np.linalg.cholesky(scenario.prior_eci(scenario.nominal[0]))
     starts = np.array(
         [
-            scenario.nominal[0] + L @ replication_rng(seed, r, 0).standard_normal(6)
+            scenario.nominal[0] + L @ random_generator((seed, r, 0)).standard_normal(6)
             for r in range(runs)
         ]
     )
@@ -74,8 +78,9 @@ def _grid(visible, dt, gap_step):
 
 
 def _measurements(scenario, level, truth, time, seen, x_pred, rngs):
-    """Privatized measurements and their covariances of the visible stations at one epoch."""
-    z, R, range_std = [], [], []
+    """Privatized measurements and their covariances of the visible stations at one epoch,
+    the privacy noises' range standard deviations and the releases."""
+    z, R, range_std, releases = [], [], [], []
     for s in seen:
         station = STATIONS[s]
         z_s = station.measure(truth, time, scenario.earth)
@@ -83,15 +88,16 @@ def _measurements(scenario, level, truth, time, seen, x_pred, rngs):
         R_s = station.noise_covariance
         if level is not None:
             model = station.linearised_measurement(x_pred, time, scenario.earth)
-            Theta = scenario.station_noise(model, level[s])
-            # Cholesky factor times standard normals (not gaussian_mechanism's eigenvectors,
-            # whose signs may flip): the same draws at every level, smoothly scaled.
-            z_s = z_s + np.linalg.cholesky(Theta) @ rngs[1].standard_normal(4)
+            Theta, mechanism = scenario.station_mechanism(model, level[s])
+            # The mechanism scales standard normals by Theta's Cholesky factor (not by
+            # eigenvectors, whose signs may flip): the same draws at every level.
+            releases.append((mechanism, mechanism.release(z_s, seed=rngs[1])))
+            z_s = releases[-1][1].values
             R_s = R_s + Theta
             range_std.append(np.sqrt(Theta[2, 2]))
         z.append(z_s)
         R.append(R_s)
-    return np.array(z), R, range_std
+    return np.array(z), R, range_std, releases
 
 
 def _track(scenario, times, level, truth, visible, rngs):
@@ -106,16 +112,20 @@ def _track(scenario, times, level, truth, visible, rngs):
         FILTER_TOLERANCE,
     )
     errors, covariances, range_std = [], [], []
+    releases = {"releases": 0, "passed": 0, "mechanisms": set()}
     for k, t in enumerate(times):
         tracker.predict(t)
         seen = np.flatnonzero(visible[k])
         if seen.size:
-            z, R, stds = _measurements(scenario, level, truth[k], t, seen, tracker.x, rngs)
+            z, R, stds, made = _measurements(scenario, level, truth[k], t, seen, tracker.x, rngs)
             tracker.update([STATIONS[s] for s in seen], z, R)
             range_std.extend(stds)
+            releases["releases"] += len(made)
+            releases["passed"] += sum(bool(r.certificate.passed) for _, r in made)
+            releases["mechanisms"].update(type(m).__name__ for m, _ in made)
         errors.append(tracker.x - truth[k])
         covariances.append(tracker.P)
-    return np.array(errors), np.array(covariances), range_std
+    return np.array(errors), np.array(covariances), range_std, releases
 
 
 @dataclass
@@ -145,21 +155,33 @@ def ukf_setup(scenario, options, seed):
     return UKFSetup(times, evaluate, truth[:, index], visible[:, index])
 
 
-def ukf_run(scenario, options, times, level, truth, visible, seed, run):
-    """One UKF run at one level: its sensor and privacy noise come from ``default_rng([seed,
-    run, 1])`` and ``default_rng([seed, run, 2])``, the same at every level."""
-    rngs = (replication_rng(seed, run, 1), replication_rng(seed, run, 2))
+def ukf_run(scenario, options, times, level, truth, visible, seed_keys):
+    """One UKF run at one level: with ``seed_keys = (seed, run)``, its sensor and privacy
+    noise come from ``default_rng([seed, run, 1])`` and ``default_rng([seed, run, 2])``,
+    the same at every level.
+
+    Returns the errors (m, 6), covariances (m, 6, 6), privacy range standard deviations
+    and the count of releases, of passing certificates and the mechanisms' classes."""
+    rngs = (random_generator((*seed_keys, 1)), random_generator((*seed_keys, 2)))
     return _track(scenario, times, level, truth, visible, rngs)
 
 
 def tracking(scenario, setup, runs):
     """The UKF runs (level-major, as :func:`_ukf_tasks` lists them) gathered per level."""
-    results = {label: {"errors": [], "P": [], "range_std": []} for label, _ in scenario.levels}
+    results = {
+        label: {"errors": [], "P": [], "range_std": [], "releases": {"releases": 0, "passed": 0}}
+        for label, _ in scenario.levels
+    }
     labels = [label for label, _ in scenario.levels for _ in range(len(setup.truth))]
-    for label, (errors, covariances, stds) in zip(labels, runs, strict=True):
-        results[label]["errors"].append(errors)
-        results[label]["P"].append(covariances)
-        results[label]["range_std"].extend(stds)
+    for label, (errors, covariances, stds, releases) in zip(labels, runs, strict=True):
+        entry = results[label]
+        entry["errors"].append(errors)
+        entry["P"].append(covariances)
+        entry["range_std"].extend(stds)
+        entry["releases"]["releases"] += releases["releases"]
+        entry["releases"]["passed"] += releases["passed"]
+        classes = entry["releases"].setdefault("mechanisms", [])
+        entry["releases"]["mechanisms"] = sorted({*classes, *releases["mechanisms"]})
     return Tracking(setup.times, setup.evaluate, setup.truth[0], results)
 
 

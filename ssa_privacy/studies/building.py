@@ -11,20 +11,22 @@ the optimal noise is the closed form (36). The study
   the exact one (smaller noise, same guarantee), written to ``design.json``;
 - checks the guarantee by Monte Carlo: P[l(X -> Y) <= epsilon_i] for the true (exact) PML
   and for the paper's formula, against 1 - delta;
-- simulates the zones, filters the privatized outputs (Figure 2: true state and Kalman
-  estimate per zone) and aggregates them (Figure 3: true and privatized average).
+- simulates the zones, releases their outputs through the design's mechanism (one
+  ``LinearGaussianMechanism`` release of the three zones, certified in ``results.json``),
+  filters the privatized outputs (Figure 2: true state and Kalman estimate per zone) and
+  aggregates them (Figure 3: true and privatized average).
 """
 
 import numpy as np
 
-from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.output import StudyOutput
 from ssa_privacy.engine.runner import Runner, Task
+from ssa_privacy.engine.transaction import transactional
 from ssa_privacy.estimation.kalman import filter_outputs, steady_state
 from ssa_privacy.plants import network, zone_temperature_plants
+from ssa_privacy.privacy.notions import CONVENTIONS
 from ssa_privacy.privacy.pml.aggregation import design_aggregation
 from ssa_privacy.privacy.pml.leakage import (
-    CONVENTIONS,
-    gaussian_mechanism,
     leakage_probability,
     linear_mechanism_covariances,
     monte_carlo_leakage_probability,
@@ -66,11 +68,8 @@ def add_arguments(parser):
         default=100,
         help="time steps of the simulated trajectories (default: 100)",
     )
-    parser.add_argument(
-        "--mc-samples",
-        type=opt.positive_int,
-        default=400_000,
-        help="Monte Carlo draws per zone and convention for P[l <= epsilon] (default: 400000)",
+    opt.add_mc_samples(
+        parser, 400_000, "Monte Carlo draws per zone and convention for P[l <= epsilon]"
     )
 
 
@@ -140,46 +139,65 @@ def _leakage_tasks(designs, seed):
     """One task per (convention, zone); row j draws from ``default_rng([seed, j + 1])``."""
     cases = [(conv, i) for conv in designs for i in range(len(EPSILON))]
     return [
-        Task(
-            ("convention", conv, "zone", i + 1),
-            {"convention": conv, "zone": i, "seed_keys": keys},
-            keys,
-        )
+        Task(("convention", conv, "zone", i + 1), {"convention": conv, "zone": i}, (seed, j + 1))
         for j, (conv, i) in enumerate(cases)
-        for keys in [(seed, j + 1)]
     ]
 
 
 def _simulate(designs, steps, rng):
-    """One trajectory of the zones; privatized outputs and Kalman estimates per design."""
+    """One trajectory of the zones; per design, the zones' release of their outputs (one
+    :meth:`~ssa_privacy.privacy.pml.aggregation.AggregationDesign.network_mechanism`
+    release, seeded by a draw of ``rng``), its Kalman estimates and certificate."""
     plant = network(zone_temperature_plants([A_ZONE] * len(EPSILON), Q_ZONE))
     X = plant.simulate(steps, rng=rng)[0]
     noise_seed = int(rng.integers(2**63))
     runs = {}
     for conv, design in designs.items():
         Theta = np.diag(design.Theta[:, 0, 0])
-        Y = gaussian_mechanism(X @ plant.C.T, Theta, np.random.default_rng(noise_seed))
-        X_hat, _ = filter_outputs(plant, Theta, Y)
-        runs[conv] = {"Y": Y, "X_hat": X_hat, "P": np.diag(steady_state(plant, Theta).P)}
+        release = design.network_mechanism().release(X @ plant.C.T, seed=noise_seed)
+        X_hat, _ = filter_outputs(plant, Theta, release.values)
+        runs[conv] = {
+            "Y": release.values,
+            "X_hat": X_hat,
+            "P": np.diag(steady_state(plant, Theta).P),
+            "certificate": release.certificate.record(),
+        }
     return X, runs
 
 
-def _figures(output, X, runs, designs):
+def _release_records(runs):
+    """The class and certificate of each design's release of the zones' outputs."""
+    return {
+        conv: {"mechanism": "LinearGaussianMechanism", **run["certificate"]}
+        for conv, run in runs.items()
+    }
+
+
+def _kalman_columns(rows, X, runs):
+    """Add each row's steady-state Kalman variance and the empirical RMSE of its zone."""
+    for row in rows:
+        conv, i = row["design_convention"], row["zone"] - 1
+        row["P_kalman_steady_state"] = runs[conv]["P"][i]
+        row["kalman_rmse_empirical"] = float(
+            np.sqrt(np.mean((runs[conv]["X_hat"][:, i] - X[:, i]) ** 2))
+        )
+    return rows
+
+
+_STYLES = {"paper": dict(color="tab:red", ls="--"), "exact": dict(color="tab:blue", ls="-")}
+
+
+def _state_figure(output, X, runs, designs):
+    """[LKC] Figure 2: the true state and the Kalman estimate of each zone."""
     import matplotlib.pyplot as plt
 
     time = np.arange(len(X))
-    styles = {"paper": dict(color="tab:red", ls="--"), "exact": dict(color="tab:blue", ls="-")}
     fig, axes = plt.subplots(len(EPSILON), 1, figsize=(7, 7), sharex=True)
     for i, ax in enumerate(axes):
         ax.plot(time, X[:, i], color="black", lw=1.5, label="true state")
         for conv, run in runs.items():
-            ax.plot(
-                time,
-                run["X_hat"][:, i],
-                lw=1,
-                **styles[conv],
-                label=f"Kalman estimate, {conv} convention",
-            )
+            label = f"Kalman estimate, {conv} convention"
+            ax.plot(time, run["X_hat"][:, i], lw=1, **_STYLES[conv], label=label)
         thetas = ", ".join(f"Theta_{conv} = {designs[conv].Theta[i, 0, 0]:.3g}" for conv in runs)
         ax.set_title(
             f"zone {i + 1}: epsilon = {EPSILON[i]:g}, delta = {DELTA:g}; {thetas} (K^2)", fontsize=9
@@ -190,22 +208,86 @@ def _figures(output, X, runs, designs):
     fig.suptitle("[LKC] Figure 2: true state and Kalman estimate per zone")
     output.save_figure(fig, "fig2_state_estimates")
 
-    weights = np.full(len(EPSILON), L_ZONE)
+
+def _aggregate_figure(output, X, runs, designs):
+    """[LKC] Figure 3: the true and the privatized aggregate."""
+    import matplotlib.pyplot as plt
+
+    time, weights = np.arange(len(X)), np.full(len(EPSILON), L_ZONE)
     fig, ax = plt.subplots(figsize=(7, 3.5))
     ax.plot(time, X @ weights, color="black", lw=1.5, label="true aggregate sum_i L_i C_i X_i")
     for conv, run in runs.items():
-        ax.plot(
-            time,
-            run["Y"] @ weights,
-            lw=1,
-            **styles[conv],
-            label=f"privatized aggregate, {conv} convention (J = {designs[conv].J:.3g} K^2)",
-        )
+        label = f"privatized aggregate, {conv} convention (J = {designs[conv].J:.3g} K^2)"
+        ax.plot(time, run["Y"] @ weights, lw=1, **_STYLES[conv], label=label)
     ax.set_xlabel("time step k")
     ax.set_ylabel("aggregate (K)")
     ax.legend(fontsize=7)
     ax.set_title("[LKC] Figure 3: true and privatized aggregate")
     output.save_figure(fig, "fig3_aggregate")
+
+
+def _parameters(seed, steps, mc_samples):
+    """The run's parameters and seed scheme, for ``results.json``."""
+    return dict(
+        seed=seed,
+        steps=steps,
+        mc_samples=mc_samples,
+        a=A_ZONE,
+        C=C_ZONE,
+        L=L_ZONE,
+        Q=Q_ZONE,
+        epsilon=EPSILON,
+        delta=DELTA,
+        seed_scheme="Monte Carlo row j: default_rng([seed, j + 1]); trajectory: "
+        "default_rng([seed, 0])",
+    )
+
+
+def _design_record(designs):
+    """``design.json``: the priors, each convention's Theta, kappa, J and Q, and whether
+    the paper convention reproduces the Theta [LKC] reports."""
+    theta = {conv: designs[conv].Theta[:, 0, 0] for conv in designs}
+    return {
+        "Sigma_XX": designs["exact"].Sigma_XX[:, 0, 0],
+        "Sigma_XX_printed_in_paper": PAPER_SIGMA_XX_PRINTED,
+        "epsilon": EPSILON,
+        "delta": DELTA,
+        "Theta_reported_by_paper": PAPER_THETA,
+        "paper_convention_reproduces_reported_Theta": bool(
+            np.all(np.abs(theta["paper"] - PAPER_THETA) <= PRINTED_TOL)
+        ),
+        "reproduction_tolerance": PRINTED_TOL,
+        "exact_Theta_smaller": bool(np.all(theta["exact"] < theta["paper"])),
+        "conventions": {
+            conv: {"Theta": theta[conv], "kappa": d.kappa, "J": d.J, "Q": d.Q[:, 0, 0]}
+            for conv, d in designs.items()
+        },
+    }
+
+
+def _summary(design, rows, folder):
+    """The summary printed by the command."""
+    conventions = design["conventions"]
+    return {
+        "Sigma_XX": float(design["Sigma_XX"][0]),
+        "Theta_paper_convention": conventions["paper"]["Theta"].round(4).tolist(),
+        "Theta_reported_by_paper": list(PAPER_THETA),
+        "paper_convention_reproduces_reported_Theta": design[
+            "paper_convention_reproduces_reported_Theta"
+        ],
+        "Theta_exact_convention": conventions["exact"]["Theta"].round(5).tolist(),
+        "J": {conv: round(c["J"], 5) for conv, c in conventions.items()},
+        "P_exact_leak_le_eps_mc": {
+            conv: [
+                round(r["P_exact_leak_le_eps_mc"], 5)
+                for r in rows
+                if r["design_convention"] == conv
+            ]
+            for conv in conventions
+        },
+        "one_minus_delta": 1.0 - DELTA,
+        "out": str(folder),
+    }
 
 
 @transactional
@@ -237,37 +319,10 @@ def run(out, seed, progress, steps=100, mc_samples=400_000, runner=None):
         Summary: Sigma_XX, the designed and reported Theta, J and the Monte Carlo
         probabilities, and the output folder.
     """
-    parameters = dict(
-        seed=seed,
-        steps=steps,
-        mc_samples=mc_samples,
-        a=A_ZONE,
-        C=C_ZONE,
-        L=L_ZONE,
-        Q=Q_ZONE,
-        epsilon=EPSILON,
-        delta=DELTA,
-        seed_scheme="Monte Carlo row j: default_rng([seed, j + 1]); trajectory: "
-        "default_rng([seed, 0])",
-    )
+    parameters = _parameters(seed, steps, mc_samples)
     output = StudyOutput(out, "building", parameters)
     designs = _designs()
-    theta = {conv: designs[conv].Theta[:, 0, 0] for conv in designs}
-    reproduces = bool(np.all(np.abs(theta["paper"] - PAPER_THETA) <= PRINTED_TOL))
-    design = {
-        "Sigma_XX": designs["exact"].Sigma_XX[:, 0, 0],
-        "Sigma_XX_printed_in_paper": PAPER_SIGMA_XX_PRINTED,
-        "epsilon": EPSILON,
-        "delta": DELTA,
-        "Theta_reported_by_paper": PAPER_THETA,
-        "paper_convention_reproduces_reported_Theta": reproduces,
-        "reproduction_tolerance": PRINTED_TOL,
-        "exact_Theta_smaller": bool(np.all(theta["exact"] < theta["paper"])),
-        "conventions": {
-            conv: {"Theta": theta[conv], "kappa": d.kappa, "J": d.J, "Q": d.Q[:, 0, 0]}
-            for conv, d in designs.items()
-        },
-    }
+    design = _design_record(designs)
     output.write_json("design.json", design)
     runner = Runner(workers=1, progress=progress) if runner is None else runner
     rows = runner.map(
@@ -279,29 +334,9 @@ def run(out, seed, progress, steps=100, mc_samples=400_000, runner=None):
     )
     output.parameters["runner"] = runner.describe()
     X, runs = _simulate(designs, steps, np.random.default_rng([seed, 0]))
-    for row in rows:
-        conv, i = row["design_convention"], row["zone"] - 1
-        row["P_kalman_steady_state"] = runs[conv]["P"][i]
-        row["kalman_rmse_empirical"] = float(
-            np.sqrt(np.mean((runs[conv]["X_hat"][:, i] - X[:, i]) ** 2))
-        )
-    output.write_results(rows, design=design)
-    _figures(output, X, runs, designs)
-    return {
-        "Sigma_XX": float(design["Sigma_XX"][0]),
-        "Theta_paper_convention": theta["paper"].round(4).tolist(),
-        "Theta_reported_by_paper": list(PAPER_THETA),
-        "paper_convention_reproduces_reported_Theta": reproduces,
-        "Theta_exact_convention": theta["exact"].round(5).tolist(),
-        "J": {conv: round(d.J, 5) for conv, d in designs.items()},
-        "P_exact_leak_le_eps_mc": {
-            conv: [
-                round(r["P_exact_leak_le_eps_mc"], 5)
-                for r in rows
-                if r["design_convention"] == conv
-            ]
-            for conv in designs
-        },
-        "one_minus_delta": 1.0 - DELTA,
-        "out": str(output.folder),
-    }
+    output.parameters["mechanisms"] = {"zone outputs (trajectory)": "LinearGaussianMechanism"}
+    rows = _kalman_columns(rows, X, runs)
+    output.write_results(rows, design=design, releases=_release_records(runs))
+    _state_figure(output, X, runs, designs)
+    _aggregate_figure(output, X, runs, designs)
+    return _summary(design, rows, output.folder)

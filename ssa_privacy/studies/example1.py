@@ -9,13 +9,15 @@ diagonal (independent) noise, found by an SDP.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ssa_privacy.engine.output import StudyOutput, transactional
-from ssa_privacy.gp.regression import RBF, GaussianProcess
-from ssa_privacy.privacy import (
+from ssa_privacy.engine.output import StudyOutput
+from ssa_privacy.engine.transaction import transactional
+from ssa_privacy.gp.kernels import RBF
+from ssa_privacy.gp.regression import GaussianProcess
+from ssa_privacy.privacy.synthetic_noise.design import (
     diagonal_noise_covariance,
     optimal_noise_covariance,
-    privacy_certificate,
 )
+from ssa_privacy.privacy.synthetic_noise.mechanism import privacy_certificate
 
 __all__ = [
     "DELTA",
@@ -28,8 +30,10 @@ __all__ = [
     "add_arguments",
     "designs",
     "figure1",
+    "noise_rows",
     "posterior_variance",
     "run",
+    "table_rows",
 ]
 
 DESCRIPTION = "[TCB] Example 1 / Figure 1: optimal vs diagonal synthetic noise"
@@ -97,53 +101,20 @@ def figure1(covariances):
     return figure
 
 
-@transactional
-def run(out, seed=0, progress=True, replications=1, data=None):
-    """Run Example 1; write Figure 1 and the results table into ``out``.
+def table_rows(covariances):
+    """The results table: trace, posterior variances and certificate of each noise.
 
     Parameters
     ----------
-    out : str or Path
-        Output folder.
-    seed : int
-        Recorded only (the example is deterministic).
-    progress : bool
-        Unused (the example is instantaneous).
-    replications, data : optional
-        Kept for existing scripts; only the defaults (1 and None) are accepted, since
-        the example is deterministic and needs no data.
+    covariances : dict
+        :func:`designs`.
 
     Returns
     -------
-    dict
-        The traces of the optimal and the diagonal noise covariances.
-
-    Raises
-    ------
-    ValueError
-        If ``replications`` is not 1 or ``data`` is given.
-
-    Notes
-    -----
-    [TCB] §4.1, Example 1 and Figure 1; :doc:`/theory/privacy-aware-gp`.
+    list of dict
+        One row per noise: its trace, the posterior variance at x = 0, 0.5 and 1, and
+        the margin of its certificate of [TCB] (5) (relative, dimensionless).
     """
-    if isinstance(replications, bool) or replications != 1 or data is not None:
-        raise ValueError(
-            "example1 is deterministic and needs no data: replications must be 1 and data "
-            f"None, got replications={replications!r}, data={data!r}"
-        )
-    output = StudyOutput(
-        out,
-        "example1",
-        {
-            "seed": seed,
-            "x": X,
-            "sensitive": SENSITIVE,
-            "Delta": DELTA,
-            "kernel": "exp(-10 (x - x')^2)",
-        },
-    )
-    covariances = designs()
     K_XX, K_XS = KERNEL(X), KERNEL(X, SENSITIVE)
     rows = []
     for name, Sigma in covariances.items():
@@ -158,11 +129,54 @@ def run(out, seed=0, progress=True, replications=1, data=None):
                 "certificate": privacy_certificate(K_XX, K_XS, DELTA, Sigma).margin,
             }
         )
-    noise_rows = [
+    return rows
+
+
+def noise_rows(covariances):
+    """Rows of ``noise_variances.csv``: the optimal and diagonal noise variance at each x."""
+    optimal, diagonal = np.diag(covariances["optimal"]), np.diag(covariances["diagonal"])
+    return [
         {"x": x, "optimal_variance": o, "diagonal_variance": d}
-        for x, o, d in zip(X, np.diag(covariances["optimal"]), np.diag(covariances["diagonal"]))
+        for x, o, d in zip(X, optimal, diagonal)
     ]
-    output.write_csv("noise_variances.csv", noise_rows)
+
+
+@transactional
+def run(out, seed=0, progress=True):
+    """Run Example 1; write Figure 1 and the results table into ``out``.
+
+    Parameters
+    ----------
+    out : str or Path
+        Output folder.
+    seed : int
+        Recorded only (the example is deterministic).
+    progress : bool
+        Unused (the example is instantaneous).
+
+    Returns
+    -------
+    dict
+        The traces of the optimal and the diagonal noise covariances.
+
+    Notes
+    -----
+    [TCB] §4.1, Example 1 and Figure 1; :doc:`/theory/privacy-aware-gp`.
+    """
+    output = StudyOutput(
+        out,
+        "example1",
+        {
+            "seed": seed,
+            "x": X,
+            "sensitive": SENSITIVE,
+            "Delta": DELTA,
+            "kernel": "exp(-10 (x - x')^2)",
+        },
+    )
+    covariances = designs()
+    rows = table_rows(covariances)
+    output.write_csv("noise_variances.csv", noise_rows(covariances))
     output.save_figure(figure1(covariances), "figure1_example1")
     output.write_results(rows, Sigma_opt=covariances["optimal"])
     return {

@@ -22,14 +22,15 @@ import numpy as np
 from scipy import special
 from tqdm.auto import tqdm
 
-from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.output import StudyOutput
 from ssa_privacy.engine.runner import Runner, Task
-from ssa_privacy.gp.regression import Exponential, GaussianProcess
-from ssa_privacy.privacy.posterior_sampling.mechanism import (
-    PosteriorSamplingBound,
-    ou_prior_paths,
-    sample_posterior_paths_exp_1d,
-)
+from ssa_privacy.engine.transaction import transactional
+from ssa_privacy.gp.kernels import Exponential
+from ssa_privacy.gp.regression import GaussianProcess
+from ssa_privacy.privacy.posterior_sampling.bound import PosteriorSamplingBound
+from ssa_privacy.privacy.posterior_sampling.mechanism import PosteriorSamplingMechanism
+from ssa_privacy.privacy.posterior_sampling.paths import ou_prior_paths
+from ssa_privacy.studies import _excursion_figures as figures
 from ssa_privacy.studies import _options as opt
 
 __all__ = [
@@ -86,12 +87,7 @@ FIGURE_SEED_KEY = 1
 
 def add_arguments(parser):
     """Options of the study."""
-    parser.add_argument(
-        "--replications",
-        type=opt.int_at_least(2),
-        default=20,
-        help="search pairs (f*, D) per noise level, at least 2 (paper: 100)",
-    )
+    opt.add_replications(parser, 20, "search pairs (f*, D) per noise level (paper: 100)", 2)
     parser.add_argument(
         "--validation", type=opt.positive_int, default=10, help="validation pairs per noise level"
     )
@@ -110,9 +106,7 @@ def add_arguments(parser):
     parser.add_argument(
         "--epsilon-max", type=opt.positive_float, default=3.0, help="privacy budget (default 3)"
     )
-    parser.add_argument(
-        "--delta", type=opt.probability, default=0.005, help="delta of the bound (default 0.005)"
-    )
+    opt.add_pml_level(parser, 0.005, "delta of the Renyi-DP bound")
     parser.add_argument(
         "--true-lengthscale", type=opt.positive_float, default=1.0, help="l of the target prior"
     )
@@ -265,18 +259,45 @@ def _cutoff(validation, candidate):
     return float(cutoffs[int(np.argmax(scores))])
 
 
-def _release_iou(pairs, candidate, paths, rng):
-    """Mean and SD over ``paths`` one-path releases of the IoU of ``{f > u}``, per pair."""
+def _mechanism(pair, candidate, options):
+    """The one-path release of a pair with hyperparameters ``(l, r, sigma)``, budget epsilon_max."""
     l, r, s = candidate
     grid, _ = evaluation_grid()
-    stats = []
+    return PosteriorSamplingMechanism(
+        pair["X"],
+        grid,
+        options["epsilon_max"],
+        options["delta"],
+        lengthscale=l,
+        ridge=r,
+        sigma=s,
+        sampler="matheron",
+    )
+
+
+def _release_iou(pairs, candidate, options, rng):
+    """IoU of ``{f > u}`` over ``paths`` one-path releases of each pair, and their record.
+
+    Returns
+    -------
+    stats : ndarray, shape (pairs, 2)
+        Mean and SD of the IoU over the releases, per pair.
+    record : dict
+        ``releases`` made, how many ``passed`` their certificate, and the ``mechanism``.
+    """
+    stats, passed = [], 0
     for pair in pairs:
-        released = sample_posterior_paths_exp_1d(
-            pair["X"], pair["y"], grid, lengthscale=l, ridge=r, sigma=s, paths=paths, seed=rng
-        )
-        scores = [iou(pair["truth"], f > THRESHOLD) for f in released]
+        mechanism = _mechanism(pair, candidate, options)
+        release = mechanism.release(pair["y"], seed=rng, size=options["paths"])
+        scores = [iou(pair["truth"], f > THRESHOLD) for f in release.values[:, 0, :]]
         stats.append((np.mean(scores), np.std(scores)))
-    return np.array(stats)
+        passed += options["paths"] * release.certificate.passed
+    record = {
+        "releases": options["paths"] * len(pairs),
+        "passed": passed,
+        "mechanism": type(mechanism).__name__,
+    }
+    return np.array(stats), record
 
 
 def _effective_dimension(pair, lengthscale, ridge):
@@ -295,16 +316,25 @@ def _noise_level_task(options, noise, seed_keys):
     return _noise_level(noise, options, np.random.default_rng(list(seed_keys)), False)
 
 
+def _draw_pairs(count, noise, options, rng):
+    """``count`` pairs (f*, D) of :func:`draw_pair`, drawn in turn from ``rng``."""
+    return [draw_pair(options["n"], noise, options["true_lengthscale"], rng) for _ in range(count)]
+
+
 def _noise_level(noise, options, rng, progress):
-    """Search, select and evaluate at one noise level; returns the results row and an example."""
-    pairs = [
-        draw_pair(options["n"], noise, options["true_lengthscale"], rng)
-        for _ in range(options["replications"])
-    ]
-    validation = [
-        draw_pair(options["n"], noise, options["true_lengthscale"], rng)
-        for _ in range(options["validation"])
-    ]
+    """Search, select and evaluate at one noise level.
+
+    Returns
+    -------
+    row : dict
+        The results row.
+    example : tuple
+        ``(pair, unconstrained, private, cutoff)`` for the example figure.
+    record : dict
+        The private releases made (:func:`_release_iou`).
+    """
+    pairs = _draw_pairs(options["replications"], noise, options, rng)
+    validation = _draw_pairs(options["validation"], noise, options, rng)
     state = _Search(pairs, options["n"], options["delta"], options["epsilon_max"])
     unconstrained, private = search(state, options["rounds"], progress)
     cutoff = _cutoff(validation, unconstrained)
@@ -313,15 +343,37 @@ def _noise_level(noise, options, rng, progress):
         iou(pair["truth"], excursion_probability(*posterior(pair, l_u, r_u), s_u) > cutoff)
         for pair in pairs
     ]
-    release = _release_iou(pairs, private, options["paths"], rng)
+    release, record = _release_iou(pairs, private, options, rng)
+    row = _row(noise, options, state, (unconstrained, private), cutoff)
+    for name, values in (
+        (
+            "relative_bce_increase",
+            (state.bce[private] - state.bce[unconstrained]) / state.bce[unconstrained],
+        ),
+        ("iou_unconstrained", iou_unconstrained),
+        ("iou_one_path_private", release[:, 0]),
+        ("iou_one_path_sd", release[:, 1]),
+        ("d_eff_unconstrained", [_effective_dimension(p, l_u, r_u) for p in pairs]),
+        ("d_eff_private", [_effective_dimension(p, *private[:2]) for p in pairs]),
+    ):
+        row[f"{name}_median"], row[f"{name}_iqr"] = _median_iqr(values)
+    row["relative_iou_gap"] = (
+        1.0 - row["iou_one_path_private_median"] / row["iou_unconstrained_median"]
+    )
+    return row, (pairs[0], unconstrained, private, cutoff), record
+
+
+def _row(noise, options, state, choices, cutoff):
+    """The selection part of a noise level's row: hyperparameters, bound, BCE, cutoff."""
+    unconstrained, private = choices
     bce_u, bce_p = state.bce[unconstrained], state.bce[private]
     epsilon, alpha = PosteriorSamplingBound.exp_1d(options["n"], *private).epsilon(options["delta"])
-    row = {
+    return {
         "nsr": noise / (1 - noise),
         "noise_M": noise,
-        "lengthscale_unconstrained": l_u,
-        "ridge_unconstrained": r_u,
-        "sigma_unconstrained": s_u,
+        "lengthscale_unconstrained": unconstrained[0],
+        "ridge_unconstrained": unconstrained[1],
+        "sigma_unconstrained": unconstrained[2],
         "epsilon_unconstrained": state.epsilon_of(unconstrained),
         "lengthscale_private": private[0],
         "ridge_private": private[1],
@@ -338,87 +390,84 @@ def _noise_level(noise, options, rng, progress):
         "bce_private_mean": float(bce_p.mean()),
         "cutoff": cutoff,
     }
-    for name, values in (
-        ("relative_bce_increase", (bce_p - bce_u) / bce_u),
-        ("iou_unconstrained", iou_unconstrained),
-        ("iou_one_path_private", release[:, 0]),
-        ("iou_one_path_sd", release[:, 1]),
-        ("d_eff_unconstrained", [_effective_dimension(p, l_u, r_u) for p in pairs]),
-        ("d_eff_private", [_effective_dimension(p, *private[:2]) for p in pairs]),
-    ):
-        row[f"{name}_median"], row[f"{name}_iqr"] = _median_iqr(values)
-    row["relative_iou_gap"] = (
-        1.0 - row["iou_one_path_private_median"] / row["iou_unconstrained_median"]
-    )
-    return row, (pairs[0], unconstrained, private, cutoff)
 
 
-def _figure_summary(rows):
-    import matplotlib.pyplot as plt
-
-    nsr = [r["nsr"] for r in rows]
-    figure, (ax_bce, ax_iou, ax_eps) = plt.subplots(1, 3, figsize=(14, 4))
-    ax_bce.plot(nsr, [r["bce_unconstrained_median"] for r in rows], "-o", label="unconstrained")
-    ax_bce.plot(nsr, [r["bce_private_median"] for r in rows], "-s", label="epsilon-constrained")
-    ax_bce.set_ylabel("median integrated BCE")
-    ax_iou.plot(
-        nsr,
-        [r["iou_unconstrained_median"] for r in rows],
-        "-o",
-        label="posterior probability, unconstrained",
-    )
-    ax_iou.errorbar(
-        nsr,
-        [r["iou_one_path_private_median"] for r in rows],
-        yerr=[r["iou_one_path_sd_median"] for r in rows],
-        fmt="-s",
-        capsize=3,
-        label="one-path private release (+- median SD)",
-    )
-    ax_iou.set_ylabel("median IoU")
-    ax_eps.plot(nsr, [r["epsilon"] for r in rows], "-s", label="private choice")
-    ax_eps.axhline(rows[0]["epsilon_max"], color="grey", ls=":", label="budget")
-    ax_eps.set_ylabel(f"epsilon of one path (delta = {rows[0]['delta']:g})")
-    for ax in (ax_bce, ax_iou, ax_eps):
-        ax.set_xlabel("NSR")
-        ax.legend(fontsize=8)
-    figure.suptitle("Excursion sets: unconstrained vs privacy-constrained hyperparameters")
-    return figure
-
-
-def _figure_example(example, noise, rng):
-    import matplotlib.pyplot as plt
-
-    pair, unconstrained, private, cutoff = example
-    grid, _ = evaluation_grid()
-    figure, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
-    for ax, (title, candidate) in zip(
-        axes, (("unconstrained", unconstrained), ("epsilon-constrained", private))
-    ):
+def _example_panels(example, options, rng):
+    """What the example figure shows of each choice: the posterior and one released path."""
+    pair, unconstrained, private, _ = example
+    panels = []
+    for title, candidate in (("unconstrained", unconstrained), ("epsilon-constrained", private)):
         mean, variance = posterior(pair, *candidate[:2])
-        sd = candidate[2] * np.sqrt(variance)
-        ax.plot(grid, pair["truth"], "k", label="f*")
-        ax.plot(pair["X"], pair["y"], ".", color="grey", ms=3, label="data")
-        ax.plot(grid, mean, "C0", label="posterior mean")
-        ax.fill_between(grid, mean - 2 * sd, mean + 2 * sd, color="C0", alpha=0.2)
+        path = None
         if candidate[2] > 0:
-            path = sample_posterior_paths_exp_1d(
-                pair["X"],
-                pair["y"],
-                grid,
-                lengthscale=candidate[0],
-                ridge=candidate[1],
-                sigma=candidate[2],
-                seed=rng,
-            )[0]
-            ax.plot(grid, path, "C1", lw=0.8, label="one released path")
-        ax.axhline(THRESHOLD, color="black", lw=0.5)
-        l, r, s = candidate
-        ax.set_title(f"{title}: l={l:.3g}, r={r:.3g}, sigma={s:.3g}")
-        ax.set_xlabel("x")
-        ax.legend(fontsize=7)
-    figure.suptitle(f"One pair at NSR = {noise / (1 - noise):.2f}")
-    return figure
+            release = _mechanism(pair, candidate, options).release(pair["y"], seed=rng)
+            path = (release.values[0], release.certificate.passed)
+        panels.append((title, candidate, mean, candidate[2] * np.sqrt(variance), path))
+    return panels
+
+
+def _options(replications, validation, n, paths, rounds, epsilon_max, delta, true_lengthscale):
+    """The study's scenario: its options, checked."""
+    if replications < 2 or validation < 1 or paths < 1 or rounds < 0:
+        raise ValueError("need replications >= 2, validation >= 1, paths >= 1 and rounds >= 0")
+    return {
+        "replications": replications,
+        "validation": validation,
+        "n": n,
+        "paths": paths,
+        "rounds": rounds,
+        "epsilon_max": epsilon_max,
+        "delta": delta,
+        "true_lengthscale": true_lengthscale,
+    }
+
+
+def _parameters(seed, options):
+    """The parameters recorded in ``results.json`` (and the runner's fingerprint)."""
+    return {
+        "seed": seed,
+        **options,
+        "noise_levels": NOISE_LEVELS,
+        "grid_size": GRID_SIZE,
+        "threshold": THRESHOLD,
+        "seed_scheme": "default_rng([seed, noise_level_index]); example figure path: "
+        f"default_rng([seed, noise_level_index, {FIGURE_SEED_KEY}])",
+    }
+
+
+def _tasks(seed):
+    """One task per noise level i, seeded by ``(seed, i)``."""
+    return [
+        Task(key=("noise_M", noise), arguments={"noise": noise}, seed_keys=(seed, index))
+        for index, noise in enumerate(NOISE_LEVELS)
+    ]
+
+
+def _save_figures(output, results, seed, options):
+    """The summary figure and the example pairs of the first and last noise levels."""
+    output.save_figure(figures.summary([row for row, *_ in results]), "excursion_summary")
+    grid, _ = evaluation_grid()
+    for index in (0, len(NOISE_LEVELS) - 1):
+        noise, rng = NOISE_LEVELS[index], np.random.default_rng([seed, index, FIGURE_SEED_KEY])
+        pair = results[index][1][0]
+        panels = _example_panels(results[index][1], options, rng)
+        nsr = noise / (1 - noise)
+        figure = figures.example(pair, grid, panels, THRESHOLD, nsr)
+        output.save_figure(figure, f"excursion_example_nsr_{nsr:.2f}")
+
+
+def _summary(results):
+    """Per NSR: the relative BCE increase and IoU gap, the epsilon and the releases made."""
+    return {
+        f"nsr_{row['nsr']:.2f}": {
+            "relative_bce_increase": row["relative_bce_increase_median"],
+            "relative_iou_gap": row["relative_iou_gap"],
+            "epsilon": row["epsilon"],
+            "releases": record["releases"],
+            "releases_certified": record["passed"],
+        }
+        for row, _, record in results
+    }
 
 
 @transactional
@@ -461,66 +510,44 @@ def run(
     true_lengthscale : float
         Length scale of the target prior.
     runner : Runner, optional
-        Runs the noise levels (one task each; default: serially in this process).
-        Results do not depend on it; ``results.json`` records it and each task's seed
-        keys.
+        Runs the noise levels (one task each; default: serially here). Results do not
+        depend on it; ``results.json`` records it and each task's seed keys.
 
     Returns
     -------
     dict
-        Per NSR: the relative BCE increase and relative IoU gap.
+        Per NSR: the relative BCE increase and relative IoU gap, the epsilon of the
+        private choice, and the one-path releases made and certified.
+
+    Raises
+    ------
+    ValueError
+        If ``replications < 2``, ``validation < 1``, ``paths < 1`` or ``rounds < 0``.
+
+    Notes
+    -----
+    Every private release is made by a :class:`~ssa_privacy.privacy.posterior_sampling.
+    mechanism.PosteriorSamplingMechanism` (target ``epsilon_max``), whose class
+    ``results.json`` records.
     """
-    if replications < 2 or validation < 1 or paths < 1 or rounds < 0:
-        raise ValueError("need replications >= 2, validation >= 1, paths >= 1 and rounds >= 0")
-    options = {
-        "replications": replications,
-        "validation": validation,
-        "n": n,
-        "paths": paths,
-        "rounds": rounds,
-        "epsilon_max": epsilon_max,
-        "delta": delta,
-        "true_lengthscale": true_lengthscale,
-    }
-    parameters = {
-        "seed": seed,
-        **options,
-        "noise_levels": NOISE_LEVELS,
-        "grid_size": GRID_SIZE,
-        "threshold": THRESHOLD,
-        "seed_scheme": "default_rng([seed, noise_level_index]); example figure path: "
-        f"default_rng([seed, noise_level_index, {FIGURE_SEED_KEY}])",
-    }
+    options = _options(
+        replications, validation, n, paths, rounds, epsilon_max, delta, true_lengthscale
+    )
+    parameters = _parameters(seed, options)
     output = StudyOutput(out, "excursion", parameters)
     runner = Runner(workers=1, progress=progress) if runner is None else runner
-    tasks = [
-        Task(key=("noise_M", noise), arguments={"noise": noise, "seed_keys": keys}, seed_keys=keys)
-        for index, noise in enumerate(NOISE_LEVELS)
-        for keys in [(seed, index)]
-    ]
     results = runner.map(
         _noise_level_task,
-        tasks,
+        _tasks(seed),
         shared={"options": options},
         name="excursion",
         fingerprint=parameters,
     )
     output.parameters["runner"] = runner.describe()
-    rows = [row for row, _ in results]
-    output.save_figure(_figure_summary(rows), "excursion_summary")
-    for index in (0, len(NOISE_LEVELS) - 1):
-        noise, rng = NOISE_LEVELS[index], np.random.default_rng([seed, index, FIGURE_SEED_KEY])
-        output.save_figure(
-            _figure_example(results[index][1], noise, rng),
-            f"excursion_example_nsr_{noise / (1 - noise):.2f}",
-        )
-    summary = {
-        f"nsr_{r['nsr']:.2f}": {
-            "relative_bce_increase": r["relative_bce_increase_median"],
-            "relative_iou_gap": r["relative_iou_gap"],
-            "epsilon": r["epsilon"],
-        }
-        for r in rows
+    output.parameters["mechanisms"] = {
+        "one-path private release": ", ".join(sorted({r["mechanism"] for *_, r in results}))
     }
-    output.write_results(rows, summary=summary)
+    _save_figures(output, results, seed, options)
+    summary = _summary(results)
+    output.write_results([row for row, *_ in results], summary=summary)
     return summary

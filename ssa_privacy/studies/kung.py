@@ -17,6 +17,9 @@ The study reports
   10% test; the test ages are the release's test points);
 - the paper's ranges beside each number.
 
+Every release of private heights is a mechanism's ``release(y, seed=...)``
+(:data:`MECHANISMS`, recorded in ``results.json``); the hyperparameters are chosen by the
+exponential mechanism of :func:`~ssa_privacy.privacy.dp_gp.hyperparameters.select_hyperparameters`.
 The mechanisms, their theory and the reproduction notes: :doc:`/theory/dp-gp` and
 :doc:`/studies/kung`.
 """
@@ -24,29 +27,35 @@ The mechanisms, their theory and the reproduction notes: :doc:`/theory/dp-gp` an
 import numpy as np
 
 from ssa_privacy.engine.data import load_kung_women as load_women
-from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.output import StudyOutput
 from ssa_privacy.engine.runner import Runner, Task
-from ssa_privacy.gp.regression import RBF, GaussianProcess
+from ssa_privacy.engine.transaction import transactional
+from ssa_privacy.gp.kernels import RBF
+from ssa_privacy.gp.regression import GaussianProcess
 from ssa_privacy.privacy.accounting import c_delta, gaussian_mechanism_delta
 from ssa_privacy.privacy.dp_gp.binning import (
+    LaplaceBinningMechanism,
     integral_binning_predict,
-    laplace_bin_means,
     simple_binning_predict,
 )
-from ssa_privacy.privacy.dp_gp.cloaking import cloaking_release
-from ssa_privacy.privacy.dp_gp.hall import RKHS_METHODS, rkhs_sensitivity, standard_release
+from ssa_privacy.privacy.dp_gp.cloaking import CloakingMechanism
+from ssa_privacy.privacy.dp_gp.hall import RKHS_METHODS, StandardDPGPMechanism, rkhs_sensitivity
 from ssa_privacy.privacy.dp_gp.hyperparameters import select_hyperparameters
 from ssa_privacy.privacy.dp_gp.normalisation import clip_and_normalise
+from ssa_privacy.privacy.dp_gp.release import PrivacyCheck
 from ssa_privacy.studies import _options as opt
+from ssa_privacy.studies._kung_figures import noise_sd, releases_figure, selection_figure
 
 __all__ = [
     "BIN_WIDTHS",
+    "CALIBRATION",
     "DATA_FILE",
     "DELTA",
     "DESCRIPTION",
     "EPSILON",
     "GRID",
     "LENGTHSCALE",
+    "MECHANISMS",
     "NOISE_AGES",
     "NOISE_VARIANCE",
     "PAPER",
@@ -85,6 +94,14 @@ PAPER = {
     "cloaking": (14.3, 14.3),
     "cloaking_em": (17.4, 17.4),
 }
+#: The mechanism of each kind of release of private heights.
+MECHANISMS = {
+    "standard": StandardDPGPMechanism,
+    "cloaking": CloakingMechanism,
+    "binning": LaplaceBinningMechanism,
+}
+#: The Gaussian mechanisms' calibration: Hall et al.'s ``c(delta) / epsilon``, as the paper.
+CALIBRATION = "hall"
 #: Second seed key of each part of the work: ``default_rng([seed, key, ...])``.
 SEED_KEYS = {"grid": 0, "split": 1, "releases": 2, "selection": 3}
 SEED_SCHEME = (
@@ -97,19 +114,8 @@ SEED_SCHEME = (
 
 def add_arguments(parser):
     """Options of the study."""
-    parser.add_argument(
-        "--data",
-        type=opt.existing_folder,
-        default=None,
-        help="data folder holding howell1_kung_san.csv (default: $SSA_PRIVACY_DATA, then "
-        "../shared/data beside the repository)",
-    )
-    parser.add_argument(
-        "--replications",
-        type=opt.positive_int,
-        default=60,
-        help="cross-validation splits for the RMSE of cloaking and binning",
-    )
+    opt.add_data_folder(parser, DATA_FILE)
+    opt.add_replications(parser, 60, "cross-validation splits for the RMSE of cloaking and binning")
     parser.add_argument(
         "--selection-replications",
         type=opt.positive_int,
@@ -135,33 +141,35 @@ def _splits(n, count, seed):
 
 
 def _cloaking(age, height, test_age, lengthscale, noise_variance, rng):
-    """Cloaking release at the test ages (cm) and its check."""
+    """Cloaking release at the test ages (cm) and its certificate."""
     y, norm = clip_and_normalise(height, RAW_SENSITIVITY)
-    release = cloaking_release(
+    mechanism = MECHANISMS["cloaking"].from_kernel(
         RBF(lengthscale),
         noise_variance,
         age,
-        y,
         test_age,
         EPSILON,
         DELTA,
         norm.sensitivity,
-        seed=rng,
+        calibration=CALIBRATION,
     )
-    return norm.unnormalise(release.values), release.check
+    release = mechanism.release(y, seed=rng)
+    return norm.unnormalise(release.values), release.certificate
 
 
 def _binning(age, height, test_age, width, integral, rng):
-    """Simple or integral binning at the test ages (cm) and the Laplace check."""
+    """Simple or integral binning at the test ages (cm) and the Laplace certificate."""
     y, norm = clip_and_normalise(height, RAW_SENSITIVITY)
     edges = np.arange(0.0, age.max() + width + 1e-9, width)
-    binned = laplace_bin_means(age, y, edges, EPSILON, norm.sensitivity, seed=rng)
+    mechanism = MECHANISMS["binning"](age, edges, EPSILON, norm.sensitivity)
+    release = mechanism.release(y, seed=rng)
+    binned = release.details["binned"]
     prediction = (
         integral_binning_predict(binned, test_age, seed=rng)
         if integral
         else simple_binning_predict(binned, test_age)
     )
-    return norm.unnormalise(prediction), binned.check
+    return norm.unnormalise(prediction), release.certificate
 
 
 def _non_private(age, height, test_age):
@@ -177,7 +185,8 @@ def _methods():
     -------
     list of tuple
         ``(method, setting, paper range, predict)``; ``predict(age, height, test_age,
-        rng)`` returns the values (cm) at the test ages and the release's check.
+        rng)`` returns the values (cm) at the test ages and the release's certificate
+        (None for the non-private GP).
     """
     methods = [
         ("non_private_gp", "l=25, s2=0.3", None, lambda a, h, t, rng: _non_private(a, h, t)),
@@ -202,18 +211,18 @@ def _methods():
 
 
 def _split_releases(age, height, test, train, rng):
-    """Errors (cm) at the test ages and checks of every method of :func:`_methods` on one split.
+    """Errors (cm) at the test ages and certificates of every method of :func:`_methods` on one split.
 
     The releases draw from ``rng`` in the order of :func:`_methods`.
     """
     results = []
     for *_, predict in _methods():
-        values, check = predict(age[train], height[train], age[test], rng)
-        results.append((values - height[test], check))
+        values, certificate = predict(age[train], height[train], age[test], rng)
+        results.append((values - height[test], certificate))
     return results
 
 
-def _rmse_row(method, setting, errors, checks, paper):
+def _rmse_row(method, setting, errors, certificates, paper):
     """Pooled RMSE (cm) of a method over the splits, with the checks of its releases."""
     row = {
         "method": method,
@@ -223,17 +232,19 @@ def _rmse_row(method, setting, errors, checks, paper):
         "paper_rmse_low_cm": paper[0] if paper else None,
         "paper_rmse_high_cm": paper[1] if paper else None,
     }
-    return row if checks[0] is None else {**row, **_check_columns(checks, checks[0].epsilon)}
+    return row if certificates[0] is None else {**row, **_check_columns(certificates)}
 
 
-def _check_columns(checks, epsilon):
-    """Guarantee and worst check of a set of releases, as results columns."""
+def _check_columns(certificates, epsilon=None):
+    """Guarantee (``epsilon`` by default that of the releases) and worst check of a set of
+    releases' certificates, as results columns."""
+    checks = [PrivacyCheck.from_certificate(c) for c in certificates]
     worst = max(
         checks, key=lambda c: c.evidence.get("exact_delta", c.evidence.get("max_privacy_loss", 0.0))
     )
     return {
         "mechanism": checks[0].mechanism,
-        "epsilon": epsilon,
+        "epsilon": checks[0].epsilon if epsilon is None else epsilon,
         "delta": checks[0].delta,
         "check_passed": all(c.passed for c in checks),
         **{f"check_{k}": v for k, v in worst.evidence.items() if isinstance(v, (int, float))},
@@ -249,9 +260,9 @@ def _selection_split(age, height, test, train, folds, rng):
     Returns
     -------
     tuple
-        ``(expected, realised, selection, checks)``: the mean squared error (cm^2)
+        ``(expected, realised, selection, certificates)``: the mean squared error (cm^2)
         averaged with the selection probabilities, that of the candidate drawn, the
-        selection and the checks of the candidates' releases.
+        selection and the certificates of the candidates' releases.
     """
     y, norm = clip_and_normalise(height[train], RAW_SENSITIVITY)
     selection = select_hyperparameters(
@@ -265,14 +276,14 @@ def _selection_split(age, height, test, train, folds, rng):
         release=(EPSILON, DELTA),
         seed=rng,
     )
-    squared, checks = [], []
+    squared, certificates = [], []
     for lengthscale, noise_variance in selection.candidates:
-        values, check = _cloaking(
+        values, certificate = _cloaking(
             age[train], height[train], age[test], lengthscale, noise_variance, rng
         )
         squared.append(np.mean((values - height[test]) ** 2))
-        checks.append(check)
-    return selection.probabilities @ squared, squared[selection.index], selection, checks
+        certificates.append(certificate)
+    return selection.probabilities @ squared, squared[selection.index], selection, certificates
 
 
 def _cloaking_em_row(results, folds):
@@ -285,8 +296,8 @@ def _cloaking_em_row(results, folds):
     expected = [r[0] for r in results]
     realised = [r[1] for r in results]
     selections = [r[2] for r in results]
-    checks = [check for r in results for check in r[3]]
-    columns = _check_columns(checks, EPSILON + selections[0].check.epsilon)
+    certificates = [c for r in results for c in r[3]]
+    columns = _check_columns(certificates, EPSILON + selections[0].check.epsilon)
     columns["mechanism"] += " after exponential-mechanism selection (sequential composition)"
     columns["check_passed"] &= all(s.check.passed for s in selections)
     row = {
@@ -307,8 +318,9 @@ def _cloaking_em_row(results, folds):
 def _task(age, height, folds, part, seed_keys, test=None, train=None):
     """One task of the runner, with random numbers from ``default_rng(list(seed_keys))``.
 
-    ``part`` is ``"grid"`` (:func:`_grid_rows`), ``"releases"`` (:func:`_split_releases`
-    on the split ``test, train``) or ``"selection"`` (:func:`_selection_split`).
+    The runner passes the task's ``seed_keys`` (:func:`_tasks`). ``part`` is ``"grid"``
+    (:func:`_grid_rows`), ``"releases"`` (:func:`_split_releases` on the split ``test,
+    train``) or ``"selection"`` (:func:`_selection_split`).
     """
     rng = np.random.default_rng(list(seed_keys))
     if part == "grid":
@@ -320,74 +332,8 @@ def _task(age, height, folds, part, seed_keys, test=None, train=None):
     raise ValueError(f"unknown part {part!r}")
 
 
-def _figure_releases(age, height, norm, standard, cloak, mean):
-    """[SMI] Figure 1: one standard and one cloaking release on the grid (``mean``: cm)."""
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-    for ax, (title, release) in zip(
-        axes,
-        (("A. standard (Hall et al.), exact RKHS sensitivity", standard), ("B. cloaking", cloak)),
-    ):
-        values = norm.unnormalise(release.values)
-        sd = norm.std * release.noise_sd
-        ax.plot(age, height, ".", color="grey", ms=3, label="data (women)")
-        ax.plot(GRID, mean, "k", lw=1, label="non-private posterior mean")
-        ax.plot(GRID, values, "C1", label="DP release (one draw)")
-        ax.fill_between(
-            GRID,
-            values - 2 * sd,
-            values + 2 * sd,
-            color="C1",
-            alpha=0.2,
-            label="+- 2 sd of DP noise",
-        )
-        ax.set_ylim(0, 250)
-        ax.set_xlabel("age (years)")
-        ax.set_ylabel("height (cm)")
-        ax.set_title(
-            f"{title}\nepsilon = {release.epsilon:g}, delta = {release.delta:g}, "
-            f"check {'passed' if release.check.passed else 'FAILED'}",
-            fontsize=9,
-        )
-        ax.legend(fontsize=7, loc="lower right")
-    return figure
-
-
-def _figure_selection(selections):
-    import matplotlib.pyplot as plt
-
-    candidates = selections[0].candidates
-    probabilities = np.mean([s.probabilities for s in selections], axis=0)
-    figure, ax = plt.subplots(figsize=(7, 4))
-    for k, s2 in enumerate(SELECTION_NOISE_VARIANCES):
-        chosen = candidates[:, 1] == s2
-        ax.bar(
-            np.arange(len(SELECTION_LENGTHSCALES)) + 0.25 * (k - 1),
-            probabilities[chosen],
-            width=0.25,
-            label=f"noise variance {s2:g}",
-        )
-    ax.set_xticks(range(len(SELECTION_LENGTHSCALES)), [f"{l:g}" for l in SELECTION_LENGTHSCALES])
-    ax.set_xlabel("length scale (years)")
-    ax.set_ylabel("selection probability (mean over splits)")
-    ax.set_title(
-        "Exponential mechanism (epsilon = 1), utility includes the cloaking noise at epsilon = 1"
-    )
-    ax.legend(fontsize=8)
-    return figure
-
-
-def _grid_rows(age, height, rng):
-    """Normalisation, standard-method calibrations and cloaking noise on the 100-age grid.
-
-    Returns
-    -------
-    tuple
-        ``(rows, figure, summary)``: the rows of grid.csv, the arguments of
-        :func:`_figure_releases` after ``age, height``, and the summary entries.
-    """
-    y, norm = clip_and_normalise(height, RAW_SENSITIVITY)
+def _calibration_rows(age, y, norm):
+    """Normalisation, posterior mean and the standard method's noise per RKHS bound (grid.csv)."""
     kernel = RBF(LENGTHSCALE)
     rows = [
         {
@@ -400,13 +346,11 @@ def _grid_rows(age, height, rng):
         }
     ]
     gp = GaussianProcess(kernel, 0.0, NOISE_VARIANCE).fit(age, y)
+    report = norm.unnormalise(gp.predict(np.array(REPORT_AGES))[0])
     rows.append(
         {
             "quantity": "posterior_mean_cm",
-            **{
-                f"age_{a:g}": float(v)
-                for a, v in zip(REPORT_AGES, norm.unnormalise(gp.predict(np.array(REPORT_AGES))[0]))
-            },
+            **{f"age_{a:g}": float(v) for a, v in zip(REPORT_AGES, report)},
         }
     )
     for method in RKHS_METHODS:
@@ -431,31 +375,135 @@ def _grid_rows(age, height, rng):
             ),
         }
     )
-    standard = standard_release(
-        kernel, NOISE_VARIANCE, age, y, GRID, EPSILON, DELTA, norm.sensitivity, seed=rng
-    )
-    cloak = cloaking_release(
-        kernel, NOISE_VARIANCE, age, y, GRID, EPSILON, DELTA, norm.sensitivity, seed=rng
-    )
-    sd = norm.std * cloak.noise_sd
-    for name, release in (("standard_release_exact", standard), ("cloaking_release", cloak)):
-        noise = norm.std * release.noise_sd
-        rows.append(
-            {
-                "quantity": name,
-                "noise_sd_cm_median": float(np.median(noise)),
-                "noise_sd_cm_min": float(noise.min()),
-                "noise_sd_cm_max": float(noise.max()),
-                **{
-                    f"noise_sd_cm_age_{a:g}": float(noise[np.argmin(np.abs(GRID - a))])
-                    for a in NOISE_AGES
-                },
-                **release.record(),
-                **{k: v for k, v in release.details.items() if np.isscalar(v)},
-            }
+    return rows, norm.unnormalise(gp.predict(GRID)[0])
+
+
+def _release_row(name, release, norm):
+    """The noise (cm) of one release on the grid, its check and its scalar details."""
+    noise = norm.std * noise_sd(release)
+    return {
+        "quantity": name,
+        "noise_sd_cm_median": float(np.median(noise)),
+        "noise_sd_cm_min": float(noise.min()),
+        "noise_sd_cm_max": float(noise.max()),
+        **{f"noise_sd_cm_age_{a:g}": float(noise[np.argmin(np.abs(GRID - a))]) for a in NOISE_AGES},
+        **PrivacyCheck.from_certificate(release.certificate).record(),
+        **{k: v for k, v in release.details.items() if np.isscalar(v)},
+    }
+
+
+def _grid_rows(age, height, rng):
+    """Normalisation, standard-method calibrations and one release of each on the 100-age grid.
+
+    The standard mechanism (exact RKHS sensitivity) releases first, then cloaking, both
+    drawing from ``rng``.
+
+    Returns
+    -------
+    tuple
+        ``(rows, figure, summary)``: the rows of grid.csv, the arguments of
+        :func:`._kung_figures.releases_figure` after ``age, height``, and the summary entries.
+    """
+    y, norm = clip_and_normalise(height, RAW_SENSITIVITY)
+    rows, mean = _calibration_rows(age, y, norm)
+    level = (RBF(LENGTHSCALE), NOISE_VARIANCE, age, GRID, EPSILON, DELTA, norm.sensitivity)
+    standard = MECHANISMS["standard"].from_kernel(*level, calibration=CALIBRATION)
+    cloaking = MECHANISMS["cloaking"].from_kernel(*level, calibration=CALIBRATION)
+    releases = {
+        "standard_release_exact": standard.release(y, seed=rng),
+        "cloaking_release": cloaking.release(y, seed=rng),
+    }
+    rows += [_release_row(name, release, norm) for name, release in releases.items()]
+    cloak_sd = norm.std * noise_sd(releases["cloaking_release"])
+    figure = (norm, *releases.values(), mean)
+    return rows, figure, {"cloaking_noise_sd_median_cm": float(np.median(cloak_sd))}
+
+
+def _parameters(seed, replications, selection_replications, folds):
+    """The run's settings for ``results.json``, with the mechanism class of each release."""
+    if min(replications, selection_replications, folds) < 1:
+        raise ValueError("replications, selection-replications and folds must be positive")
+    if selection_replications > replications:
+        raise ValueError(
+            f"selection_replications ({selection_replications}) must not exceed replications "
+            f"({replications}): the selection uses the first of the replications' splits"
         )
-    figure = (norm, standard, cloak, norm.unnormalise(gp.predict(GRID)[0]))
-    return rows, figure, {"cloaking_noise_sd_median_cm": float(np.median(sd))}
+    return {
+        "seed": seed,
+        "replications": replications,
+        "selection_replications": selection_replications,
+        "folds": folds,
+        "raw_sensitivity_cm": RAW_SENSITIVITY,
+        "lengthscale": LENGTHSCALE,
+        "noise_variance": NOISE_VARIANCE,
+        "epsilon": EPSILON,
+        "delta": DELTA,
+        "calibration": CALIBRATION,
+        "bin_widths": BIN_WIDTHS,
+        "selection_lengthscales": SELECTION_LENGTHSCALES,
+        "selection_noise_variances": SELECTION_NOISE_VARIANCES,
+        "seed_scheme": SEED_SCHEME,
+        "mechanisms": {kind: cls.__name__ for kind, cls in MECHANISMS.items()},
+        "selection_mechanism": "exponential mechanism (select_hyperparameters)",
+    }
+
+
+def _tasks(seed, splits, selection_replications):
+    """The DP selections (the longest tasks, first: a pool ends with short ones), the grid
+    releases, then the releases of every split."""
+
+    def split_task(part, i):
+        test, train = splits[i]
+        arguments = {"part": part, "test": test, "train": train}
+        return Task((part, i), arguments, (seed, SEED_KEYS[part], i))
+
+    return [
+        *(split_task("selection", i) for i in range(selection_replications)),
+        Task(("grid",), {"part": "grid"}, (seed, SEED_KEYS["grid"])),
+        *(split_task("releases", i) for i in range(len(splits))),
+    ]
+
+
+def _tables(results, selection_replications, folds):
+    """The RMSE rows of every method, then cloaking with DP hyperparameters.
+
+    Returns
+    -------
+    tuple
+        ``(rows, grid, selections)``: the results rows, :func:`_grid_rows`' output and
+        the selection of each split.
+    """
+    selection_results = results[:selection_replications]
+    grid = results[selection_replications]
+    releases = results[selection_replications + 1 :]
+    rows = [
+        _rmse_row(
+            method,
+            setting,
+            [split[m][0] for split in releases],
+            [split[m][1] for split in releases],
+            paper,
+        )
+        for m, (method, setting, paper, _) in enumerate(_methods())
+    ]
+    row, selections = _cloaking_em_row(selection_results, folds)
+    return rows + [row], grid, selections
+
+
+def _figures(output, age, height, figure, selections):
+    """Save [SMI] Figure 1 (``figure``: from :func:`_grid_rows`) and the selection figure."""
+    output.save_figure(releases_figure(age, height, GRID, *figure), "kung_releases")
+    selection = selection_figure(selections, SELECTION_LENGTHSCALES, SELECTION_NOISE_VARIANCES)
+    output.save_figure(selection, "kung_selection")
+
+
+def _summary(rows, grid_summary):
+    """The run's summary: the grid's entries, the RMSE of every row and the checks."""
+    return {
+        **grid_summary,
+        **{f"rmse_cm_{r['method']}_{r['setting']}": r["rmse_cm"] for r in rows},
+        "all_checks_passed": all(r.get("check_passed", True) for r in rows),
+    }
 
 
 @transactional
@@ -476,10 +524,7 @@ def run(
     out : Path
         Output folder.
     seed : int
-        Base seed: the releases on the 100-age grid draw from ``default_rng([seed, 0])``,
-        the permutation of split i from ``default_rng([seed, 1, i])``, the releases of
-        split i from ``default_rng([seed, 2, i])`` and its DP selection from
-        ``default_rng([seed, 3, i])``.
+        Base seed (:data:`SEED_SCHEME`).
     progress : bool
         Show a progress bar.
     data : str or Path, optional
@@ -491,53 +536,24 @@ def run(
     folds : int
         Monte-Carlo CV folds inside the selection.
     runner : Runner, optional
-        Runs the tasks: the DP selection on each of the first ``selection_replications``
-        splits, the releases on the grid, and the releases on each split (default:
-        serially in this process). Results do not depend on it; ``results.json``
-        records it and each task's seed keys.
+        Runs the tasks of :func:`_tasks` (default: serially in this process); results
+        do not depend on it. ``results.json`` records it, each task's seed keys and the
+        mechanism classes.
 
     Returns
     -------
     dict
         RMSE (cm) per method and the paper's values.
+
+    Raises
+    ------
+    ValueError
+        If a count is not positive or ``selection_replications > replications``.
     """
-    if min(replications, selection_replications, folds) < 1:
-        raise ValueError("replications, selection-replications and folds must be positive")
-    if selection_replications > replications:
-        raise ValueError(
-            f"selection_replications ({selection_replications}) must not exceed replications "
-            f"({replications}): the selection uses the first of the replications' splits"
-        )
+    parameters = _parameters(seed, replications, selection_replications, folds)
     age, height = load_women(data)
-    parameters = {
-        "seed": seed,
-        "replications": replications,
-        "selection_replications": selection_replications,
-        "folds": folds,
-        "raw_sensitivity_cm": RAW_SENSITIVITY,
-        "lengthscale": LENGTHSCALE,
-        "noise_variance": NOISE_VARIANCE,
-        "epsilon": EPSILON,
-        "delta": DELTA,
-        "bin_widths": BIN_WIDTHS,
-        "selection_lengthscales": SELECTION_LENGTHSCALES,
-        "selection_noise_variances": SELECTION_NOISE_VARIANCES,
-        "seed_scheme": SEED_SCHEME,
-    }
     output = StudyOutput(out, "kung", parameters)
-    splits = _splits(len(age), replications, seed)
-
-    def split_task(part, i):
-        keys = (seed, SEED_KEYS[part], i)
-        test, train = splits[i]
-        arguments = {"part": part, "seed_keys": keys, "test": test, "train": train}
-        return Task((part, i), arguments, keys)
-
-    # The longest tasks (the selections) first, so that a pool ends with short ones.
-    tasks = [split_task("selection", i) for i in range(selection_replications)]
-    grid_keys = (seed, SEED_KEYS["grid"])
-    tasks.append(Task(("grid",), {"part": "grid", "seed_keys": grid_keys}, grid_keys))
-    tasks += [split_task("releases", i) for i in range(replications)]
+    tasks = _tasks(seed, _splits(len(age), replications, seed), selection_replications)
     runner = Runner(workers=1, progress=progress) if runner is None else runner
     results = runner.map(
         _task,
@@ -547,28 +563,11 @@ def run(
         fingerprint=(parameters, str(data)),
     )
     output.parameters["runner"] = runner.describe()
-    selection_results = results[:selection_replications]
-    grid_rows, figure, grid_summary = results[selection_replications]
-    releases = results[selection_replications + 1 :]
-    output.save_figure(_figure_releases(age, height, *figure), "kung_releases")
+    rows, (grid_rows, figure, grid_summary), selections = _tables(
+        results, selection_replications, folds
+    )
+    _figures(output, age, height, figure, selections)
     output.write_csv("grid.csv", grid_rows)
-    rows = [
-        _rmse_row(
-            method,
-            setting,
-            [split[m][0] for split in releases],
-            [split[m][1] for split in releases],
-            paper,
-        )
-        for m, (method, setting, paper, _) in enumerate(_methods())
-    ]
-    row, selections = _cloaking_em_row(selection_results, folds)
-    rows.append(row)
-    output.save_figure(_figure_selection(selections), "kung_selection")
-    summary = {
-        **grid_summary,
-        **{f"rmse_cm_{r['method']}_{r['setting']}": r["rmse_cm"] for r in rows},
-        "all_checks_passed": all(r.get("check_passed", True) for r in rows),
-    }
+    summary = _summary(rows, grid_summary)
     output.write_results(rows, grid=grid_rows, summary=summary)
     return summary

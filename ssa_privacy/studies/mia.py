@@ -9,9 +9,12 @@ the two are replace-one neighbours). The mechanism
 releases L posterior sample paths of a GP with the exponential kernel
 ``exp(-|x - x'| / l)``, ridge r and scale sigma; the attacker sees their values at x0.
 
-Attacks: the LiRA of [MAC] App. C and the baseline threshold on the sample mean
-(:mod:`ssa_privacy.attacks.membership`), fitted on shadow releases and evaluated on
-fresh ones. Each configuration records the epsilon of the bound (Theorem 3.1,
+Every release, shadow or evaluation, is made by
+:class:`~ssa_privacy.privacy.posterior_sampling.mechanism.PosteriorSamplingMechanism`
+(one per data set, Cholesky sampler), certified at the configuration's epsilon (up to
+``RELEASE_RTOL``). Attacks: the LiRA of [MAC] App. C and the baseline threshold on the
+sample mean (:mod:`ssa_privacy.attacks.membership`), fitted on shadow releases and
+evaluated on fresh ones. Each configuration records the epsilon of the bound (Theorem 3.1,
 Lemma B.7, L-fold composition, optimal order) at the chosen delta and checks that the
 measured attack stays inside the region any (epsilon, delta)-DP release allows.
 """
@@ -19,19 +22,20 @@ measured attack stays inside the region any (epsilon, delta)-DP release allows.
 import numpy as np
 from scipy import stats
 
-from ssa_privacy.attacks.membership import (
+from ssa_privacy import _compat
+from ssa_privacy.attacks.membership import LiRA, MeanThresholdAttack, release_statistics
+from ssa_privacy.attacks.roc import (
     DEFAULT_FPRS,
-    LiRA,
-    MeanThresholdAttack,
     evaluate_attack,
     max_auc_under_dp,
     max_tpr_under_dp,
-    release_statistics,
 )
-from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.output import StudyOutput
 from ssa_privacy.engine.runner import Runner, Task
-from ssa_privacy.gp.regression import Exponential, GaussianProcess
-from ssa_privacy.privacy.posterior_sampling.mechanism import PosteriorSamplingBound
+from ssa_privacy.engine.transaction import transactional
+from ssa_privacy.privacy.posterior_sampling.bound import PosteriorSamplingBound
+from ssa_privacy.privacy.posterior_sampling.mechanism import PosteriorSamplingMechanism
+from ssa_privacy.studies import _mia_figures as figures
 from ssa_privacy.studies import _options as opt
 
 __all__ = [
@@ -39,13 +43,12 @@ __all__ = [
     "DESCRIPTION",
     "L_SWEEP_SETTING",
     "PATH_COUNTS",
+    "RELEASE_RTOL",
     "RIDGES",
     "SIGMAS",
     "TARGET",
     "USES_RUNNER",
     "add_arguments",
-    "posterior_at_target",
-    "release_at_target",
     "run",
     "step_datasets",
 ]
@@ -63,15 +66,22 @@ PATH_COUNTS = (1, 2, 3, 5, 10, 20, 50)
 L_SWEEP_SETTING = (1.0, 0.5)
 #: Significance of the per-row Clopper-Pearson check against the DP region.
 CHECK_LEVEL = 1e-3
+#: Each release is certified at ``(1 + RELEASE_RTOL)`` times its configuration's epsilon:
+#: above the rounding bound of the certificate (below 1e-9 relative here).
+RELEASE_RTOL = 1e-6
+#: The data sets of each group: shadow (to fit the attacks) and evaluation, in and out.
+_KEYS = ("shadow_in", "shadow_out", "eval_in", "eval_out")
+
+
+def __getattr__(name):
+    """Serve the names that left this module in 0.2 (with a warning)."""
+    return _compat.moved_attribute(__name__, name)
 
 
 def add_arguments(parser):
     """Options of the study."""
-    parser.add_argument(
-        "--replications",
-        type=opt.int_at_least(100),
-        default=2000,
-        help="shadow and evaluation releases per hypothesis, at least 100 (paper: 10000)",
+    opt.add_replications(
+        parser, 2000, "shadow and evaluation releases per hypothesis (paper: 10000)", 100
     )
     parser.add_argument("--n", type=opt.positive_int, default=10, help="data-set size (default 10)")
     parser.add_argument(
@@ -80,9 +90,7 @@ def add_arguments(parser):
         default=1.0,
         help="kernel length scale l (default 1)",
     )
-    parser.add_argument(
-        "--delta", type=opt.probability, default=1e-5, help="delta of the bound (default 1e-5)"
-    )
+    opt.add_pml_level(parser, 1e-5, "delta of the Renyi-DP bound")
     parser.add_argument(
         "--ridges",
         type=opt.positive_float,
@@ -138,44 +146,50 @@ def step_datasets(n, include_target, count, rng):
     return X, np.where(X < 0.5, -1.0, 1.0)
 
 
-def posterior_at_target(X, y, lengthscale, ridge):
-    """Unit-scale posterior mean and variance at x0 for each data set.
+def _mechanisms(data, scenario, ridge, sigma):
+    """One mechanism per data set (inputs X, release at x0), at the group's first scale.
 
-    Returns
-    -------
-    mean, variance : ndarray, shape (count,)
-        ``m_D(x0)`` and ``k_D(x0, x0)`` of the GP with kernel ``exp(-|x - x'|/l)`` and
-        noise variance ``r^2`` (the posterior of scale sigma has variance
-        ``sigma^2 k_D``).
+    Each configuration sweeps them to its scale, target and L
+    (:meth:`~ssa_privacy.privacy.posterior_sampling.mechanism.PosteriorSamplingMechanism.
+    with_scale`), so the target given here (1) is never certified.
     """
-    kernel = Exponential(lengthscale)
-    target = np.array([TARGET])
-    fits = [
-        GaussianProcess(kernel, 0.0, ridge**2).fit(Xi, yi).predict(target) for Xi, yi in zip(X, y)
-    ]
-    return np.array([f[0][0] for f in fits]), np.array([f[1][0] for f in fits])
-
-
-def release_at_target(mean, variance, sigma, paths, rng):
-    """L posterior draws at x0 per data set: ``m + sigma sqrt(v) z``, shape (count, L)."""
-    return mean[:, None] + sigma * np.sqrt(variance)[:, None] * rng.standard_normal(
-        (len(mean), paths)
-    )
-
-
-def _attack_rows(posteriors, sigma, paths, rng):
-    """Fit LiRA and the baseline on shadow releases; evaluate both on fresh releases."""
-    stats_of = {
-        key: release_statistics(release_at_target(*posteriors[key], sigma, paths, rng), sigma)
-        for key in ("shadow_in", "shadow_out", "eval_in", "eval_out")
+    return {
+        key: [
+            PosteriorSamplingMechanism(
+                Xi,
+                [TARGET],
+                1.0,
+                scenario["delta"],
+                lengthscale=scenario["lengthscale"],
+                ridge=ridge,
+                sigma=sigma,
+                sampler="cholesky",
+            )
+            for Xi in X
+        ]
+        for key, (X, _) in data.items()
     }
-    (f_in, v_in), (f_out, v_out) = stats_of["shadow_in"], stats_of["shadow_out"]
+
+
+def _releases(mechanisms, y, sigma, paths, epsilon, rng):
+    """Release L paths at x0 for each data set: values (count, L), certificates passed."""
+    values, passed = [], 0
+    for mechanism, yi in zip(mechanisms, y):
+        release = mechanism.with_scale(sigma, epsilon=epsilon, paths=paths).release(yi, seed=rng)
+        values.append(release.values[:, 0])
+        passed += release.certificate.passed
+    return np.array(values), passed
+
+
+def _attack_rows(statistics, rng):
+    """Fit LiRA and the baseline on shadow releases; evaluate both on fresh releases."""
+    (f_in, v_in), (f_out, v_out) = statistics["shadow_in"], statistics["shadow_out"]
     lira = LiRA.fit(f_in, f_out, v_in, v_out, seed=rng)
     baseline = MeanThresholdAttack.fit(f_in, f_out)
     results = []
     for name, attack in (("lira", lira), ("mean_threshold", baseline)):
-        scores_in = attack.score(*stats_of["eval_in"])
-        scores_out = attack.score(*stats_of["eval_out"])
+        scores_in = attack.score(*statistics["eval_in"])
+        scores_out = attack.score(*statistics["eval_out"])
         results.append((evaluate_attack(name, scores_in, scores_out), scores_in, scores_out))
     return results, lira
 
@@ -201,11 +215,24 @@ def _dp_region_check(result, scores_in, scores_out, epsilon, delta):
     return passed
 
 
-def _configuration(posteriors, n, lengthscale, ridge, sigma, paths, delta, sweep, rng):
-    """Rows (LiRA and baseline) of one (r, sigma, L) configuration."""
-    bound = PosteriorSamplingBound.exp_1d(n, lengthscale, ridge, sigma)
-    epsilon, alpha = bound.epsilon(delta, paths)
-    results, lira = _attack_rows(posteriors, sigma, paths, rng)
+def _configuration(mechanisms, data, scenario, setting, rng):
+    """Rows (LiRA and baseline) of one (r, sigma, L) configuration, and its releases.
+
+    The releases are certified at ``(1 + RELEASE_RTOL)`` times the configuration's
+    epsilon.
+    """
+    ridge, sigma, paths, sweep = setting
+    n, lengthscale, delta = scenario["n"], scenario["lengthscale"], scenario["delta"]
+    epsilon, alpha = PosteriorSamplingBound.exp_1d(n, lengthscale, ridge, sigma).epsilon(
+        delta, paths
+    )
+    statistics, passed = {}, 0
+    for key in _KEYS:
+        values, certified = _releases(
+            mechanisms[key], data[key][1], sigma, paths, epsilon * (1 + RELEASE_RTOL), rng
+        )
+        statistics[key], passed = release_statistics(values, sigma), passed + certified
+    results, lira = _attack_rows(statistics, rng)
     rows = []
     for result, scores_in, scores_out in results:
         row = {
@@ -228,133 +255,140 @@ def _configuration(posteriors, n, lengthscale, ridge, sigma, paths, delta, sweep
         }
         row.update({f"excess_tpr_at_fpr_{f:g}": row[f"tpr_at_fpr_{f:g}"] - f for f in DEFAULT_FPRS})
         rows.append((row, result))
-    return rows
+    record = {
+        "releases": sum(len(m) for m in mechanisms.values()),
+        "passed": passed,
+        "mechanism": type(mechanisms[_KEYS[0]][0]).__name__,
+    }
+    return rows, record
 
 
-def _posteriors(n, lengthscale, ridge, replications, rng):
-    """Unit-scale posteriors at x0 of shadow and evaluation data sets for one ridge."""
-    posteriors = {}
-    for key in ("shadow_in", "shadow_out", "eval_in", "eval_out"):
-        X, y = step_datasets(n, key.endswith("_in"), replications, rng)
-        posteriors[key] = posterior_at_target(X, y, lengthscale, ridge)
-    return posteriors
+def _group_task(scenario, group, seed_keys):
+    """One task of the runner: the data sets of a group, then each of its configurations.
 
-
-def _posteriors_task(n, lengthscale, replications, ridge, seed_keys):
-    """One task of the runner: :func:`_posteriors` with ``default_rng(list(seed_keys))``."""
-    rng = np.random.default_rng(list(seed_keys))
-    return _posteriors(n, lengthscale, ridge, replications, rng)
-
-
-def _configuration_task(
-    posteriors, n, lengthscale, delta, group, ridge, sigma, paths, sweep, seed_keys
-):
-    """One task of the runner: :func:`_configuration` on the posteriors of ``group``."""
-    rng = np.random.default_rng(list(seed_keys))
-    return _configuration(posteriors[group], n, lengthscale, ridge, sigma, paths, delta, sweep, rng)
-
-
-def _figure_sigma_r(rows, sigmas):
-    import matplotlib.pyplot as plt
-
-    figure, (ax_auc, ax_tpr, ax_eps) = plt.subplots(1, 3, figsize=(14, 4))
-    for index, sigma in enumerate(sigmas):
-        colour = f"C{index}"
-        for attack, style in (("lira", "-"), ("mean_threshold", "--")):
-            chosen = [
-                r
-                for r in rows
-                if r["sweep"] == "sigma_r" and r["sigma"] == sigma and r["attack"] == attack
-            ]
-            ridges = [r["ridge"] for r in chosen]
-            label = f"sigma={sigma:g} {'LiRA' if attack == 'lira' else 'mean threshold'}"
-            ax_auc.plot(
-                ridges, [r["auc"] for r in chosen], style, color=colour, marker="o", label=label
-            )
-            ax_tpr.plot(
-                ridges,
-                [r["excess_tpr_at_fpr_0.05"] for r in chosen],
-                style,
-                color=colour,
-                marker="o",
-            )
-        lira = [
-            r
-            for r in rows
-            if r["sweep"] == "sigma_r" and r["sigma"] == sigma and r["attack"] == "lira"
-        ]
-        ax_eps.plot(
-            [r["ridge"] for r in lira],
-            [r["epsilon"] for r in lira],
-            color=colour,
-            marker="o",
-            label=f"sigma={sigma:g}",
+    The data sets are drawn from ``default_rng([*seed_keys, 0])`` (shadow in, shadow out,
+    evaluation in, evaluation out), configuration j from ``default_rng([*seed_keys, 1 +
+    j])``.
+    """
+    ridge, sweep, settings = group
+    rng = np.random.default_rng([*seed_keys, 0])
+    data = {
+        key: step_datasets(scenario["n"], key.endswith("_in"), scenario["replications"], rng)
+        for key in _KEYS
+    }
+    mechanisms = _mechanisms(data, scenario, ridge, settings[0][0])
+    return [
+        _configuration(
+            mechanisms,
+            data,
+            scenario,
+            (ridge, sigma, paths, sweep),
+            np.random.default_rng([*seed_keys, 1 + j]),
         )
-    ax_auc.axhline(0.5, color="grey", lw=0.8)
-    for ax, label in ((ax_auc, "AUC"), (ax_tpr, "excess TPR at FPR 5%"), (ax_eps, "epsilon bound")):
-        ax.set_xscale("log")
-        ax.set_xlabel("effective ridge r")
-        ax.set_ylabel(label)
-    ax_eps.set_yscale("log")
-    ax_auc.legend(fontsize=7)
-    ax_eps.legend(fontsize=7)
-    figure.suptitle("LiRA vs mean-threshold baseline, L = 3 paths, against the RDP bound")
-    return figure
+        for j, (sigma, paths) in enumerate(settings)
+    ]
 
 
-def _figure_paths(rows):
-    import matplotlib.pyplot as plt
+def _scenario(replications, n, lengthscale, delta, ridges, sigmas, path_counts):
+    """The study's options and its groups of configurations (a group shares its data sets).
 
-    figure, (ax_auc, ax_eps) = plt.subplots(1, 2, figsize=(10, 4))
-    for attack, style in (("lira", "-o"), ("mean_threshold", "--s")):
-        chosen = [r for r in rows if r["sweep"] == "paths" and r["attack"] == attack]
-        ax_auc.plot([r["paths"] for r in chosen], [r["auc"] for r in chosen], style, label=attack)
-        ax_auc.plot(
-            [r["paths"] for r in chosen], [r["dp_max_auc"] for r in chosen], ":", color="grey"
-        )
-    chosen = [r for r in rows if r["sweep"] == "paths" and r["attack"] == "lira"]
-    paths = np.array([r["paths"] for r in chosen])
-    epsilon = np.array([r["epsilon"] for r in chosen])
-    ax_eps.plot(paths, epsilon, "-o", label="epsilon(L) (optimised order)")
-    ax_eps.plot(paths, epsilon[0] * paths, ":", label="linear in L")
-    ax_auc.set_ylabel("AUC (dotted: largest AUC the bound allows)")
-    ax_eps.set_ylabel("epsilon bound")
-    for ax in (ax_auc, ax_eps):
-        ax.set_xscale("log")
-        ax.set_xlabel("released paths L")
-        ax.legend(fontsize=8)
+    One group per ridge of the sigma/r sweep (``(sigma, 3)`` for each sigma), then the
+    L sweep at ``L_SWEEP_SETTING`` (``(sigma, L)`` for each L).
+    """
+    if replications < 100:
+        raise ValueError(f"replications must be at least 100, got {replications}")
+    ridges, sigmas, path_counts = sorted(ridges), sorted(sigmas), sorted(path_counts)
+    groups = [(ridge, "sigma_r", [(sigma, 3) for sigma in sigmas]) for ridge in ridges]
     ridge, sigma = L_SWEEP_SETTING
-    figure.suptitle(
-        f"Attack success and bound against the number of paths (r = {ridge:g}, sigma = {sigma:g})"
-    )
-    return figure
+    groups.append((ridge, "paths", [(sigma, L) for L in path_counts]))
+    return {
+        "replications": replications,
+        "n": n,
+        "lengthscale": lengthscale,
+        "delta": delta,
+        "ridges": ridges,
+        "sigmas": sigmas,
+        "path_counts": path_counts,
+        "groups": groups,
+    }
 
 
-def _figure_roc(curves):
-    import matplotlib.pyplot as plt
+def _parameters(seed, scenario):
+    """The parameters recorded in ``results.json`` (and the runner's fingerprint)."""
+    return {
+        "seed": seed,
+        "replications": scenario["replications"],
+        "n": scenario["n"],
+        "lengthscale": scenario["lengthscale"],
+        "delta": scenario["delta"],
+        "target": TARGET,
+        "ridges": scenario["ridges"],
+        "sigmas": scenario["sigmas"],
+        "path_counts": scenario["path_counts"],
+        "l_sweep_setting": L_SWEEP_SETTING,
+        "seed_scheme": "data sets of group g: default_rng([seed, g, 0]); configuration j "
+        "of group g: default_rng([seed, g, 1 + j])",
+    }
 
-    figure, axes = plt.subplots(1, len(curves), figsize=(4.2 * len(curves), 4), squeeze=False)
-    for ax, (title, results, epsilon, delta) in zip(axes[0], curves):
-        for result in results:
-            ax.plot(*result.roc, label=f"{result.name} (AUC {result.auc:.3f})")
-        grid = np.linspace(0, 1, 400)
-        ax.plot(
-            grid,
-            max_tpr_under_dp(grid, epsilon, delta),
-            ":",
-            color="grey",
-            label="DP region boundary",
-        )
-        ax.plot([0, 1], [0, 1], color="black", lw=0.6)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlim(1e-3, 1)
-        ax.set_ylim(1e-3, 1)
-        ax.set_title(f"{title}\nepsilon = {epsilon:.3g}", fontsize=9)
-        ax.set_xlabel("FPR")
-        ax.set_ylabel("TPR")
-        ax.legend(fontsize=7)
-    return figure
+
+def _tasks(seed, scenario):
+    """One task per group g, seeded by ``(seed, g)``."""
+    return [
+        Task(("group", g, "sweep", group[1], "ridge", group[0]), {"group": group}, (seed, g))
+        for g, group in enumerate(scenario["groups"])
+    ]
+
+
+def _tables(scenario, results):
+    """The rows of every configuration, and the ROC curves shown (middle sigma)."""
+    middle_sigma = scenario["sigmas"][len(scenario["sigmas"]) // 2]
+    ridges = scenario["ridges"]
+    shown = {ridges[0], ridges[len(ridges) // 2], ridges[-1]}
+    rows, curves = [], []
+    for (ridge, sweep, settings), configurations in zip(scenario["groups"], results, strict=True):
+        for (sigma, paths), (pairs, _) in zip(settings, configurations, strict=True):
+            rows.extend(row for row, _ in pairs)
+            if sweep == "sigma_r" and sigma == middle_sigma and ridge in shown:
+                title = f"r = {ridge:g}, sigma = {sigma:g}, L = {paths}"
+                curves.append(
+                    (title, [p[1] for p in pairs], pairs[0][0]["epsilon"], scenario["delta"])
+                )
+    return rows, curves
+
+
+def _save_figures(output, rows, curves, scenario):
+    output.save_figure(figures.sigma_r(rows, scenario["sigmas"]), "mia_sigma_r")
+    output.save_figure(figures.paths(rows, L_SWEEP_SETTING), "mia_paths")
+    output.save_figure(figures.roc(curves), "mia_roc")
+
+
+def _summary(rows, results, scenario):
+    """AUCs at the smallest and largest ridge, LiRA's failures, the DP check, the releases."""
+    middle_sigma = scenario["sigmas"][len(scenario["sigmas"]) // 2]
+    ridges = scenario["ridges"]
+    lira = [r for r in rows if r["attack"] == "lira"]
+    baseline = [r for r in rows if r["attack"] == "mean_threshold"]
+    records = [record for configurations in results for _, record in configurations]
+
+    def auc_at(ridge):
+        return {
+            r["attack"]: r["auc"]
+            for r in rows
+            if r["sweep"] == "sigma_r" and r["ridge"] == ridge and r["sigma"] == middle_sigma
+        }
+
+    return {
+        "configurations": len(lira),
+        "lira_weaker_than_baseline": int(
+            sum(l["auc"] < b["auc"] - 0.01 for l, b in zip(lira, baseline))
+        ),
+        "lira_fit_failures": int(sum(not r["lira_fit_ok"] for r in lira)),
+        "all_inside_dp_region": bool(all(r["check_attack_inside_dp_region"] for r in rows)),
+        "auc_smallest_ridge": auc_at(ridges[0]),
+        "auc_largest_ridge": auc_at(ridges[-1]),
+        "releases": sum(r["releases"] for r in records),
+        "releases_certified": sum(r["passed"] for r in records),
+    }
 
 
 @transactional
@@ -397,116 +431,43 @@ def run(
     path_counts : sequence of int
         L values of the L sweep at (r, sigma) = ``L_SWEEP_SETTING``.
     runner : Runner, optional
-        Runs the posteriors (one task per group) and then the configurations (one task
-        each); default: serially in this process. Results do not depend on it;
-        ``results.json`` records it and each task's seed keys.
+        Runs the groups (one task each: data sets, then configurations; default:
+        serially here). Results do not depend on it; ``results.json`` records it.
 
     Returns
     -------
     dict
         Summary: AUC of each attack at the smallest and largest ridge (middle sigma),
         the number of rows where LiRA is weaker than the baseline, LiRA fit failures,
-        and whether every row lies inside the DP region.
+        whether every row lies inside the DP region, and the releases made and
+        certified.
+
+    Raises
+    ------
+    ValueError
+        If ``replications`` is below 100.
+
+    Notes
+    -----
+    Every release is made by a :class:`~ssa_privacy.privacy.posterior_sampling.mechanism.
+    PosteriorSamplingMechanism`, whose class ``results.json`` records.
     """
-    if replications < 100:
-        raise ValueError(f"replications must be at least 100, got {replications}")
-    ridges, sigmas, path_counts = sorted(ridges), sorted(sigmas), sorted(path_counts)
-    parameters = {
-        "seed": seed,
-        "replications": replications,
-        "n": n,
-        "lengthscale": lengthscale,
-        "delta": delta,
-        "target": TARGET,
-        "ridges": ridges,
-        "sigmas": sigmas,
-        "path_counts": path_counts,
-        "l_sweep_setting": L_SWEEP_SETTING,
-        "seed_scheme": "data sets of group g: default_rng([seed, g, 0]); configuration j "
-        "of group g: default_rng([seed, g, 1 + j])",
-    }
+    scenario = _scenario(replications, n, lengthscale, delta, ridges, sigmas, path_counts)
+    parameters = _parameters(seed, scenario)
     output = StudyOutput(out, "mia", parameters)
-    middle_sigma, shown_ridges = (
-        sigmas[len(sigmas) // 2],
-        {ridges[0], ridges[len(ridges) // 2], ridges[-1]},
-    )
-    # Groups share their data sets: one per ridge of the sigma/r sweep, then the L sweep.
-    groups = [(ridge, "sigma_r", [(sigma, 3) for sigma in sigmas]) for ridge in ridges]
-    groups.append((L_SWEEP_SETTING[0], "paths", [(L_SWEEP_SETTING[1], L) for L in path_counts]))
     runner = Runner(workers=1, progress=progress) if runner is None else runner
-    posteriors = runner.map(
-        _posteriors_task,
-        [
-            Task(
-                ("group", g, "sweep", sweep, "ridge", ridge),
-                {"ridge": ridge, "seed_keys": (seed, g, 0)},
-                (seed, g, 0),
-            )
-            for g, (ridge, sweep, _) in enumerate(groups)
-        ],
-        shared={"n": n, "lengthscale": lengthscale, "replications": replications},
-        name="mia-posteriors",
+    results = runner.map(
+        _group_task,
+        _tasks(seed, scenario),
+        shared={"scenario": scenario},
+        name="mia",
         fingerprint=parameters,
     )
-    configurations = [
-        (g, j, ridge, sigma, paths, sweep, (seed, g, 1 + j))
-        for g, (ridge, sweep, settings) in enumerate(groups)
-        for j, (sigma, paths) in enumerate(settings)
-    ]
-    tasks = [
-        Task(
-            ("group", g, "configuration", j, "ridge", ridge, "sigma", sigma, "paths", paths),
-            {
-                "group": g,
-                "ridge": ridge,
-                "sigma": sigma,
-                "paths": paths,
-                "sweep": sweep,
-                "seed_keys": keys,
-            },
-            keys,
-        )
-        for g, j, ridge, sigma, paths, sweep, keys in configurations
-    ]
-    shared = {"posteriors": posteriors, "n": n, "lengthscale": lengthscale, "delta": delta}
-    results = runner.map(
-        _configuration_task, tasks, shared=shared, name="mia", fingerprint=parameters
-    )
     output.parameters["runner"] = runner.describe()
-    rows, curves = [], []
-    for (*_, ridge, sigma, paths, sweep, _), pairs in zip(configurations, results, strict=True):
-        rows.extend(row for row, _ in pairs)
-        if sweep == "sigma_r" and sigma == middle_sigma and ridge in shown_ridges:
-            curves.append(
-                (
-                    f"r = {ridge:g}, sigma = {sigma:g}, L = {paths}",
-                    [p[1] for p in pairs],
-                    pairs[0][0]["epsilon"],
-                    delta,
-                )
-            )
-    output.save_figure(_figure_sigma_r(rows, sigmas), "mia_sigma_r")
-    output.save_figure(_figure_paths(rows), "mia_paths")
-    output.save_figure(_figure_roc(curves), "mia_roc")
-    lira = [r for r in rows if r["attack"] == "lira"]
-    baseline = [r for r in rows if r["attack"] == "mean_threshold"]
-    summary = {
-        "configurations": len(lira),
-        "lira_weaker_than_baseline": int(
-            sum(l["auc"] < b["auc"] - 0.01 for l, b in zip(lira, baseline))
-        ),
-        "lira_fit_failures": int(sum(not r["lira_fit_ok"] for r in lira)),
-        "all_inside_dp_region": bool(all(r["check_attack_inside_dp_region"] for r in rows)),
-        "auc_smallest_ridge": {
-            r["attack"]: r["auc"]
-            for r in rows
-            if r["sweep"] == "sigma_r" and r["ridge"] == ridges[0] and r["sigma"] == middle_sigma
-        },
-        "auc_largest_ridge": {
-            r["attack"]: r["auc"]
-            for r in rows
-            if r["sweep"] == "sigma_r" and r["ridge"] == ridges[-1] and r["sigma"] == middle_sigma
-        },
-    }
+    used = {record["mechanism"] for configurations in results for _, record in configurations}
+    output.parameters["mechanisms"] = {"shadow and evaluation releases": ", ".join(sorted(used))}
+    rows, curves = _tables(scenario, results)
+    _save_figures(output, rows, curves, scenario)
+    summary = _summary(rows, results, scenario)
     output.write_results(rows, summary=summary)
     return summary

@@ -34,16 +34,17 @@ from ssa_privacy._internal.validation import (
     open_interval,
     positive_int,
 )
-from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.output import StudyOutput
 from ssa_privacy.engine.runner import Runner, Task
+from ssa_privacy.engine.transaction import transactional
 from ssa_privacy.estimation.kalman import (
     empirical_error_covariance,
     error_covariance_bounds,
     steady_state,
 )
 from ssa_privacy.plants import LTIPlant
+from ssa_privacy.privacy.accounting import check_epsilon
 from ssa_privacy.privacy.pml.leakage import (
-    check_epsilon,
     leakage_probability,
     linear_mechanism_covariances,
     monte_carlo_leakage_probability,
@@ -105,24 +106,14 @@ def add_arguments(parser):
         default=50,
         help="initial steps left out of the averages, fewer than --steps (default: 50)",
     )
-    parser.add_argument(
-        "--delta",
-        type=opt.probability,
-        default=0.01,
-        help="PML failure probability (default: 0.01)",
-    )
+    opt.add_pml_level(parser, 0.01)
     parser.add_argument(
         "--epsilons",
         type=opt.comma_list(opt.positive_float),
         default=DEFAULT_EPSILONS,
         help="comma-separated leakage levels in nats (default: 5,5.5,6,7,8,10)",
     )
-    parser.add_argument(
-        "--mc-samples",
-        type=opt.positive_int,
-        default=400_000,
-        help="independent (X, Y) draws per design for P[l <= epsilon] (default: 400000)",
-    )
+    opt.add_mc_samples(parser, 400_000, "independent (X, Y) draws per design for P[l <= epsilon]")
 
 
 def _design(plant, method, convention, epsilon, delta):
@@ -207,85 +198,72 @@ def _row(plant, name, epsilon, delta, Theta, options, rng):
     return row
 
 
-def _figures(output, rows, delta):
+def _covariance_panel(ax, mine, name, kind):
+    """One panel of the first figure: the empirical P against the DARE and the bounds."""
+    get = functools.partial(_column, mine)
+    eps, convention = get("epsilon"), DESIGNS[name][1]
+    bound, chain = {
+        "logdet": ("bound_28", "bound_chain_logdet"),
+        "trace": ("bound_29", "bound_chain_trace"),
+    }[kind]
+    ax.errorbar(
+        eps,
+        get(f"{kind}_P_empirical"),
+        yerr=2 * get(f"{kind}_P_empirical_se"),
+        fmt="o",
+        color="black",
+        ms=4,
+        capsize=3,
+        label="empirical (±2 s.e.)",
+    )
+    ax.plot(eps, get(f"{kind}_P_dare"), color="tab:green", label="DARE")
+    ax.plot(eps, get(chain), color="tab:blue", ls="--", label="chain bound (this Theta)")
+    ax.plot(eps, get(bound), color="tab:red", ls=":", label=f"(28)/(29), {convention} convention")
+    if kind == "trace":
+        label = f"AM-GM n exp((28)/n), {convention} convention"
+        ax.plot(eps, get("bound_29_am_gm"), color="tab:purple", ls="-.", label=label)
+    if kind == "logdet" and "paper_bound_28_not_guaranteed" in mine[0]:
+        label = "paper (28): not guaranteed here"
+        ax.plot(eps, get("paper_bound_28_not_guaranteed"), color="grey", ls="-.", label=label)
+    ax.set_ylabel("log det P" if kind == "logdet" else "trace P (K^2)")
+    ax.set_title(name, fontsize=9)
+    ax.legend(fontsize=7)
+
+
+def _covariance_figure(output, rows, delta):
+    """The empirical error covariance against the DARE and the bounds, per design."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(len(DESIGNS), 2, figsize=(10, 3.2 * len(DESIGNS)), sharex=True)
     for axes_row, name in zip(axes, DESIGNS):
         mine = [r for r in rows if r["design"] == name]
-        eps = np.array([r["epsilon"] for r in mine])
-        for ax, kind, bound, chain in (
-            (axes_row[0], "logdet", "bound_28", "bound_chain_logdet"),
-            (axes_row[1], "trace", "bound_29", "bound_chain_trace"),
-        ):
-            get = functools.partial(_column, mine)
-            ax.errorbar(
-                eps,
-                get(f"{kind}_P_empirical"),
-                yerr=2 * get(f"{kind}_P_empirical_se"),
-                fmt="o",
-                color="black",
-                ms=4,
-                capsize=3,
-                label="empirical (±2 s.e.)",
-            )
-            ax.plot(eps, get(f"{kind}_P_dare"), color="tab:green", label="DARE")
-            ax.plot(eps, get(chain), color="tab:blue", ls="--", label="chain bound (this Theta)")
-            ax.plot(
-                eps,
-                get(bound),
-                color="tab:red",
-                ls=":",
-                label=f"(28)/(29), {DESIGNS[name][1]} convention",
-            )
-            if kind == "trace":
-                ax.plot(
-                    eps,
-                    get("bound_29_am_gm"),
-                    color="tab:purple",
-                    ls="-.",
-                    label=f"AM-GM n exp((28)/n), {DESIGNS[name][1]} convention",
-                )
-            if kind == "logdet" and "paper_bound_28_not_guaranteed" in mine[0]:
-                ax.plot(
-                    eps,
-                    get("paper_bound_28_not_guaranteed"),
-                    color="grey",
-                    ls="-.",
-                    label="paper (28): not guaranteed here",
-                )
-            ax.set_ylabel("log det P" if kind == "logdet" else "trace P (K^2)")
-            ax.set_title(name, fontsize=9)
-            ax.legend(fontsize=7)
+        for ax, kind in zip(axes_row, ("logdet", "trace")):
+            _covariance_panel(ax, mine, name, kind)
     for ax in axes[-1]:
         ax.set_xlabel("epsilon (nats)")
     fig.suptitle(f"Steady-state Kalman error covariance vs PML bounds (delta = {delta:g})")
     output.save_figure(fig, "fig_error_covariance_bounds")
 
+
+def _leakage_figure(output, rows, delta):
+    """The Monte Carlo leakage failure probability (99% interval) and its closed form."""
+    import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, color in zip(DESIGNS, ("tab:red", "tab:orange", "tab:blue")):
-        mine = [r for r in rows if r["design"] == name]
-        eps = np.array([r["epsilon"] for r in mine])
-        fail = np.array([1.0 - r["P_leak_le_eps_mc"] for r in mine])
-        err = np.array(
-            [
-                [
-                    r["P_leak_le_eps_mc"] - r["P_mc_ci99_low"],
-                    r["P_mc_ci99_high"] - r["P_leak_le_eps_mc"],
-                ]
-                for r in mine
-            ]
-        ).T
+        get = functools.partial(_column, [r for r in rows if r["design"] == name])
+        eps, estimate = get("epsilon"), get("P_leak_le_eps_mc")
+        below, above = estimate - get("P_mc_ci99_low"), get("P_mc_ci99_high") - estimate
         ax.errorbar(
             eps,
-            fail,
-            yerr=err[::-1],
+            1.0 - estimate,
+            yerr=[above, below],
             fmt="o",
             color=color,
             capsize=3,
             label=f"{name}: Monte Carlo (99% CI)",
         )
-        ax.plot(eps, [1.0 - r["P_leak_le_eps_analytic"] for r in mine], color=color, ls=":", lw=1)
+        ax.plot(eps, 1.0 - get("P_leak_le_eps_analytic"), color=color, ls=":", lw=1)
     ax.axhline(delta, color="black", ls="--", label="delta")
     ax.set_yscale("log")
     ax.set_xlabel("epsilon (nats)")
@@ -293,6 +271,87 @@ def _figures(output, rows, delta):
     ax.set_title("Leakage failure probability of the designed mechanisms (dotted: closed form)")
     ax.legend(fontsize=7)
     output.save_figure(fig, "fig_leakage_probability")
+
+
+def _parameters(seed, runs, steps, burn_in, delta, epsilons, mc_samples):
+    """The run's parameters, every option checked before anything is written.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`run`, naming the option.
+    """
+    runs, steps = positive_int(runs, "runs"), positive_int(steps, "steps")
+    if runs < 2:
+        raise ValueError(f"runs must be at least 2 (the standard errors need two runs), got {runs}")
+    burn_in = non_negative_int(burn_in, "burn_in")
+    if not burn_in < steps:
+        raise ValueError(f"burn_in must lie in [0, steps), got {burn_in} with steps = {steps}")
+    delta = open_interval(delta, "delta")
+    epsilons = tuple(
+        float(e) for e in nonempty(as_finite_array(epsilons, "epsilons", 1), "epsilons")
+    )
+    check_epsilon(np.array(epsilons), delta, np.linalg.matrix_rank(C_PLANT))
+    mc_samples = positive_int(mc_samples, "mc_samples")
+    seed = non_negative_int(seed, "seed")
+    options = dict(runs=runs, steps=steps, burn_in=burn_in, mc_samples=mc_samples)
+    return dict(
+        seed=seed, delta=delta, epsilons=list(epsilons), A=A_PLANT, C=C_PLANT, Q=Q_PLANT, **options
+    )
+
+
+def _tasks(epsilons, seed):
+    """One task per (epsilon, design), task index j seeded by ``(seed, j)``."""
+    cases = [(eps, name) for eps in epsilons for name in DESIGNS]
+    return [
+        Task(("epsilon", eps, "design", name), {"epsilon": eps, "name": name}, (seed, index))
+        for index, (eps, name) in enumerate(cases)
+    ]
+
+
+def _design_record(plant, delta, tasks, thetas):
+    """``design.json``: the plant, its prior and every designed Theta by epsilon."""
+    by_design = {name: {} for name in DESIGNS}
+    for task, Theta in zip(tasks, thetas, strict=True):
+        by_design[task.arguments["name"]][str(task.arguments["epsilon"])] = Theta
+    return {
+        "A": A_PLANT,
+        "C": C_PLANT,
+        "Q": Q_PLANT,
+        "Sigma_XX": plant.prior_covariance(),
+        "delta": delta,
+        "designs": {
+            name: {
+                "method": DESIGNS[name][0],
+                "convention": DESIGNS[name][1],
+                "Theta_by_epsilon": by_design[name],
+            }
+            for name in DESIGNS
+        },
+    }
+
+
+def _checks(rows):
+    """The guaranteed checks, and whether all hold (a null check, for a vacuous bound, is
+    no check: it neither holds nor fails)."""
+    guaranteed = [k for k in rows[0] if k.startswith("holds_")] + ["privacy_holds_mc"]
+    return guaranteed, bool(all(r[k] is not False for r in rows for k in guaranteed))
+
+
+def _summary(rows, guaranteed, all_hold, delta, folder):
+    """The summary printed by the command."""
+    return {
+        "all_guaranteed_checks_hold": all_hold,
+        "failed_checks": [
+            (r["epsilon"], r["design"], k) for r in rows for k in guaranteed if r[k] is False
+        ],
+        "paper_bound_28_on_exact_designs_holds_dare": all(
+            r["paper_bound_28_holds_dare"] for r in rows if "paper_bound_28_holds_dare" in r
+        ),
+        "min_P_leak_le_eps_mc": min(r["P_leak_le_eps_mc"] for r in rows),
+        "one_minus_delta": 1.0 - delta,
+        "out": str(folder),
+    }
 
 
 @transactional
@@ -310,80 +369,59 @@ def run(
 ):
     """Run the study; write design.json, results.csv/json and the two figures into ``out``.
 
-    Every option is checked before anything is written (runs >= 2, steps >= 1,
-    ``0 <= burn_in < steps``, delta in (0, 1), epsilons above condition (9) for l = 2,
-    mc_samples >= 1, seed a non-negative integer). Each (epsilon, design) pair is one
-    task of ``runner`` (default: serial), with random numbers from ``default_rng([seed,
-    task index])``; results do not depend on the runner.
+    Parameters
+    ----------
+    out : str or Path
+        Output folder.
+    seed : int
+        Base seed, >= 0: task j (epsilon-major, designs in :data:`DESIGNS` order) draws
+        from ``default_rng([seed, j])``.
+    progress : bool
+        Show a progress bar.
+    runs : int
+        Independent simulation runs, >= 2.
+    steps : int
+        Time steps per run, >= 1.
+    burn_in : int
+        Initial steps left out of the averages, in ``[0, steps)``.
+    delta : float
+        PML failure probability, in (0, 1).
+    epsilons : sequence of float
+        Leakage levels (nats), above condition (9) for l = 2.
+    mc_samples : int
+        Monte Carlo draws of ``(X, Y)`` per task, >= 1.
+    runner : Runner, optional
+        Runs the tasks, one per (epsilon, design) (default: serially in this process);
+        results do not depend on it.
+
+    Returns
+    -------
+    dict
+        Whether every guaranteed check holds (and which failed), the paper bound on the
+        exact designs, the smallest Monte Carlo probability and the output folder.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On an invalid option, before anything is written.
     """
-    runs, steps = positive_int(runs, "runs"), positive_int(steps, "steps")
-    if runs < 2:
-        raise ValueError(f"runs must be at least 2 (the standard errors need two runs), got {runs}")
-    burn_in = non_negative_int(burn_in, "burn_in")
-    if not burn_in < steps:
-        raise ValueError(f"burn_in must lie in [0, steps), got {burn_in} with steps = {steps}")
-    delta = open_interval(delta, "delta")
-    epsilons = tuple(
-        float(e) for e in nonempty(as_finite_array(epsilons, "epsilons", 1), "epsilons")
-    )
-    check_epsilon(np.array(epsilons), delta, np.linalg.matrix_rank(C_PLANT))
-    mc_samples = positive_int(mc_samples, "mc_samples")
-    seed = non_negative_int(seed, "seed")
-    options = dict(runs=runs, steps=steps, burn_in=burn_in, mc_samples=mc_samples)
-    parameters = dict(
-        seed=seed, delta=delta, epsilons=list(epsilons), A=A_PLANT, C=C_PLANT, Q=Q_PLANT, **options
-    )
+    parameters = _parameters(seed, runs, steps, burn_in, delta, epsilons, mc_samples)
     output = StudyOutput(out, "pml-bounds", parameters)
-    plant = LTIPlant(A_PLANT, C_PLANT, Q_PLANT)
-    cases = [(eps, name) for eps in epsilons for name in DESIGNS]
-    tasks = [
-        Task(
-            ("epsilon", eps, "design", name),
-            {"epsilon": eps, "name": name, "seed_keys": keys},
-            keys,
-        )
-        for index, (eps, name) in enumerate(cases)
-        for keys in [(seed, index)]
-    ]
+    plant, delta = LTIPlant(A_PLANT, C_PLANT, Q_PLANT), parameters["delta"]
+    tasks = _tasks(parameters["epsilons"], parameters["seed"])
     runner = Runner(workers=1, progress=progress) if runner is None else runner
+    options = {k: parameters[k] for k in ("runs", "steps", "burn_in", "mc_samples")}
     shared = {"plant": plant, "delta": delta, "options": options}
     results = runner.map(_case, tasks, shared=shared, name="pml-bounds", fingerprint=parameters)
     output.parameters["runner"] = runner.describe()
-    rows, thetas = [row for _, row in results], {name: {} for name in DESIGNS}
-    for (eps, name), (Theta, _) in zip(cases, results, strict=True):
-        thetas[name][str(eps)] = Theta
-    output.write_json(
-        "design.json",
-        {
-            "A": A_PLANT,
-            "C": C_PLANT,
-            "Q": Q_PLANT,
-            "Sigma_XX": plant.prior_covariance(),
-            "delta": delta,
-            "designs": {
-                name: {
-                    "method": DESIGNS[name][0],
-                    "convention": DESIGNS[name][1],
-                    "Theta_by_epsilon": thetas[name],
-                }
-                for name in DESIGNS
-            },
-        },
-    )
-    guaranteed = [k for k in rows[0] if k.startswith("holds_")] + ["privacy_holds_mc"]
-    # A null check (a vacuous bound) is no check: it neither holds nor fails.
-    all_hold = bool(all(r[k] is not False for r in rows for k in guaranteed))
-    output.write_results(rows, all_guaranteed_checks_hold=all_hold, checks=guaranteed)
-    _figures(output, rows, delta)
-    return {
-        "all_guaranteed_checks_hold": all_hold,
-        "failed_checks": [
-            (r["epsilon"], r["design"], k) for r in rows for k in guaranteed if r[k] is False
-        ],
-        "paper_bound_28_on_exact_designs_holds_dare": all(
-            r["paper_bound_28_holds_dare"] for r in rows if "paper_bound_28_holds_dare" in r
-        ),
-        "min_P_leak_le_eps_mc": min(r["P_leak_le_eps_mc"] for r in rows),
-        "one_minus_delta": 1.0 - delta,
-        "out": str(output.folder),
+    output.parameters["mechanisms"] = {
+        "none": "no data released: the Monte Carlo of the filter error and of "
+        "P[l <= epsilon] simulates the noise of each LinearGaussianMechanism design"
     }
+    rows = [row for _, row in results]
+    output.write_json("design.json", _design_record(plant, delta, tasks, [t for t, _ in results]))
+    guaranteed, all_hold = _checks(rows)
+    output.write_results(rows, all_guaranteed_checks_hold=all_hold, checks=guaranteed)
+    _covariance_figure(output, rows, delta)
+    _leakage_figure(output, rows, delta)
+    return _summary(rows, guaranteed, all_hold, delta, output.folder)

@@ -19,8 +19,9 @@ analytic rates (Curtis §4.7; Vallado Ch. 9).
 import numpy as np
 
 from ssa_privacy.constants import R_EARTH
-from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.output import StudyOutput
 from ssa_privacy.engine.runner import Runner, Task
+from ssa_privacy.engine.transaction import transactional
 from ssa_privacy.orbits.elements import (
     elements_to_state,
     orbit_averaged_rates,
@@ -303,6 +304,62 @@ def _figure_secular(output, rows, propagator):
     output.save_figure(fig, "fig_secular_rates")
 
 
+def _parameters(satellites, hours, step, secular_days):
+    """The run's parameters, checked before anything is written.
+
+    Raises
+    ------
+    ValueError
+        If a span or the step is not positive, or the step exceeds the span.
+    """
+    if not (0 < step <= hours * 3600.0 and secular_days > 0):
+        raise ValueError("step, hours and secular_days must be positive, with step <= hours")
+    return dict(satellites=satellites, hours=hours, step=step, secular_days=secular_days)
+
+
+def _comparisons(runner, element_sets, times, propagator, parameters):
+    """Compare every element set with SGP4, one runner task each.
+
+    Returns
+    -------
+    rows : list of dict
+        One results row per element set (compared or skipped), in order.
+    results : dict
+        Catalogue number -> ``(element_set, times, difference)`` of the compared sets.
+    """
+    compared = runner.map(
+        _comparison_task,
+        [Task(key=("satellite", key), arguments={"key": key}) for key in element_sets],
+        shared={"propagator": propagator, "times": times},
+        name="sgp4-validation-sgp4",
+        fingerprint={**parameters, "propagator": propagator},
+    )
+    rows, results = [], {}
+    for (key, element_set), (row, difference) in zip(element_sets.items(), compared, strict=True):
+        rows.append(row)
+        if difference is not None:
+            results[key] = (element_set, times, difference)
+    return rows, results
+
+
+def _summary(rows, secular, folder):
+    """The summary printed by the command."""
+    compared = [r for r in rows if r["status"] == "compared"]
+    return {
+        "max_difference_first_orbit_km": {
+            r["satellite"]: round(r["max_difference_first_orbit_km"], 3) for r in compared
+        },
+        "difference_at_end_km": {
+            r["satellite"]: round(r["difference_at_end_km"], 2) for r in compared
+        },
+        "skipped": [r["satellite"] for r in rows if r["status"] != "compared"],
+        "max_secular_rate_relative_error": max(
+            max(r["raan_rate_relative_error"], r["argp_rate_relative_error"]) for r in secular
+        ),
+        "out": str(folder),
+    }
+
+
 @transactional
 def run(
     out,
@@ -342,28 +399,19 @@ def run(
     dict
         Summary: the largest difference over the first orbit and the difference at the
         end per compared set, the skipped sets and the largest secular-rate error.
+
+    Raises
+    ------
+    ValueError
+        On a non-positive span or step, a step above the span, or an unknown satellite.
     """
     del seed  # deterministic study
-    if not (0 < step <= hours * 3600.0 and secular_days > 0):
-        raise ValueError("step, hours and secular_days must be positive, with step <= hours")
-    parameters = dict(satellites=satellites, hours=hours, step=step, secular_days=secular_days)
+    parameters = _parameters(satellites, hours, step, secular_days)
     output = StudyOutput(out, "sgp4-validation", parameters)
-    propagator = J2Propagator()
+    propagator, element_sets = J2Propagator(), _element_sets(satellites)
     times = np.arange(0.0, hours * 3600.0 + 1e-9, step)
-    element_sets = _element_sets(satellites)
     runner = Runner(workers=1, progress=progress) if runner is None else runner
-    compared = runner.map(
-        _comparison_task,
-        [Task(key=("satellite", key), arguments={"key": key}) for key in element_sets],
-        shared={"propagator": propagator, "times": times},
-        name="sgp4-validation-sgp4",
-        fingerprint={**parameters, "propagator": propagator},
-    )
-    rows, results = [], {}
-    for (key, element_set), (row, difference) in zip(element_sets.items(), compared, strict=True):
-        rows.append(row)
-        if difference is not None:
-            results[key] = (element_set, times, difference)
+    rows, results = _comparisons(runner, element_sets, times, propagator, parameters)
     secular = secular_rate_rows(propagator, secular_days, progress, runner)
     output.parameters["runner"] = runner.describe()
     secular_table = [{k: v for k, v in r.items() if k != "_series"} for r in secular]
@@ -371,17 +419,4 @@ def run(
     output.write_results(rows, secular_rates=secular_table)
     _figure_differences(output, results, hours)
     _figure_secular(output, secular, propagator)
-    compared = [r for r in rows if r["status"] == "compared"]
-    return {
-        "max_difference_first_orbit_km": {
-            r["satellite"]: round(r["max_difference_first_orbit_km"], 3) for r in compared
-        },
-        "difference_at_end_km": {
-            r["satellite"]: round(r["difference_at_end_km"], 2) for r in compared
-        },
-        "skipped": [r["satellite"] for r in rows if r["status"] != "compared"],
-        "max_secular_rate_relative_error": max(
-            max(r["raan_rate_relative_error"], r["argp_rate_relative_error"]) for r in secular
-        ),
-        "out": str(output.folder),
-    }
+    return _summary(rows, secular, output.folder)

@@ -34,12 +34,14 @@ covariances at a time: at most 8 stations x one longest pass of 4-row measuremen
 """
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from sgp4.propagation import gstime
 
-from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.output import StudyOutput
 from ssa_privacy.engine.runner import Runner, Task
+from ssa_privacy.engine.transaction import transactional
 from ssa_privacy.orbits.catalog import (
     REGIMES,
     STALENESS_DAYS,
@@ -54,7 +56,8 @@ from ssa_privacy.orbits.catalog import (
 )
 from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.orbits.tle import load_catalogue
-from ssa_privacy.privacy.pml.leakage import CONVENTIONS, check_epsilon
+from ssa_privacy.privacy.accounting import check_epsilon
+from ssa_privacy.privacy.notions import CONVENTIONS
 from ssa_privacy.sensors.geodesy import EarthRotation
 from ssa_privacy.sensors.networks import SITES, radar_network
 from ssa_privacy.studies import _options as opt
@@ -62,6 +65,7 @@ from ssa_privacy.studies import _ssa_catalog_figures as figures
 from ssa_privacy.studies._ssa_catalog_task import NO_PRIVACY, catalog_task
 
 __all__ = [
+    "CatalogOptions",
     "DEFAULT_EPSILONS",
     "DEFAULT_MEASUREMENT_EPSILONS",
     "DESCRIPTION",
@@ -125,8 +129,7 @@ def add_arguments(parser):
     )
     add("--hours", type=opt.positive_float, default=24.0, help="window length (h, default 24)")
     add("--dt", type=opt.positive_float, default=30.0, help="measurement interval (s, default 30)")
-    add("--delta", type=opt.probability, default=0.01, help="failure probability (default 0.01)")
-    add("--convention", choices=CONVENTIONS, default="exact", help="PML convention (default exact)")
+    opt.add_pml_level(parser, 0.01, "failure probability of each budget", CONVENTIONS)
     add(
         "--start",
         type=opt.checked_by(parse_utc),
@@ -141,12 +144,82 @@ def add_arguments(parser):
         "either side (days, default 14)",
     )
     add("--batch", type=opt.positive_int, default=5, help="objects per runner task (default 5)")
-    add(
-        "--data",
-        type=opt.existing_folder,
-        help="folder holding the catalogue (default: $SSA_PRIVACY_DATA, then ../shared/data "
-        "beside the repository)",
-    )
+    opt.add_data_folder(parser, "the catalogue")
+
+
+@dataclass(frozen=True)
+class CatalogOptions:
+    """The options of a catalogue run and their defaults (``ssa-privacy run ssa-catalog``).
+
+    Parameters
+    ----------
+    regime : {"leo", "meo", "geo", "all"}
+        Orbital regime of the sample (:mod:`ssa_privacy.orbits.catalog`).
+    objects : int
+        Number of objects sampled, at most the regime's size (13,909 LEO, 206 MEO, 595
+        GEO). An object whose SGP4 fails within the window (a decaying one) is left out
+        and listed in ``results.json`` (``parameters.skipped_sgp4_errors``).
+    epsilons : sequence of float
+        Pass-level budgets (nats), each above condition (9) for a pass that sees all of x0.
+    measurement_epsilons : sequence of float
+        Per-measurement levels whose pass and day epsilons are reported.
+    hours, dt : float
+        Window length (h) and measurement interval (s).
+    delta : float
+        Failure probability in (0, 1).
+    convention : {"exact", "paper"}
+        PML convention.
+    batch : int
+        Objects per runner task. The batch size changes the results at the integrators'
+        tolerance only (a batch's tracks are integrated as one system): 1e-8 relative in
+        the RMSE, 1e-6 at most in the tests.
+    data : str or Path, optional
+        Data folder (default: ``$SSA_PRIVACY_DATA``, then ``../shared/data``).
+    start : str, optional
+        Window start, UTC in ISO 8601 (e.g. ``"2026-03-20T14:12:03"``). Default: the
+        newest epoch among the element sets within 3 days of the catalogue's median
+        epoch (:func:`~ssa_privacy.orbits.catalog.window_start`), so that an outlying epoch
+        cannot move the window.
+    staleness_days : float
+        A sampled object whose element set's epoch is further than this (days, either
+        side) from the window start is left out; the catalogue's element sets so left
+        out, and the repeated catalogue numbers (the newest element set is kept), are
+        listed in ``results.json`` (``parameters.excluded_element_sets``) with the
+        reason.
+
+    Raises
+    ------
+    ValueError
+        On an unknown convention, a ``dt`` outside (0, window], or a budget at or below
+        condition (9) of [LKC] (six directions for ``epsilons``, four for
+        ``measurement_epsilons``); the message names the option.
+    """
+
+    regime: str = "leo"
+    objects: int = 50
+    epsilons: tuple = DEFAULT_EPSILONS
+    measurement_epsilons: tuple = DEFAULT_MEASUREMENT_EPSILONS
+    hours: float = 24.0
+    dt: float = 30.0
+    delta: float = 0.01
+    convention: str = "exact"
+    batch: int = 5
+    data: str | None = None
+    start: str | None = None
+    staleness_days: float = STALENESS_DAYS
+
+    def __post_init__(self):
+        if self.convention not in CONVENTIONS:
+            raise ValueError(f"convention must be one of {CONVENTIONS}, got {self.convention!r}")
+        if not (0 < self.dt <= self.hours * 3600.0):
+            raise ValueError(
+                f"dt must be positive and at most the window, got {self.dt} s for {self.hours} h"
+            )
+        for name, rows in (("epsilons", 6), ("measurement_epsilons", 4)):
+            try:
+                check_epsilon(list(getattr(self, name)), self.delta, rows)
+            except ValueError as error:
+                raise ValueError(f"{name}: {error}") from None
 
 
 class Scenario:
@@ -322,106 +395,14 @@ def choose_objects(catalogue, regime, objects, seed, start=None, staleness_days=
     return start_jd, fresh, excluded
 
 
-@transactional
-def run(
-    out,
-    seed=0,
-    progress=True,
-    regime="leo",
-    objects=50,
-    epsilons=DEFAULT_EPSILONS,
-    measurement_epsilons=DEFAULT_MEASUREMENT_EPSILONS,
-    hours=24.0,
-    dt=30.0,
-    delta=0.01,
-    convention="exact",
-    batch=5,
-    data=None,
-    runner=None,
-    start=None,
-    staleness_days=STALENESS_DAYS,
-):
-    """Run the catalogue study; write results.csv/json, per_measurement.csv and 4 figures.
-
-    Parameters
-    ----------
-    out : str or Path
-        Output folder.
-    seed : int
-        Seeds the sample of objects (``default_rng([seed, 7])``) and, per object, its
-        deviation, sensor noise and privacy noise (``default_rng([seed, norad_id, 0 | 1 |
-        2])``). Results do not depend on the runner. The batch size changes them at the
-        integrators' tolerance only (a batch's tracks are integrated as one system):
-        1e-8 relative in the RMSE, 1e-6 at most in the tests.
-    progress : bool
-        Show a progress bar.
-    regime : {"leo", "meo", "geo", "all"}
-        Orbital regime of the sample (:mod:`ssa_privacy.orbits.catalog`).
-    objects : int
-        Number of objects sampled, at most the regime's size (13,909 LEO, 206 MEO, 595
-        GEO). An object whose SGP4 fails within the window (a decaying one) is left out
-        and listed in ``results.json`` (``parameters.skipped_sgp4_errors``).
-    epsilons : sequence of float
-        Pass-level budgets (nats), each above condition (9) for a pass that sees all of x0.
-    measurement_epsilons : sequence of float
-        Per-measurement levels whose pass and day epsilons are reported.
-    hours, dt : float
-        Window length (h) and measurement interval (s).
-    start : str, optional
-        Window start, UTC in ISO 8601 (e.g. ``"2026-03-20T14:12:03"``). Default: the
-        newest epoch among the element sets within 3 days of the catalogue's median
-        epoch (:func:`~ssa_privacy.orbits.catalog.window_start`), so that an outlying epoch
-        cannot move the window.
-    staleness_days : float
-        A sampled object whose element set's epoch is further than this (days, either
-        side) from the window start is left out; the catalogue's element sets so left
-        out, and the repeated catalogue numbers (the newest element set is kept), are
-        listed in ``results.json`` (``parameters.excluded_element_sets``) with the
-        reason.
-    delta : float
-        Failure probability in (0, 1).
-    convention : {"exact", "paper"}
-        PML convention.
-    batch : int
-        Objects per runner task.
-    data : str or Path, optional
-        Data folder (default: ``$SSA_PRIVACY_DATA``, then ``../shared/data``).
-    runner : Runner, optional
-        Runs the batches (default: serially in this process).
-
-    Returns
-    -------
-    dict
-        Output folder, number of objects, per-level median RMSE and tracked fraction,
-        throughput (objects per second per worker).
-
-    Raises
-    ------
-    ValueError
-        On an unknown regime or convention, too many objects, a budget at or below
-        condition (9) of [LKC] for six directions, a ``start`` that is not ISO 8601, a
-        ``staleness_days`` that is not positive, every sampled element set stale, or
-        invalid numbers (the message names the argument).
-    FileNotFoundError
-        If the catalogue is not in the data folder.
-    """
-    if convention not in CONVENTIONS:
-        raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
-    if not (0 < dt <= hours * 3600.0):
-        raise ValueError(f"dt must be positive and at most the window, got {dt} s for {hours} h")
-    for name, levels, rows in (
-        ("epsilons", epsilons, 6),
-        ("measurement_epsilons", measurement_epsilons, 4),
-    ):
-        try:
-            check_epsilon(list(levels), delta, rows)
-        except ValueError as error:
-            raise ValueError(f"{name}: {error}") from None
-    catalogue = load_catalogue(path=data)
+def _scenario(options, seed):
+    """The scenario, the objects tracked (SGP4 valid over the window) and the parameters."""
+    catalogue = load_catalogue(path=options.data)
     start_jd, sample, excluded = choose_objects(
-        catalogue, regime, objects, seed, start, staleness_days
+        catalogue, options.regime, options.objects, seed, options.start, options.staleness_days
     )
-    scenario = Scenario(start_jd, hours, dt, epsilons, measurement_epsilons, delta, convention)
+    levels = ("hours", "dt", "epsilons", "measurement_epsilons", "delta", "convention")
+    scenario = Scenario(start_jd, *(getattr(options, name) for name in levels))
     valid = sgp4_valid(sample, start_jd, scenario.times)
     chosen = [e for e, ok in zip(sample, valid, strict=True) if ok]
     skipped = [int(e.catalogue_number) for e, ok in zip(sample, valid, strict=True) if not ok]
@@ -429,21 +410,19 @@ def run(
         raise ValueError(f"SGP4 fails within the window for every sampled object: {skipped}")
     params = {
         "seed": seed,
-        "regime": regime,
-        "objects": objects,
+        "regime": options.regime,
+        "objects": options.objects,
         "norad_ids": [int(e.catalogue_number) for e in chosen],
         "skipped_sgp4_errors": skipped,
         "start_utc": utc_text(start_jd),
-        "start_rule": "given" if start is not None else START_RULE,
-        "staleness_days": staleness_days,
+        "start_rule": "given" if options.start is not None else START_RULE,
+        "staleness_days": options.staleness_days,
         "excluded_element_sets": excluded,
         "epsilons": list(scenario.epsilons),
         "measurement_epsilons": list(scenario.per_measurement_epsilons),
-        "hours": hours,
-        "dt": dt,
-        "delta": delta,
-        "convention": convention,
-        "batch": batch,
+        **{
+            name: getattr(options, name) for name in ("hours", "dt", "delta", "convention", "batch")
+        },
         "start_jd": start_jd,
         "evaluation": f"every {EVALUATION_STEP:g} s over the second half of the window",
         "longest_pass_minutes": LONGEST_PASS_MINUTES,
@@ -451,22 +430,32 @@ def run(
         "seed_scheme": "sample default_rng([seed, 7]); object default_rng([seed, norad_id, "
         "0 (deviation) | 1 (sensor noise) | 2 (privacy noise)])",
     }
-    output = StudyOutput(out, "ssa-catalog", params)
-    runner = Runner(workers=1, progress=progress) if runner is None else runner
-    started = time.perf_counter()
-    results = runner.map(
-        catalog_task,
-        _batches(chosen, batch),
-        shared={"scenario": scenario, "seed": seed},
-        name="ssa-catalog",
-        fingerprint=params,
-    )
-    elapsed = time.perf_counter() - started
-    output.parameters["runner"] = runner.describe()
+    return scenario, chosen, params
+
+
+def _throughput(objects, elapsed, runner):
+    """Objects, wall time (s), workers and objects per second per worker of the map."""
+    workers = runner.describe()["workers"] or 1
+    return {
+        "objects": objects,
+        "wall_time_s": elapsed,
+        "workers": workers,
+        "objects_per_second_per_worker": objects / elapsed / workers,
+    }
+
+
+def _tables(output, results, throughput):
+    """Write results.csv/json and per_measurement.csv; return the rows and the summaries.
+
+    ``results.json`` records, besides the summaries, the class of the mechanism that
+    released each kind of pass (``parameters.mechanisms``)."""
     rows = [row for r in results for row in r["rows"]]
     per_measurement = [row for r in results for row in r["per_measurement"]]
     difference = np.array([d for r in results for d in r["sgp4_difference_km"]])
-    workers = runner.describe()["workers"] or 1
+    mechanisms = {}
+    for r in results:
+        mechanisms.update(r["mechanisms"])
+    output.parameters["mechanisms"] = {NO_PRIVACY: "none (as measured)", **mechanisms}
     summaries = level_summaries(rows)
     output.write_csv("per_measurement.csv", per_measurement)
     output.write_results(
@@ -480,13 +469,65 @@ def run(
             "max": float(difference.max()),
             "what": "J2 nominal track against SGP4 of the element set at the window's end",
         },
-        throughput={
-            "objects": len(chosen),
-            "wall_time_s": elapsed,
-            "workers": workers,
-            "objects_per_second_per_worker": len(chosen) / elapsed / workers,
-        },
+        throughput=throughput,
     )
+    return rows, per_measurement, summaries
+
+
+@transactional
+def run(out, seed=0, progress=True, runner=None, **options):
+    """Run the catalogue study; write results.csv/json, per_measurement.csv and 4 figures.
+
+    Parameters
+    ----------
+    out : str or Path
+        Output folder.
+    seed : int
+        Seeds the sample of objects (``default_rng([seed, 7])``) and, per object, its
+        deviation, sensor noise and privacy noise (``default_rng([seed, norad_id, 0 | 1 |
+        2])``). Results do not depend on the runner.
+    progress : bool
+        Show a progress bar.
+    runner : Runner, optional
+        Runs the batches (default: serially in this process).
+    **options
+        The study's options by name, with their defaults: :class:`CatalogOptions`
+        (``regime``, ``objects``, ``epsilons``, ``measurement_epsilons``, ``hours``,
+        ``dt``, ``delta``, ``convention``, ``batch``, ``data``, ``start``,
+        ``staleness_days``).
+
+    Returns
+    -------
+    dict
+        Output folder, number of objects, per-level median RMSE and tracked fraction,
+        throughput (objects per second per worker).
+
+    Raises
+    ------
+    TypeError
+        On an unknown option.
+    ValueError
+        As :class:`CatalogOptions`; on an unknown regime, too many objects, a ``start``
+        that is not ISO 8601, a ``staleness_days`` that is not positive, or every sampled
+        element set stale (the message names the argument).
+    FileNotFoundError
+        If the catalogue is not in the data folder.
+    """
+    options = CatalogOptions(**options)
+    scenario, chosen, params = _scenario(options, seed)
+    output = StudyOutput(out, "ssa-catalog", params)
+    runner = Runner(workers=1, progress=progress) if runner is None else runner
+    started = time.perf_counter()
+    results = runner.map(
+        catalog_task,
+        _batches(chosen, options.batch),
+        shared={"scenario": scenario, "seed": seed},
+        name="ssa-catalog",
+        fingerprint=params,
+    )
+    throughput = _throughput(len(chosen), time.perf_counter() - started, runner)
+    output.parameters["runner"] = runner.describe()
+    rows, per_measurement, summaries = _tables(output, results, throughput)
     figures.save(output, scenario, chosen, rows, per_measurement, runner)
     return {
         "out": str(output.folder),
@@ -495,5 +536,5 @@ def run(
             level: s.get("logdet", s.get("none", {})).get("position_rmse_km_median")
             for level, s in summaries.items()
         },
-        "objects_per_second_per_worker": round(len(chosen) / elapsed / workers, 3),
+        "objects_per_second_per_worker": round(throughput["objects_per_second_per_worker"], 3),
     }

@@ -18,7 +18,9 @@ TLE's TEME state, propagated to the start of the window and displaced by a draw 
 range rate) with sensor noise, and adds privacy noise ``Theta_i`` from Corollary 3.7
 applied to the measurement linearised about the fusion centre's predicted state ``x^``:
 ``Theta_i = kappa / (1 - kappa) H Sigma_XX H^T`` with ``H = dh/dx(x^)`` and
-``Sigma_XX = T(x^) Sigma_CW T(x^)^T`` (``T`` the Hill-to-ECI map). The fusion centre runs
+``Sigma_XX = T(x^) Sigma_CW T(x^)^T`` (``T`` the Hill-to-ECI map); the measurement is
+released through a :class:`~ssa_privacy.privacy.pml.passes.PassMechanism` of one
+measurement, whose certificate each release carries. The fusion centre runs
 a UKF (filterpy) with the J2 process model (1e-9 tolerance) and measurement covariance
 sensor + ``Theta_i``. Privacy levels: epsilon_i = level + offset_i, plus "no privacy".
 Monte Carlo runs use common random numbers across levels (same initial offset, same
@@ -32,37 +34,44 @@ covariance (empirical, and the DARE value) is compared with the chain bound and 
 [LKC] (28)-(29) in the design's convention (:doc:`/theory/kalman-bounds`; the code of this
 part is in the private module ``_ssa_network_cw``). For the fusion (three releases) and
 for "no privacy", the bounds are evaluated at the implied level, the smallest epsilon at
-which that release is private.
+which that release is private. The CW reports are simulated inside the filter's Monte
+Carlo (:func:`~ssa_privacy.estimation.kalman.empirical_error_covariance`): no data is
+released.
 
 Privacy checks: Monte Carlo estimates of ``P[l(X -> Y) <= epsilon_i]`` (true PML) of each
 designed mechanism, with 99% Clopper-Pearson intervals, for the CW stations and for the
-linearised radar measurement at each station's highest elevation in the window.
+linearised radar measurement at each station's highest elevation in the window (the
+private module ``_ssa_network_privacy``).
 """
+
+from dataclasses import dataclass, fields
 
 import numpy as np
 
 from ssa_privacy._internal.validation import positive_int
-from ssa_privacy.engine.output import StudyOutput, transactional
+from ssa_privacy.engine.output import StudyOutput
 from ssa_privacy.engine.runner import Runner, Task
+from ssa_privacy.engine.transaction import transactional
 from ssa_privacy.orbits.frames import hill_to_inertial
 from ssa_privacy.orbits.propagator import J2Propagator
-from ssa_privacy.orbits.relative_motion import KEEPING_SCALES, MANOEUVRE_PSD
-from ssa_privacy.orbits.tle import ElementSet, load_element_set
-from ssa_privacy.plants import cw_plant, station_keeping_gain
-from ssa_privacy.privacy.pml.design import linear_mechanism_noise
-from ssa_privacy.privacy.pml.leakage import (
-    CONVENTIONS,
-    check_epsilon,
-    leakage_probability,
-    linear_mechanism_covariances,
-    monte_carlo_leakage_probability,
+from ssa_privacy.orbits.relative_motion import (
+    KEEPING_SCALES,
+    MANOEUVRE_PSD,
+    cw_plant,
+    station_keeping_gain,
 )
+from ssa_privacy.orbits.tle import ElementSet, load_element_set
+from ssa_privacy.privacy.accounting import check_epsilon
+from ssa_privacy.privacy.notions import CONVENTIONS
+from ssa_privacy.privacy.pml.design import linear_mechanism_noise
+from ssa_privacy.privacy.pml.passes import PassMechanism
 from ssa_privacy.sensors.geodesy import EarthRotation
 from ssa_privacy.sensors.stations import MEASUREMENTS
 from ssa_privacy.studies import _options as opt
 from ssa_privacy.studies import _ssa_network_figures as figures
 from ssa_privacy.studies import _ssa_network_ukf as ukf
-from ssa_privacy.studies._ssa_network_cw import C_POSITION, cw_designs, cw_filter_row
+from ssa_privacy.studies._ssa_network_cw import C_POSITION, cw_designs, cw_task
+from ssa_privacy.studies._ssa_network_privacy import CONFIDENCE, privacy_checks
 from ssa_privacy.studies._ssa_network_ukf import FILTER_PSD, FILTER_TOLERANCE, STATIONS  # noqa: F401
 
 __all__ = [
@@ -72,6 +81,7 @@ __all__ = [
     "DEFAULT_OFFSETS",
     "DESCRIPTION",
     "NO_PRIVACY",
+    "NetworkOptions",
     "PARTS",
     "PRIVACY_SEED_TAG",
     "Scenario",
@@ -86,8 +96,6 @@ DESCRIPTION = "SSA network: PML-privatized ground radars tracking a real LEO orb
 
 DEFAULT_EPSILONS = (7.0, 9.0, 12.0, 16.0, 24.0)
 DEFAULT_OFFSETS = (0.0, 1.0, 2.0)
-#: Confidence of the Monte Carlo privacy intervals.
-CONFIDENCE = 0.99
 NO_PRIVACY = "none"
 #: Last seed key of a CW row's simulation, ``[seed, level, filter, 3]``, and third of a
 #: station's privacy checks, ``[seed, station, 4]``: no stream coincides with a UKF run's
@@ -142,15 +150,7 @@ def add_arguments(parser):
         default=DEFAULT_OFFSETS,
         help="epsilon_i = level + offset_i, one per station (default 0,1,2)",
     )
-    add(
-        "--delta", type=opt.probability, default=0.01, help="PML failure probability (default 0.01)"
-    )
-    add(
-        "--convention",
-        choices=sorted(CONVENTIONS),
-        default="exact",
-        help="PML convention of the noise design and of the bounds (default exact)",
-    )
+    opt.add_pml_level(parser, 0.01, conventions=CONVENTIONS)
     add(
         "--runs",
         type=opt.positive_int,
@@ -168,12 +168,89 @@ def add_arguments(parser):
         help="CW steps left out, fewer than --cw-steps (default 50)",
     )
     add("--cw-dt", type=opt.positive_float, default=60.0, help="CW sampling period (s, default 60)")
-    add(
-        "--mc-samples",
-        type=opt.positive_int,
-        default=100_000,
-        help="draws per mechanism for P[l <= epsilon] (default 100000)",
-    )
+    opt.add_mc_samples(parser, 100_000, "draws per mechanism for P[l <= epsilon]")
+
+
+@dataclass(frozen=True)
+class NetworkOptions:
+    """The options of an ssa-network run and their defaults (``ssa-privacy run ssa-network``).
+
+    Parameters
+    ----------
+    satellite : str
+        ``"iss"`` or a catalogue number of ``SGP4-VER.TLE``.
+    start_hours, hours, dt, gap_step, burn_in_hours : float
+        Window start after epoch and length (h), measurement interval and filter step
+        between passes (s, a multiple of dt within the window), time left out of the
+        RMSE (h, below hours).
+    epsilons, offsets : sequence of float
+        Privacy levels (epsilon of the first station, nats; at least one) and per-station
+        offsets.
+    delta : float
+        PML failure probability.
+    convention : {"exact", "paper"}
+        PML convention of the noise design and of the bounds.
+    runs, cw_runs, cw_steps, cw_burn_in : int
+        UKF runs per level; CW simulation runs, steps per run and steps left out (fewer
+        than cw_steps).
+    cw_dt : float
+        CW sampling period (s).
+    mc_samples : int
+        Draws per mechanism for P[l <= epsilon].
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a count that is not a positive integer, a time that is not positive, a
+        ``gap_step`` that is not a multiple of ``dt`` within the window, a burn-in outside
+        its range, or no level (the message names the option).
+    """
+
+    satellite: str = "iss"
+    start_hours: float = 6.0
+    hours: float = 10.0
+    dt: float = 30.0
+    gap_step: float = 600.0
+    burn_in_hours: float = 2.0
+    epsilons: tuple = DEFAULT_EPSILONS
+    offsets: tuple = DEFAULT_OFFSETS
+    delta: float = 0.01
+    convention: str = "exact"
+    runs: int = 12
+    cw_runs: int = 20
+    cw_steps: int = 300
+    cw_burn_in: int = 50
+    cw_dt: float = 60.0
+    mc_samples: int = 100_000
+
+    def __post_init__(self):
+        for name in ("runs", "cw_runs", "cw_steps", "mc_samples"):
+            positive_int(getattr(self, name), name)
+        if not 0 <= self.cw_burn_in < self.cw_steps:
+            raise ValueError("cw_burn_in must lie in [0, cw_steps)")
+        for name in ("hours", "dt", "gap_step", "cw_dt"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)!r}")
+        ratio = self.gap_step / self.dt
+        if abs(ratio - round(ratio)) > 1e-9:
+            raise ValueError("gap_step must be a multiple of dt")
+        if self.gap_step > self.hours * 3600.0:
+            raise ValueError("gap_step must not exceed the window (hours)")
+        if not 0 <= self.burn_in_hours < self.hours:
+            raise ValueError("burn_in_hours must lie in [0, hours)")
+        if not self.epsilons:
+            raise ValueError("epsilons must hold at least one level")
+
+    def as_dict(self):
+        """The options by name, the levels and offsets as lists (JSON-ready).
+
+        Returns
+        -------
+        dict
+            Every field, in order.
+        """
+        options = {f.name: getattr(self, f.name) for f in fields(self)}
+        return options | {"epsilons": list(self.epsilons), "offsets": list(self.offsets)}
 
 
 class Scenario:
@@ -234,80 +311,43 @@ class Scenario:
             convention=self.convention,
         )
 
+    def station_mechanism(self, model, epsilon):
+        """A radar measurement's privacy noise and the mechanism that releases it.
 
-def _privacy_row(kind, station, epsilon, C, Sigma, Theta, scenario, samples, rng):
-    mc = monte_carlo_leakage_probability(
-        C, Sigma, Theta, epsilon, samples, rng, confidence=CONFIDENCE
-    )
-    Sigma_XY, Sigma_YY = linear_mechanism_covariances(C, Sigma, Theta)
-    return {
-        "mechanism": kind,
-        "station": station.name,
-        "epsilon": epsilon,
-        "delta": scenario.delta,
-        "convention": scenario.convention,
-        "P_leak_le_eps_analytic": leakage_probability(Sigma, Sigma_XY, Sigma_YY, epsilon),
-        "P_leak_le_eps_mc": mc.estimate,
-        "P_mc_ci99_low": mc.low,
-        "P_mc_ci99_high": mc.high,
-        "P_leak_mc_failures": mc.failures,
-        "mc_samples": mc.samples,
-        "privacy_holds_mc": bool(mc.high >= 1.0 - scenario.delta),
-    }
+        Parameters
+        ----------
+        model : LinearisedMeasurement
+            The station's measurement linearised about the predicted state.
+        epsilon : float
+            The station's level, nats.
 
-
-def _privacy_checks(scenario, options, station, cw_noise, seed_keys):
-    """Monte Carlo P[l <= epsilon] of one station's designed mechanisms, at every level:
-    its CW report, and its radar measurement linearised at its highest elevation on the
-    nominal track. The draws come from ``default_rng(seed_keys)``, in row order."""
-    rng = np.random.default_rng(list(seed_keys))
-    samples, site = options["mc_samples"], STATIONS[station]
-    k = int(np.argmax(site.measure(scenario.nominal, scenario.fine, scenario.earth)[:, 1]))
-    model = site.linearised_measurement(scenario.nominal[k], scenario.fine[k], scenario.earth)
-    H, Sigma = model.H, scenario.prior_eci(model.state)
-    rows = []
-    for label, eps in scenario.levels[:-1]:
-        rows.append(
-            _privacy_row(
-                "CW relative position",
-                site,
-                eps[station],
-                C_POSITION,
-                scenario.Sigma_cw,
-                cw_noise[label][station],
-                scenario,
-                samples,
-                rng,
-            )
+        Returns
+        -------
+        Theta : ndarray, shape (4, 4)
+            :meth:`station_noise` (rad^2, km^2, km^2/s^2 and products).
+        mechanism : PassMechanism
+            The release of the one measurement (K = 1) with the noise ``L e``, ``Theta =
+            L L^T`` (Cholesky), certified for (epsilon, delta)-PML about the state for the
+            manoeuvre prior there.
+        """
+        Theta = self.station_noise(model, epsilon)
+        mechanism = PassMechanism(
+            model.H,
+            self.prior_eci(model.state),
+            np.linalg.cholesky(Theta),
+            epsilon,
+            self.delta,
+            convention=self.convention,
+            designer="closed-form",
         )
-        Theta = scenario.station_noise(model, eps[station])
-        rows.append(
-            _privacy_row(
-                "radar (linearised)", site, eps[station], H, Sigma, Theta, scenario, samples, rng
-            )
-        )
-    return rows
-
-
-def _cw_row(scenario, options, level, station, noise, seed_keys):
-    """One row of the CW table: a station's filter (``station`` its index) or, with
-    ``station`` None, the fusion's, at level index ``level``; the simulation draws from
-    ``default_rng(seed_keys)``."""
-    label, eps = scenario.levels[level]
-    rng = np.random.default_rng(list(seed_keys))
-    name = "fusion" if station is None else STATIONS[station].name
-    return {
-        "level": label,
-        "filter": name,
-        **cw_filter_row(scenario, options, noise, station, eps, rng),
-    }
+        return Theta, mechanism
 
 
 #: The kinds of task of the study's runner map.
-PARTS = {"ukf": ukf.ukf_run, "cw": _cw_row, "privacy": _privacy_checks}
+PARTS = {"ukf": ukf.ukf_run, "cw": cw_task, "privacy": privacy_checks}
 
 
-def network_task(scenario, options, part, arguments):
+def network_task(scenario, options, part, arguments, seed_keys):
     """One task of the runner: a UKF run, a CW table row or a station's privacy checks.
 
     Parameters
@@ -319,20 +359,22 @@ def network_task(scenario, options, part, arguments):
     part : {"ukf", "cw", "privacy"}
         Kind of task (:data:`PARTS`).
     arguments : dict
-        Keyword arguments of that kind's function.
+        Keyword arguments of that kind's function, but its seed keys.
+    seed_keys : tuple of int
+        The keys of the task's random numbers (the runner's ``Task.seed_keys``), passed on.
 
     Returns
     -------
     object
-        A UKF run (errors, covariances, privacy range standard deviations), a CW row
-        (dict) or a station's privacy-check rows (list of dict).
+        A UKF run (errors, covariances, privacy range standard deviations, releases), a
+        CW row (dict) or a station's privacy-check rows (list of dict).
     """
-    return PARTS[part](scenario, options, **arguments)
+    return PARTS[part](scenario, options, seed_keys=seed_keys, **arguments)
 
 
-def _task(key, part, entropy, **arguments):
-    """A task of :func:`network_task` whose random numbers come from ``entropy``."""
-    return Task(key, {"part": part, "arguments": arguments}, entropy)
+def _task(key, part, seed_keys, **arguments):
+    """A task of :func:`network_task` whose random numbers come from ``seed_keys``."""
+    return Task(key, {"part": part, "arguments": arguments}, seed_keys)
 
 
 def _tasks(scenario, setup, cw_noise, seed):
@@ -347,8 +389,6 @@ def _tasks(scenario, setup, cw_noise, seed):
             level=eps,
             truth=setup.truth[run],
             visible=setup.visible[run],
-            seed=seed,
-            run=run,
         )
         for label, eps in scenario.levels
         for run in range(len(setup.truth))
@@ -356,161 +396,37 @@ def _tasks(scenario, setup, cw_noise, seed):
     filters = [*range(len(STATIONS)), None]  # the stations, then the fusion
     for level, (label, _) in enumerate(scenario.levels):
         for index, station in enumerate(filters):
-            keys = (seed, level, index, CW_SEED_TAG)
             noise = cw_noise[label] if station is None else cw_noise[label][station]
             name = "fusion" if station is None else STATIONS[station].name
+            keys = (seed, level, index, CW_SEED_TAG)
             tasks.append(
-                _task(
-                    ("cw", label, name),
-                    "cw",
-                    keys,
-                    level=level,
-                    station=station,
-                    noise=noise,
-                    seed_keys=keys,
-                )
+                _task(("cw", label, name), "cw", keys, level=level, station=station, noise=noise)
             )
     for station, site in enumerate(STATIONS):
         keys = (seed, station, PRIVACY_SEED_TAG)
         tasks.append(
-            _task(
-                ("privacy", site.name),
-                "privacy",
-                keys,
-                station=station,
-                cw_noise=cw_noise,
-                seed_keys=keys,
-            )
+            _task(("privacy", site.name), "privacy", keys, station=station, cw_noise=cw_noise)
         )
     return tasks
 
 
-def _check_options(options):
-    for name in ("runs", "cw_runs", "cw_steps", "mc_samples"):
-        positive_int(options[name], name)
-    if not 0 <= options["cw_burn_in"] < options["cw_steps"]:
-        raise ValueError("cw_burn_in must lie in [0, cw_steps)")
-    for name in ("hours", "dt", "gap_step", "cw_dt"):
-        if not options[name] > 0:
-            raise ValueError(f"{name} must be positive, got {options[name]!r}")
-    ratio = options["gap_step"] / options["dt"]
-    if abs(ratio - round(ratio)) > 1e-9:
-        raise ValueError("gap_step must be a multiple of dt")
-    if options["gap_step"] > options["hours"] * 3600.0:
-        raise ValueError("gap_step must not exceed the window (hours)")
-    if not 0 <= options["burn_in_hours"] < options["hours"]:
-        raise ValueError("burn_in_hours must lie in [0, hours)")
-    if not options["epsilons"]:
-        raise ValueError("epsilons must hold at least one level")
-
-
-@transactional
-def run(
-    out,
-    seed,
-    progress,
-    satellite="iss",
-    start_hours=6.0,
-    hours=10.0,
-    dt=30.0,
-    gap_step=600.0,
-    burn_in_hours=2.0,
-    epsilons=DEFAULT_EPSILONS,
-    offsets=DEFAULT_OFFSETS,
-    delta=0.01,
-    convention="exact",
-    runs=12,
-    cw_runs=20,
-    cw_steps=300,
-    cw_burn_in=50,
-    cw_dt=60.0,
-    mc_samples=100_000,
-    runner=None,
-):
-    """Run the study; write the tables and the four figures into ``out``.
-
-    Parameters
-    ----------
-    out : str or Path
-        Output folder.
-    seed : int
-        Base seed. UKF run r draws its initial offset, sensor noise and privacy noise
-        from ``default_rng([seed, r, 0])``, ``[seed, r, 1]`` and ``[seed, r, 2]`` (the
-        same at every level); the CW row of level index l and filter index f (stations,
-        then the fusion) from ``[seed, l, f, 3]``; station s's privacy checks from
-        ``[seed, s, 4]``.
-    progress : bool
-        Show a progress bar.
-    satellite : str
-        ``"iss"`` or a catalogue number of ``SGP4-VER.TLE``.
-    start_hours, hours, dt, gap_step, burn_in_hours : float
-        Window start after epoch and length (h), measurement interval and filter step
-        between passes (s), time left out of the RMSE (h).
-    epsilons, offsets : sequence of float
-        Privacy levels (epsilon of the first station, nats) and per-station offsets.
-    delta : float
-        PML failure probability.
-    convention : {"exact", "paper"}
-        PML convention of the noise design and of the bounds.
-    runs, cw_runs, cw_steps, cw_burn_in : int
-        UKF runs per level; CW simulation runs, steps per run and steps left out.
-    cw_dt : float
-        CW sampling period (s).
-    mc_samples : int
-        Draws per mechanism for P[l <= epsilon].
-    runner : Runner, optional
-        Runs the UKF runs (one task per level and run), the CW rows (one per level and
-        filter) and the privacy checks (one per station); default: serially in this
-        process. Results do not depend on it; ``results.json`` records it and each
-        task's seed keys.
-
-    Returns
-    -------
-    dict
-        The summary written to ``results.json`` and the output folder.
-    """
-    options = dict(
-        satellite=satellite,
-        start_hours=start_hours,
-        hours=hours,
-        dt=dt,
-        gap_step=gap_step,
-        burn_in_hours=burn_in_hours,
-        epsilons=list(epsilons),
-        offsets=list(offsets),
-        delta=delta,
-        convention=convention,
-        runs=runs,
-        cw_runs=cw_runs,
-        cw_steps=cw_steps,
-        cw_burn_in=cw_burn_in,
-        cw_dt=cw_dt,
-        mc_samples=mc_samples,
-    )
-    _check_options(options)
-    scenario = Scenario(options)
-    output = StudyOutput(out, "ssa-network", {"seed": seed, **options})
+def _designs(scenario, options, seed):
+    """The UKF runs' truths and grid, and every level's CW noises (Corollary 3.7)."""
     setup = ukf.ukf_setup(scenario, options, seed)
     station_plant = scenario.cw_plant(C_POSITION, options["cw_dt"])
     cw_noise = {
         label: cw_designs(scenario, STATIONS, station_plant, eps) for label, eps in scenario.levels
     }
-    tasks = _tasks(scenario, setup, cw_noise, seed)
-    runner = Runner(workers=1, progress=progress) if runner is None else runner
-    results = runner.map(
-        network_task,
-        tasks,
-        shared={"scenario": scenario, "options": options},
-        name="ssa-network",
-        fingerprint={"seed": seed, **options},
-    )
-    output.parameters["runner"] = runner.describe()
+    return setup, cw_noise
+
+
+def _gather(scenario, setup, tasks, results):
+    """The runner's results by part: the UKF tracking and its table rows (with the CW
+    fusion's columns), the CW rows and the privacy-check rows."""
     parts = {part: [r for t, r in zip(tasks, results) if t.key[0] == part] for part in PARTS}
     tracking = ukf.tracking(scenario, setup, parts["ukf"])
     rows = ukf.ukf_rows(scenario, tracking)
-    monotone = ukf.monotone(rows)
     cw_rows = parts["cw"]
-    privacy_rows = [row for station in parts["privacy"] for row in station]
     holds = [k for k in cw_rows[0] if k.startswith("holds_")]
     for row in rows:
         mine = [r for r in cw_rows if r["level"] == row["level"]]
@@ -523,11 +439,27 @@ def run(
                 "cw_all_bounds_hold": all(r[k] is not False for r in mine for k in holds),
             }
         )
+    return tracking, rows, cw_rows, [row for station in parts["privacy"] for row in station]
+
+
+def _tables(output, scenario, tracking, rows, cw_rows, privacy_rows):
+    """Write results.csv/json and the CW, privacy-check and pass tables; return the summary.
+
+    ``results.json`` also records the class of the mechanism that released each kind of
+    data (``parameters.mechanisms``) and, per level, the radar releases and how many of
+    their certificates passed (``radar_releases``)."""
+    monotone = ukf.monotone(rows)
     table = [{k: v for k, v in row.items() if not k.startswith("_")} for row in rows]
     passes = figures.pass_rows(scenario, STATIONS)
     output.write_csv("cw_bounds.csv", cw_rows)
     output.write_csv("privacy_checks.csv", privacy_rows)
     output.write_csv("passes.csv", passes)
+    releases = {label: tracking.results[label]["releases"] for label, _ in scenario.levels}
+    used = sorted({name for r in releases.values() for name in r.get("mechanisms", [])})
+    output.parameters["mechanisms"] = {
+        "radar measurement (UKF)": ", ".join(used),
+        "CW relative position": "none (simulated inside the filter's Monte Carlo)",
+    }
     summary = {
         "position_rmse_km": {r["level"]: round(r["ukf_position_rmse_km"], 5) for r in rows},
         "position_rmse_se_km": {r["level"]: round(r["ukf_position_rmse_se_km"], 5) for r in rows},
@@ -542,10 +474,64 @@ def run(
         cw_bounds=cw_rows,
         privacy_checks=privacy_rows,
         passes=passes,
+        radar_releases=releases,
         summary=summary,
         Sigma_cw=scenario.Sigma_cw,
         station_keeping_gain=scenario.gain,
     )
+    return summary
+
+
+@transactional
+def run(out, seed, progress, runner=None, **options):
+    """Run the study; write the tables and the four figures into ``out``.
+
+    Parameters
+    ----------
+    out : str or Path
+        Output folder.
+    seed : int
+        Base seed. UKF run r draws its initial offset, sensor noise and privacy noise
+        from ``default_rng([seed, r, 0])``, ``[seed, r, 1]`` and ``[seed, r, 2]`` (the
+        same at every level); the CW row of level index l and filter index f (stations,
+        then the fusion) from ``[seed, l, f, 3]``; station s's privacy checks from
+        ``[seed, s, 4]``.
+    progress : bool
+        Show a progress bar.
+    runner : Runner, optional
+        Runs the UKF runs (one task per level and run), the CW rows (one per level and
+        filter) and the privacy checks (one per station); default: serially in this
+        process. Results do not depend on it; ``results.json`` records it and each
+        task's seed keys.
+    **options
+        The study's options by name, with their defaults: :class:`NetworkOptions`.
+
+    Returns
+    -------
+    dict
+        The summary written to ``results.json`` and the output folder.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On an unknown option, or as :class:`NetworkOptions` and :class:`Scenario`.
+    """
+    options = NetworkOptions(**options).as_dict()
+    scenario = Scenario(options)
+    output = StudyOutput(out, "ssa-network", {"seed": seed, **options})
+    setup, cw_noise = _designs(scenario, options, seed)
+    tasks = _tasks(scenario, setup, cw_noise, seed)
+    runner = Runner(workers=1, progress=progress) if runner is None else runner
+    results = runner.map(
+        network_task,
+        tasks,
+        shared={"scenario": scenario, "options": options},
+        name="ssa-network",
+        fingerprint={"seed": seed, **options},
+    )
+    output.parameters["runner"] = runner.describe()
+    tracking, rows, cw_rows, privacy_rows = _gather(scenario, setup, tasks, results)
+    summary = _tables(output, scenario, tracking, rows, cw_rows, privacy_rows)
     figures.ground_tracks(output, scenario, STATIONS)
     figures.tracking_errors(output, scenario, tracking)
     figures.rmse_vs_epsilon(output, rows)

@@ -2,6 +2,7 @@
 DP hyperparameter selection and their certificates.
 
 Every public name of the modules below is importable from ``ssa_privacy.privacy.dp_gp``:
+
 - :mod:`ssa_privacy.privacy.dp_gp.release`
 - :mod:`ssa_privacy.privacy.dp_gp.ellipsoid`
 - :mod:`ssa_privacy.privacy.dp_gp.cloaking`

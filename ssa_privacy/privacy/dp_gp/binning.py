@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
+from ssa_privacy import _compat
+from ssa_privacy._internal.random import random_generator
 from ssa_privacy._internal.validation import (
     as_finite_array,
     as_matrix,
@@ -23,14 +25,15 @@ from ssa_privacy._internal.validation import (
     positive_int,
     scalar,
 )
-from ssa_privacy.gp.regression import GaussianProcess, as_inputs
+from ssa_privacy.gp.kernels import as_inputs
+from ssa_privacy.gp.regression import GaussianProcess
 from ssa_privacy.privacy.dp_gp.laplace import (
     SCALE_INFLATION,
     check_variance_range,
     covariance_scales,
     laplace_certificate,
 )
-from ssa_privacy.privacy.dp_gp.release import PrivacyCheck, _generator
+from ssa_privacy.privacy.dp_gp.release import PrivacyCheck
 from ssa_privacy.privacy.mechanism import (
     FactoredCovariance,
     Release,
@@ -44,7 +47,6 @@ __all__ = [
     "IntegralRBF",
     "LaplaceBinningMechanism",
     "integral_binning_predict",
-    "laplace_bin_means",
     "simple_binning_predict",
 ]
 
@@ -52,6 +54,9 @@ __all__ = [
 @dataclass(frozen=True)
 class BinnedRelease:
     """DP bin means from the Laplace mechanism [SMI] §4.
+
+    ``details["binned"]`` of a :meth:`LaplaceBinningMechanism.release`, the input of
+    :func:`simple_binning_predict` and :func:`integral_binning_predict`.
 
     Parameters
     ----------
@@ -279,7 +284,7 @@ class LaplaceBinningMechanism:
         ----------
         y : array_like, shape (n,)
             Training outputs (private), clipped so that one can change by at most d.
-        seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        seed : None, int, sequence of int, numpy.random.SeedSequence or numpy.random.Generator
             Randomness of the noise; None draws fresh entropy.
 
         Returns
@@ -287,13 +292,14 @@ class LaplaceBinningMechanism:
         Release
             ``values`` of shape (B,) (NaN for empty bins); ``details["binned"]`` is the
             :class:`BinnedRelease` for :func:`simple_binning_predict` and
-            :func:`integral_binning_predict`. The same seed gives the values of
-            :func:`laplace_bin_means`.
+            :func:`integral_binning_predict`.
 
         Raises
         ------
         ValueError
             If y does not have one entry per training input.
+        TypeError
+            On a bad seed.
         """
         rng, seed_keys = generator(seed)
         values, scales = self._draw(y, rng)
@@ -303,61 +309,6 @@ class LaplaceBinningMechanism:
         )
         details = {"binned": binned, "laplace_scales": scales}
         return Release(values, self.noise_covariance, certificate, seed_keys, details)
-
-
-def laplace_bin_means(X, y, edges, epsilon, sensitivity, seed=None):
-    """DP means of the outputs in axis-aligned bins with the Laplace mechanism.
-
-    Thin wrapper, kept for existing scripts: use ``LaplaceBinningMechanism(X, edges,
-    epsilon, sensitivity).release(y, seed=seed)``. Each occupied bin b releases
-    ``ybar_b + Laplace(d / (n_b epsilon))``; the check recomputes the privacy loss from
-    the scales used and the sensitivity ``d / n_b`` of each bin mean.
-
-    Parameters
-    ----------
-    X : array_like, shape (n, D) or (n,)
-        Training inputs (public); each must fall inside the grid.
-    y : array_like, shape (n,)
-        Training outputs (private, clipped to a window of width ``sensitivity``).
-    edges : array_like or sequence of array_like
-        Strictly increasing bin edges, one array per input dimension (a single array
-        for 1-D inputs). Bins are half-open ``[e_k, e_{k+1})``; the authors' code used
-        closed bins and could count a point twice.
-    epsilon : float
-        Privacy parameter (> 0).
-    sensitivity : float
-        d (units of y).
-    seed : int or numpy.random.Generator, optional
-        Randomness of the noise; None draws fresh entropy.
-
-    Returns
-    -------
-    BinnedRelease
-        The bin means; its check takes the scales drawn with as exact and bounds the
-        rounding of the losses computed from them.
-
-    Raises
-    ------
-    ValueError
-        On bad edges, mismatched data, or training inputs outside the grid.
-
-    Notes
-    -----
-    [SMI] §4; Dwork and Roth (2014) §3.3; :doc:`/theory/dp-gp`.
-    """
-    X = as_inputs(X)
-    y = as_finite_array(y, "y", ndim=1)
-    if len(y) != len(X):
-        raise ValueError(f"y has {len(y)} entries but X has {len(X)} rows")
-    rng = _generator(seed)
-    mechanism = LaplaceBinningMechanism(X, edges, epsilon, sensitivity)
-    values, scales = mechanism._draw(y, rng)
-    occupied = mechanism.counts > 0
-    certificate = laplace_certificate(
-        scales[occupied], mechanism.counts[occupied], mechanism.epsilon, mechanism.sensitivity, 0.0
-    )
-    check = PrivacyCheck.from_certificate(certificate)
-    return BinnedRelease(mechanism.edges, mechanism.counts, values, scales, check)
 
 
 def _test_inputs(binned, X_star):
@@ -376,7 +327,7 @@ def simple_binning_predict(binned, X_star, fill=0.0):
     Parameters
     ----------
     binned : BinnedRelease
-        Output of :func:`laplace_bin_means`.
+        ``details["binned"]`` of a :meth:`LaplaceBinningMechanism.release`.
     X_star : array_like, shape (m, D) or (m,)
         Test inputs.
     fill : float
@@ -519,7 +470,7 @@ def integral_binning_predict(binned, X_star, restarts=3, seed=None):
     Parameters
     ----------
     binned : BinnedRelease
-        Output of :func:`laplace_bin_means`.
+        ``details["binned"]`` of a :meth:`LaplaceBinningMechanism.release`.
     X_star : array_like, shape (m, D) or (m,)
         Test inputs.
     restarts : int
@@ -548,7 +499,7 @@ def integral_binning_predict(binned, X_star, restarts=3, seed=None):
     """
     binned, X_star = _test_inputs(binned, X_star)
     restarts = positive_int(restarts, "restarts")
-    rng = _generator(seed)
+    rng = random_generator(seed)
     occupied = binned.occupied
     if occupied.sum() < 2:
         raise ValueError("integral binning needs at least two occupied bins")
@@ -586,3 +537,8 @@ def integral_binning_predict(binned, X_star, restarts=3, seed=None):
         raise ValueError("the integral-binning likelihood fit failed from every start")
     mean, _ = model(best.x).fit(boxes, targets).predict(np.hstack([X_star, X_star]))
     return mean + offset
+
+
+def __getattr__(name):
+    """Serve the names that left this module in 0.2 (with a warning)."""
+    return _compat.moved_attribute(__name__, name)

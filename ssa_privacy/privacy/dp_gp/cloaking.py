@@ -9,33 +9,20 @@ the least generalised variance; ``s`` is calibrated so that the worst move has t
 Mahalanobis norm the Gaussian mechanism allows at (epsilon, delta).
 
 :class:`CloakingMechanism` solves the ellipsoid once; releases at other privacy levels
-reuse it (:meth:`CloakingMechanism.at`). The theory, and the bugs of the authors' code
-that are deliberately not reproduced, are on :doc:`/theory/dp-gp`.
-
-Also importable from here: :func:`~ssa_privacy.privacy.dp_gp.release.cloaking_matrix`,
-``optimal_cloaking_covariance`` (the noise shape M,
-:func:`~ssa_privacy.privacy.dp_gp.ellipsoid.minimum_volume_ellipsoid`) and ``cloaking_lambdas_gradient``
-(the authors' optimiser, :func:`~ssa_privacy.privacy.dp_gp.ellipsoid.projected_gradient_design`).
+reuse it (:meth:`CloakingMechanism.at`): the privacy level is part of a mechanism, and
+``release(y, *, seed)`` releases at that level. The theory, and the bugs of the authors'
+code that are deliberately not reproduced, are on :doc:`/theory/dp-gp`.
 """
 
 import copy
-from dataclasses import dataclass, field
 
 import numpy as np
 
+from ssa_privacy import _compat
 from ssa_privacy._internal.validation import positive, scalar
-from ssa_privacy.gp.regression import as_inputs  # noqa: F401
 from ssa_privacy.privacy.accounting import CALIBRATIONS, analytic_gaussian_ratio, noise_multiplier
-from ssa_privacy.privacy.dp_gp.ellipsoid import (
-    minimum_volume_ellipsoid as optimal_cloaking_covariance,
-)
-from ssa_privacy.privacy.dp_gp.ellipsoid import (
-    projected_gradient_design as cloaking_lambdas_gradient,  # noqa: F401
-)
+from ssa_privacy.privacy.dp_gp.ellipsoid import minimum_volume_ellipsoid
 from ssa_privacy.privacy.dp_gp.release import (
-    DPRelease,
-    PrivacyCheck,
-    _generator,
     _kernel_inputs,
     _mahalanobis_squared,
     _posterior_mean,
@@ -49,21 +36,9 @@ from ssa_privacy.privacy.mechanism import FactoredCovariance, Release, as_factor
 __all__ = [
     "CloakingMechanism",
     "EIGENVALUE_FLOOR",
-    "cloaking_noise_covariance",
-    "cloaking_release",
 ]
 
 _DESCRIPTION = "cloaking (Smith et al. 2018)"
-
-
-@dataclass(frozen=True)
-class _CallableCovariance(FactoredCovariance):
-    """The mechanism's noise covariance, which also answers the old method call."""
-
-    old_form: object = field(default=None, repr=False, compare=False)
-
-    def __call__(self, epsilon, delta, sensitivity, calibration="hall"):
-        return self.old_form(epsilon, delta, sensitivity, calibration)
 
 
 def _level(epsilon, delta, sensitivity, calibration, mean):
@@ -128,8 +103,8 @@ class CloakingMechanism:
         Privacy level: epsilon > 0 (at most 1 for ``calibration="hall"``), delta in (0, 1).
     sensitivity : float, optional
         d, the largest change of one output between neighbours (units of y). epsilon,
-        delta and sensitivity come together or not at all (then only the old-form calls
-        and :meth:`at` work).
+        delta and sensitivity come together or not at all: without them the mechanism
+        has its ellipsoid but no noise, and :meth:`at` gives it a privacy level.
     calibration : {"analytic", "hall"}
         See :func:`~ssa_privacy.privacy.accounting.noise_multiplier`: tight for every
         epsilon, or Hall et al.'s ``c(delta)/epsilon``.
@@ -155,14 +130,22 @@ class CloakingMechanism:
     inflation : float
         ``1 + tau``, the inflation of the noise standard deviation the certificate needed
         (1 when it passes as calibrated, and without a privacy level).
+    noise_scale : float or None
+        s, the standard-deviation multiplier of M (units of y): the noise covariance is
+        ``s^2 M``. None without a privacy level and after :meth:`with_noise`.
+    noise_covariance : FactoredCovariance or None
+        The noise covariance ``s^2 M`` that :meth:`release` draws from and
+        :meth:`certificate` certifies (squared units of y): the factors of M with its
+        eigenvalues floored (``EIGENVALUE_FLOOR``), scaled. None without a privacy level.
     epsilon, delta, sensitivity, calibration, mean
         The privacy level (None when not set) and the options.
 
     Raises
     ------
     ValueError
-        On bad shapes or values (see :func:`cloaking_matrix`), bad privacy parameters,
-        or only some of epsilon, delta and sensitivity.
+        On bad shapes or values (see
+        :func:`~ssa_privacy.privacy.dp_gp.release.cloaking_matrix`), bad privacy
+        parameters, or only some of epsilon, delta and sensitivity.
 
     Notes
     -----
@@ -170,7 +153,7 @@ class CloakingMechanism:
 
     Examples
     --------
-    >>> from ssa_privacy.gp.regression import RBF
+    >>> from ssa_privacy.gp.kernels import RBF
     >>> from ssa_privacy.privacy.dp_gp.cloaking import CloakingMechanism
     >>> mech = CloakingMechanism.from_kernel(
     ...     RBF(1.0), 0.5, [0.0, 1, 2, 3, 4], [0.5, 2.5], epsilon=1.0, delta=0.01, sensitivity=1.0)
@@ -199,7 +182,7 @@ class CloakingMechanism:
     ):
         level = _level(epsilon, delta, sensitivity, calibration, mean)
         self.C, self.jitter = cloaking_matrix(K_star_X, K_XX, noise_variance)
-        self.solution = optimal_cloaking_covariance(self.C, rtol=rtol, tol=tol)
+        self.solution = minimum_volume_ellipsoid(self.C, rtol=rtol, tol=tol)
         recomputed = float(np.max(self.solution.mahalanobis_squared(self.C)))
         self.leverage = max(self.solution.max_leverage, recomputed)
         self.M = self.solution.covariance()
@@ -255,7 +238,7 @@ class CloakingMechanism:
     def _apply(self, level):
         """Set the privacy level and the designed noise ``s^2 M``, inflated until certified."""
         self.epsilon, self.delta, self.sensitivity, self.calibration, self.mean = level
-        self._scale, self._noise, self.inflation = None, None, 1.0
+        self.noise_scale, self.noise_covariance, self.inflation = None, None, 1.0
         if self.epsilon is None:
             return
         s = noise_multiplier(self.epsilon, self.delta, self.calibration)
@@ -266,8 +249,8 @@ class CloakingMechanism:
 
         root = analytic_gaussian_ratio(self.epsilon, self.delta)
         self.inflation = least_inflation(certify, root)[0]
-        self._scale = base * self.inflation
-        self._noise = self.shape.scaled(self._scale**2)
+        self.noise_scale = base * self.inflation
+        self.noise_covariance = self.shape.scaled(self.noise_scale**2)
 
     def _require_level(self, what):
         if self.epsilon is None:
@@ -289,48 +272,19 @@ class CloakingMechanism:
         Returns
         -------
         CloakingMechanism
-            Shares C and the ellipsoid with this one.
+            Shares C and the ellipsoid with this one; its noise is designed for the new
+            level.
+
+        Raises
+        ------
+        ValueError
+            On bad privacy parameters, or no sensitivity (none given, none set).
         """
         other = copy.copy(self)
         d = self.sensitivity if sensitivity is None else sensitivity
         calibration = self.calibration if calibration is None else calibration
         other._apply(_level(epsilon, delta, d, calibration, self.mean if mean is None else mean))
         return other
-
-    @property
-    def noise_covariance(self):
-        """The noise covariance ``s^2 M`` (a FactoredCovariance, squared units of y).
-
-        The old form ``noise_covariance(epsilon, delta, sensitivity, calibration="hall")``
-        (a call) still works and returns the dense (m, m) covariance at that level.
-        """
-        if self._noise is None:
-            return self._old_noise_covariance
-        noise = self._noise
-        return _CallableCovariance(
-            noise.eigenvalues, noise.eigenvectors, noise.method, self._old_noise_covariance
-        )
-
-    def noise_scale(self, epsilon, delta, sensitivity, calibration="hall"):
-        """Standard-deviation multiplier of M in the old-form calls.
-
-        Parameters
-        ----------
-        epsilon, delta, sensitivity : float
-            Privacy level (sensitivity d in units of y).
-        calibration : {"hall", "analytic"}
-            See :func:`~ssa_privacy.privacy.accounting.noise_multiplier`.
-
-        Returns
-        -------
-        float
-            The standard deviation multiplier s of the mechanism at that level (see
-            :meth:`at`): ``d * noise_multiplier * sqrt(leverage_bound) * (1 + tau)``.
-        """
-        return self.at(epsilon, delta, sensitivity, calibration=calibration)._scale
-
-    def _old_noise_covariance(self, epsilon, delta, sensitivity, calibration="hall"):
-        return self.noise_scale(epsilon, delta, sensitivity, calibration) ** 2 * self.M
 
     def certificate(self):
         """The (epsilon, delta)-DP guarantee, recomputed from the noise covariance.
@@ -342,7 +296,7 @@ class CloakingMechanism:
             ``max_i ||Sigma^{-1/2} d c_i||`` under the noise covariance Sigma used.
         """
         self._require_level("certificate()")
-        return self._certificate(self._noise, self.inflation)
+        return self._certificate(self.noise_covariance, self.inflation)
 
     def _certificate(self, noise, inflation):
         """The certificate of ``noise`` at this level; ``inflation`` is recorded."""
@@ -374,66 +328,42 @@ class CloakingMechanism:
             Releases draw from ``noise_covariance``; certificates are recomputed from it.
         """
         self._require_level("with_noise()")
-        noise = as_factored(noise_covariance, self.C.shape[0], "noise_covariance")
         other = copy.copy(self)
-        other._noise = FactoredCovariance(noise.eigenvalues, noise.eigenvectors, noise.method)
-        other._scale, other.inflation = None, 1.0
+        other.noise_covariance = as_factored(noise_covariance, self.C.shape[0], "noise_covariance")
+        other.noise_scale, other.inflation = None, 1.0
         return other
 
-    def release(
-        self,
-        y,
-        epsilon=None,
-        delta=None,
-        sensitivity=None,
-        seed=None,
-        *,
-        mean=None,
-        calibration=None,
-    ):
+    def release(self, y, *, seed=None):
         """One release ``mean + C (y - mean) + Z``, ``Z ~ N(0, noise_covariance)``.
 
-        New form: ``release(y, *, seed=None) -> Release`` at the mechanism's level. Old
-        form, kept for existing scripts: ``release(y, epsilon, delta, sensitivity,
-        seed=None, *, mean=0.0, calibration="hall") -> DPRelease``; it gives the same
-        values as the new form at that level for the same seed. Z is drawn from the
-        factors of the noise covariance, ``V (sqrt(lambda) z)``, the covariance that the
-        certificate certifies.
+        Z is drawn from the factors of the noise covariance, ``V (sqrt(lambda) z)``: the
+        covariance that the certificate certifies.
 
         Parameters
         ----------
         y : array_like, shape (n,)
             Training outputs (private), clipped so that one can change by at most d.
-        epsilon, delta, sensitivity : float, optional
-            Old form only: the privacy level of this release.
-        seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        seed : None, int, sequence of int, numpy.random.SeedSequence or numpy.random.Generator
             Randomness of the noise; None draws fresh entropy.
-        mean, calibration : optional
-            Old form only: prior mean (default 0) and calibration (default ``"hall"``).
 
         Returns
         -------
-        Release or DPRelease
-            New form: ``values`` of shape (m,), the noise covariance and
-            :meth:`certificate`. Old form: as :func:`cloaking_release`.
+        Release
+            ``values`` of shape (m,), the noise covariance and :meth:`certificate`;
+            ``details`` holds the jitter, the solver's numbers, ``noise_scale``,
+            ``noise_inflation`` and the sensitivity.
 
         Raises
         ------
         ValueError
-            On a y that does not match C, bad privacy parameters, or no privacy level.
+            On a y that does not match C, or a mechanism without a privacy level.
         TypeError
-            If ``mean`` or ``calibration`` is passed in the new form.
+            On a bad seed.
         """
-        if epsilon is not None or delta is not None or sensitivity is not None:
-            mean = 0.0 if mean is None else scalar(mean, "mean")
-            calibration = "hall" if calibration is None else calibration
-            return self._old_release(y, epsilon, delta, sensitivity, seed, mean, calibration)
-        if mean is not None or calibration is not None:
-            raise TypeError("release(y, *, seed): set mean and calibration in the constructor")
         self._require_level("release(y, *, seed)")
         rng, seed_keys = generator(seed)
         prediction = _posterior_mean(self.C, y, self.mean)
-        noise = self._noise.sample(rng)
+        noise = self.noise_covariance.sample(rng)
         s = self.solution
         details = {
             "jitter": self.jitter,
@@ -441,18 +371,13 @@ class CloakingMechanism:
             "iterations": s.iterations,
             "duality_gap": s.duality_gap,
             "max_leverage": s.max_leverage,
-            "noise_scale": self._scale,
+            "noise_scale": self.noise_scale,
             "noise_inflation": self.inflation,
             "sensitivity": self.sensitivity,
         }
-        return Release(prediction + noise, self._noise, self.certificate(), seed_keys, details)
-
-    def _old_release(self, y, epsilon, delta, sensitivity, seed, mean, calibration):
-        """The old form of :meth:`release`: the new form at that level, as a DPRelease."""
-        level = self.at(epsilon, delta, sensitivity, calibration=calibration, mean=mean)
-        release = level.release(y, seed=_generator(seed))
-        check = PrivacyCheck.from_certificate(release.certificate)
-        return DPRelease(release.values, level._scale**2 * self.M, check, release.details)
+        return Release(
+            prediction + noise, self.noise_covariance, self.certificate(), seed_keys, details
+        )
 
     def record(self):
         """Size and optimality (KKT) numbers of the design, for results files.
@@ -478,139 +403,6 @@ class CloakingMechanism:
         }
 
 
-def cloaking_noise_covariance(
-    K_star_X,
-    K_XX,
-    noise_variance,
-    epsilon,
-    delta,
-    *old_order,
-    sensitivity=None,
-    calibration="hall",
-    rtol=1e-8,
-    tol=1e-8,
-):
-    """Covariance ``(d s)^2 max_i(c_i^T M^{-1} c_i) M`` of the cloaking noise [SMI] §3.
-
-    With ``s = noise_multiplier(epsilon, delta, calibration)`` the worst change ``d c_i``
-    has Mahalanobis norm ``1 / s``. Thin wrapper, kept for existing scripts: use
-    ``CloakingMechanism(K_star_X, K_XX, noise_variance, epsilon, delta,
-    sensitivity).noise_covariance``. The old order ``(K_star_X, K_XX, noise_variance,
-    sensitivity, epsilon, delta)`` (six positional arguments) still works.
-
-    Parameters
-    ----------
-    K_star_X, K_XX : array_like, shapes (m, n) and (n, n)
-        Kernel between test and training inputs, and between training inputs.
-    noise_variance : float or array_like, shape (n, n)
-        Observation-noise variance (units of y squared) or covariance.
-    epsilon, delta : float
-        Privacy level (epsilon <= 1 for the default calibration).
-    *old_order : float
-        Only in the old order: the sixth positional argument (delta).
-    sensitivity : float
-        d, largest change of one output (units of y).
-    calibration : {"hall", "analytic"}
-        See :func:`~ssa_privacy.privacy.accounting.noise_multiplier`.
-    rtol, tol : float
-        Rank cut-off and solver tolerance of the ellipsoid.
-
-    Returns
-    -------
-    ndarray, shape (m, m)
-        Sigma (units of y squared), symmetric positive semi-definite.
-
-    Raises
-    ------
-    ValueError
-        On bad shapes or values.
-    TypeError
-        If the sensitivity is missing or given twice.
-    """
-    if old_order:
-        if len(old_order) != 1 or sensitivity is not None:
-            raise TypeError(
-                "cloaking_noise_covariance takes (K_star_X, K_XX, noise_variance, epsilon, "
-                "delta, *, sensitivity) or the old order (..., sensitivity, epsilon, delta)"
-            )
-        sensitivity, epsilon, delta = epsilon, delta, old_order[0]
-    if sensitivity is None:
-        raise TypeError("cloaking_noise_covariance() needs the keyword argument 'sensitivity'")
-    noise_multiplier(epsilon, delta, calibration)  # bad privacy parameters fail before the solve
-    positive(sensitivity, "sensitivity")
-    mechanism = CloakingMechanism(K_star_X, K_XX, noise_variance, rtol=rtol, tol=tol)
-    return mechanism.noise_scale(epsilon, delta, sensitivity, calibration) ** 2 * mechanism.M
-
-
-def cloaking_release(
-    kernel,
-    noise_variance,
-    X,
-    y,
-    X_star,
-    epsilon,
-    delta,
-    sensitivity,
-    seed=None,
-    *,
-    mean=0.0,
-    calibration="hall",
-    rtol=1e-8,
-    tol=1e-8,
-):
-    """Release GP predictions at ``X_star`` with the cloaking mechanism [SMI] §3, Alg. 1.
-
-    Thin wrapper, kept for existing scripts: use ``CloakingMechanism.from_kernel(kernel,
-    noise_variance, X, X_star, epsilon, delta, sensitivity).release(y, seed=seed)``
-    (analytic calibration by default).
-
-    Parameters
-    ----------
-    kernel, noise_variance : callable, and float or array_like, shape (n, n)
-        Kernel ``kernel(A, B)`` and observation-noise variance (or covariance) of the GP.
-    X, X_star : array_like, shapes (n, D) or (n,), and (m, D) or (m,)
-        Training inputs (public) and test inputs (fixed before the release).
-    y : array_like, shape (n,)
-        Training outputs (private), clipped so that one can change by at most d.
-    epsilon, delta, sensitivity : float
-        Privacy level (epsilon <= 1 for the default calibration; d in units of y).
-    seed : int or numpy.random.Generator, optional
-        Randomness of the DP noise; None draws fresh entropy.
-    mean : float
-        Constant prior mean (treated as public).
-    calibration : {"hall", "analytic"}
-        See :func:`~ssa_privacy.privacy.accounting.noise_multiplier`.
-    rtol, tol : float
-        Rank cut-off and solver tolerance of the ellipsoid.
-
-    Returns
-    -------
-    DPRelease
-        One draw of ``mean + C (y - mean) + Z``, ``Z ~ N(0, Sigma)``, Sigma, and the
-        check: the exact delta at the worst-case neighbour, recomputed from Sigma.
-
-    Raises
-    ------
-    TypeError
-        If ``kernel`` is not callable, or a number is of the wrong type.
-    ValueError
-        On bad inputs (empty or non-finite, X and X_star of different widths), bad
-        privacy parameters, a non-finite ``mean``, or y that does not match X.
-
-    Examples
-    --------
-    >>> from ssa_privacy.gp.regression import RBF
-    >>> from ssa_privacy.privacy.dp_gp.cloaking import cloaking_release
-    >>> release = cloaking_release(RBF(1.0), 0.5, [0, 1, 2, 3, 4], [0.5, 1, -0.3, 0.2, 0.9],
-    ...                            [0.5, 2.5], epsilon=1.0, delta=0.01, sensitivity=1.0, seed=0)
-    >>> release.check.passed
-    True
-    """
-    X, X_star = _kernel_inputs(kernel, X, X_star)
-    noise_multiplier(epsilon, delta, calibration)  # bad privacy parameters fail before the solve
-    positive(sensitivity, "sensitivity")
-    mean = scalar(mean, "mean")
-    mechanism = CloakingMechanism(kernel(X_star, X), kernel(X), noise_variance, rtol=rtol, tol=tol)
-    return mechanism.release(
-        y, epsilon, delta, sensitivity, seed, mean=mean, calibration=calibration
-    )
+def __getattr__(name):
+    """Serve the names that left this module in 0.2 (with a warning)."""
+    return _compat.moved_attribute(__name__, name)

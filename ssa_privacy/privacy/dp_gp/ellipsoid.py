@@ -22,10 +22,8 @@ number as size and is built from the rank-r factor), puts back any point left ou
 that violates its constraint, and stops on a duality-gap certificate. The result is then
 scaled so that every point is inside as computed, whatever the accuracy: privacy rests
 on feasibility, only utility on optimality. The differentially private cloaking
-mechanism of :mod:`ssa_privacy.privacy.dp_gp.cloaking` uses it for its noise shape (there the
-solver is also importable as ``optimal_cloaking_covariance``; the result type is
-``CloakingSolution`` in :mod:`ssa_privacy.privacy.dp_gp`); the theory is on
-:doc:`/theory/dp-gp`.
+mechanism of :mod:`ssa_privacy.privacy.dp_gp.cloaking` uses it for its noise shape; the
+theory is on :doc:`/theory/dp-gp`.
 
 References
 ----------
@@ -42,19 +40,24 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import linalg
-from scipy.linalg import blas
 
+from ssa_privacy import _compat
+from ssa_privacy._internal.random import random_generator
 from ssa_privacy._internal.validation import (
     as_matrix,
     nonempty,
     open_interval,
     positive,
     positive_int,
-    random_generator,
+)
+from ssa_privacy.privacy.dp_gp._interior_point import (
+    MULTIPLICATIVE_STEPS,
+    START_SLACK,
+    multiplicative,
+    rounds,
 )
 
 __all__ = [
-    "COARSE_GAP",
     "MinimumVolumeEllipsoid",
     "NULL_SPACE_SHARE",
     "ROUND_OFF",
@@ -66,22 +69,9 @@ __all__ = [
 #: Share of the unit Mahalanobis budget given to the directions dropped by the rank
 #: reduction (see :func:`minimum_volume_ellipsoid`).
 NULL_SPACE_SHARE = 1e-3
-#: Relative optimality gap of the Frank-Wolfe phase of the solver before the interior-point method; no
-#: longer used (kept because :mod:`ssa_privacy.privacy.dp_gp` re-exports it).
-COARSE_GAP = 1e-5
 #: Round-off level of the points, relative to the largest singular value of C; the
 #: variance in the dropped directions is at least ``(ROUND_OFF s_max)^2 / NULL_SPACE_SHARE``.
 ROUND_OFF = 64 * np.finfo(float).eps
-
-# Settings of d_optimal_design: multiplicative steps of the warm start; slack added to
-# max(1 - g, 0) at the start; a point leaves the working set when lambda_i <
-# _PRUNE_RATIO s_i, at most _PRUNE_SHARE of M at a time; fraction of the way to the
-# boundary taken by a step.
-_MULTIPLICATIVE_STEPS = 10
-_START_SLACK = 1e-2
-_PRUNE_RATIO = 0.1
-_PRUNE_SHARE = 0.5
-_STEP_TO_BOUNDARY = 0.995
 
 
 @dataclass(frozen=True)
@@ -258,165 +248,13 @@ class MinimumVolumeEllipsoid:
         return kept
 
 
-def _whiten(points, lambdas):
-    """``L^{-1} P`` and ``g_i = p_i^T M^{-1} p_i`` for ``M = P diag(lambdas) P^T = L L^T``.
-
-    Only the columns with positive lambdas enter M; ``L^{-1} P`` and g cover all
-    columns. Raises ``scipy.linalg.LinAlgError`` when M is not positive definite.
-    """
-    support = lambdas > 0
-    root = points[:, support] * np.sqrt(lambdas[support])
-    gram = blas.dsyrk(1.0, root.T, trans=1, lower=1)  # root root^T, lower triangle
-    factor = linalg.cholesky(gram, lower=True, overwrite_a=True, check_finite=False)
-    whitened = linalg.solve_triangular(factor, points, lower=True, check_finite=False)
-    return whitened, np.einsum("ij,ij->j", whitened, whitened)
-
-
-def _duality_gap(lambdas, g, r):
-    """``r ln(max_i g_i) + sum_i lambda_i - r``: a bound on ``log det(max g M) - log det M_opt``."""
-    return r * np.log(float(np.max(g))) + float(np.sum(lambdas)) - r
-
-
-def _multiplicative(points, steps):
-    """The multiplicative algorithm ``lambda_i <- lambda_i g_i`` from uniform weights.
-
-    Titterington (1976), Silvey, Titterington and Torsney (1978): every step keeps
-    ``sum_i lambda_i = r`` (because ``sum_i lambda_i g_i = tr(M^{-1} M) = r``) and does
-    not decrease ``log det M``. Returns the lambdas (all positive) and their g.
-    """
-    r, n = points.shape
-    lambdas = np.full(n, r / n)
-    for _ in range(steps):
-        lambdas = lambdas * _whiten(points, lambdas)[1]
-    return lambdas, _whiten(points, lambdas)[1]
-
-
-def _step_length(x, dx, fraction):
-    """Largest step ``a <= 1`` with ``x + (a / fraction) dx >= 0``, for positive x."""
-    shrinking = dx < 0
-    if not shrinking.any():
-        return 1.0
-    return min(1.0, fraction * float(np.min(-x[shrinking] / dx[shrinking])))
-
-
-def _newton_direction(whitened, g, lambdas, slacks):
-    """Mehrotra predictor-corrector direction of the primal-dual interior-point method.
-
-    The optimality conditions of ``min -log det M(lambda) + sum lambda`` over
-    ``lambda >= 0`` are ``1 - g_i = s_i``, ``lambda_i s_i = 0``, ``lambda, s >= 0``.
-    Their Newton system, with the step ``d lambda = lambda z`` scaled by lambda, is
-    ``(G o G + diag(lambda s)) z = lambda (g - 1 + s) + t`` where
-    ``G = Lambda^{1/2} P^T M^{-1} P Lambda^{1/2}`` (a projection, so the system is well
-    scaled), o the elementwise product and t the complementarity target
-    (``-lambda s`` for the predictor; ``sigma mu - lambda s - d lambda d s`` for the
-    corrector, ``sigma = (mu_affine / mu)^3``). One Cholesky factor serves both solves.
-    """
-    root = whitened * np.sqrt(lambdas)
-    system = blas.dsyrk(1.0, root.T, lower=1)  # G, lower triangle
-    system *= system
-    system[np.diag_indices_from(system)] += lambdas * slacks
-    factor = linalg.cho_factor(system, lower=True, overwrite_a=True, check_finite=False)
-    z = linalg.cho_solve(factor, lambdas * (g - 1.0), check_finite=False)
-    d_lambda, d_slack = lambdas * z, -slacks * (1.0 + z)
-    mu = float(lambdas @ slacks) / len(lambdas)
-    affine = (lambdas + _step_length(lambdas, d_lambda, 1.0) * d_lambda) @ (
-        slacks + _step_length(slacks, d_slack, 1.0) * d_slack
-    )
-    target = (affine / (mu * len(lambdas))) ** 3 * mu - lambdas * slacks - d_lambda * d_slack
-    z = linalg.cho_solve(factor, lambdas * (g - 1.0 + slacks) + target, check_finite=False)
-    d_lambda = lambdas * z
-    return d_lambda, (target - slacks * d_lambda) / lambdas
-
-
-def _negligible(lambdas, g, share, candidates):
-    """Candidates whose removal changes M by at most ``share`` in the metric of M.
-
-    Taken by increasing ``lambda_i g_i`` while ``sum lambda_i g_i <= share``: then
-    ``M' = M - sum lambda_i p_i p_i^T`` has ``M' >= (1 - share) M`` (the removed part
-    has trace ``sum lambda_i g_i`` in the metric of M), so every ``g_i`` grows by at
-    most the factor ``1 / (1 - share)``.
-    """
-    weight = lambdas[candidates] * g[candidates]
-    order = np.argsort(weight)
-    return candidates[order[np.cumsum(weight[order]) <= share]]
-
-
-def _barrier(points, lambdas, slacks, tol, max_iter):
-    """Primal-dual interior-point method on the working set ``lambdas > 0``.
-
-    Mehrotra predictor-corrector steps (:func:`_newton_direction`) with separate primal
-    and dual step lengths, each ``_STEP_TO_BOUNDARY`` of the way to the boundary.
-    Before each step the points that are leaving the support (``lambda_i <
-    _PRUNE_RATIO s_i``) are removed from the working set, at most
-    ``_PRUNE_SHARE`` of M at a time (:func:`_negligible`), so the rest still
-    spans R^r. Stops when the duality gap on the working set is at most ``r tol``,
-    then zeroes the lambdas that move M by at most ``tol / 2`` together (so the gap
-    grows by about ``r tol / 2`` at most) and scales the lambdas to sum r, the scale
-    ``c`` that minimises the gap ``r ln(max g / c) + c sum lambda - r``.
-
-    Returns the lambdas (0 off the working set), the slacks and the steps taken.
-    Raises RuntimeError after ``max_iter`` steps.
-    """
-    r = points.shape[0]
-    lambdas, slacks = lambdas.copy(), slacks.copy()
-    active = np.flatnonzero(lambdas > 0)
-    for step in range(max_iter + 1):
-        whitened, g = _whiten(points[:, active], lambdas[active])
-        lam, s = lambdas[active], slacks[active]
-        if _duality_gap(lam, g, r) <= r * tol:
-            lambdas[active[_negligible(lam, g, tol / 2, np.arange(len(active)))]] = 0.0
-            return lambdas * (r / lambdas.sum()), slacks, step
-        if step == max_iter:
-            break
-        leaving = _negligible(lam, g, _PRUNE_SHARE, np.flatnonzero(lam < _PRUNE_RATIO * s))
-        keep = np.ones(len(active), bool)
-        keep[leaving] = False
-        lambdas[active[leaving]] = 0.0
-        active, lam, s = active[keep], lam[keep], s[keep]
-        d_lambda, d_slack = _newton_direction(whitened[:, keep], g[keep], lam, s)
-        lambdas[active] = lam + _step_length(lam, d_lambda, _STEP_TO_BOUNDARY) * d_lambda
-        slacks[active] = s + _step_length(s, d_slack, _STEP_TO_BOUNDARY) * d_slack
-    raise RuntimeError(f"D-optimal design: no duality gap {r * tol:.3g} in {max_iter} steps")
-
-
-def _readmit(lambdas, slacks, g):
-    """Put the violated points (``lambda_i = 0``, ``g_i > 1``) back in the working set.
-
-    Every working point is shifted by ``delta = min(1, max g - 1)`` (lambda up by
-    delta, slack to ``max(1 - g_i, 0) + delta``), a warm start a step or a few from the
-    new central path. Raises RuntimeError when there is no violated point.
-    """
-    violated = (lambdas == 0) & (g > 1.0)
-    if not violated.any():
-        raise RuntimeError("D-optimal design: the duality gap is not met by round-off alone")
-    working = (lambdas > 0) | violated
-    delta = min(1.0, float(g.max()) - 1.0)
-    lambdas = np.where(working, lambdas + delta, 0.0)
-    slacks = np.where(working, np.maximum(1.0 - g, 0.0) + delta, slacks)
-    return lambdas, slacks
-
-
-def _rounds(points, lambdas, slacks, tol, max_iter):
-    """Interior-point rounds on the working set until the gap over all points is met."""
-    r = points.shape[0]
-    steps = 0
-    while True:
-        lambdas, slacks, used = _barrier(points, lambdas, slacks, tol / 2, max_iter - steps)
-        steps += used
-        g = _whiten(points, lambdas)[1]
-        gap = _duality_gap(lambdas, g, r)
-        if gap <= r * tol:
-            return lambdas, g, gap, steps
-        lambdas, slacks = _readmit(lambdas, slacks, g)
-
-
 def d_optimal_design(points, tol=1e-8, max_iter=200):
     """Solve the D-optimal design dual ``min_{lambda >= 0} -log det M(lambda) + sum_i lambda_i``.
 
     ``M(lambda) = sum_i lambda_i p_i p_i^T``; at the optimum M is the smallest-volume
     matrix with ``p_i^T M^{-1} p_i <= 1`` for all i (the minimum-volume ellipsoid).
 
-    1. Warm start: ``_MULTIPLICATIVE_STEPS`` steps of the multiplicative algorithm
+    1. Warm start: ``MULTIPLICATIVE_STEPS`` (10) steps of the multiplicative algorithm
        from uniform weights, on all the points.
     2. A primal-dual interior-point method (Mehrotra's predictor-corrector) on a
        working set, first all the points. Its Newton system has the size of the
@@ -473,11 +311,11 @@ def d_optimal_design(points, tol=1e-8, max_iter=200):
     points = nonempty(as_matrix(points, "points"), "points")
     tol, max_iter = positive(tol, "tol"), positive_int(max_iter, "max_iter")
     try:
-        lambdas, g = _multiplicative(points, _MULTIPLICATIVE_STEPS)
+        lambdas, g = multiplicative(points, MULTIPLICATIVE_STEPS)
     except linalg.LinAlgError:
         raise ValueError("the points do not span R^r") from None
-    slacks = np.maximum(1.0 - g, 0.0) + _START_SLACK
-    return _rounds(points, lambdas, slacks, tol, max_iter)
+    slacks = np.maximum(1.0 - g, 0.0) + START_SLACK
+    return rounds(points, lambdas, slacks, tol, max_iter)
 
 
 def minimum_volume_ellipsoid(C, *, rtol=1e-8, tol=1e-8, max_iter=200):
@@ -588,8 +426,7 @@ def projected_gradient_design(C, *, learning_rate=0.05, tol=1e-5, max_iter=1000,
     ``lambda ~ U(0, 0.08)``, stopping when no lambda moves by more than ``tol``: the
     optimiser of the authors' code of [SMI]. It has no optimality guarantee; it is
     provided only as the baseline of ``benchmarks/bench_dp.py`` (use
-    :func:`minimum_volume_ellipsoid`). Also importable as ``cloaking_lambdas_gradient``
-    from :mod:`ssa_privacy.privacy.dp_gp.cloaking`.
+    :func:`minimum_volume_ellipsoid`).
 
     Parameters
     ----------
@@ -646,3 +483,8 @@ def projected_gradient_design(C, *, learning_rate=0.05, tol=1e-5, max_iter=1000,
         if step < tol:
             break
     return lambdas, iteration, float(np.max(leverages(lambdas)))
+
+
+def __getattr__(name):
+    """Serve the names that left this module in 0.2 (with a warning)."""
+    return _compat.moved_attribute(__name__, name)

@@ -15,14 +15,12 @@ import copy
 import numpy as np
 from scipy import linalg
 
+from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import psd_matrix, symmetric_matrix
 from ssa_privacy._internal.validation import positive, scalar
-from ssa_privacy.gp.regression import as_inputs, cholesky_with_jitter  # noqa: F401
+from ssa_privacy.gp.regression import cholesky_with_jitter
 from ssa_privacy.privacy.accounting import analytic_gaussian_ratio, noise_multiplier
 from ssa_privacy.privacy.dp_gp.release import (
-    DPRelease,
-    PrivacyCheck,
-    _generator,
     _kernel_inputs,
     _posterior_mean,
     _training_factor,
@@ -45,7 +43,6 @@ __all__ = [
     "StandardDPGPMechanism",
     "prior_noise_scale",
     "rkhs_sensitivity",
-    "standard_release",
 ]
 
 #: Names of the RKHS-sensitivity bounds of the standard method (see :func:`rkhs_sensitivity`).
@@ -200,7 +197,7 @@ class StandardDPGPMechanism:
 
     Examples
     --------
-    >>> from ssa_privacy.gp.regression import RBF
+    >>> from ssa_privacy.gp.kernels import RBF
     >>> from ssa_privacy.privacy.dp_gp.hall import StandardDPGPMechanism
     >>> mech = StandardDPGPMechanism.from_kernel(
     ...     RBF(1.0), 0.5, [0.0, 1, 2, 3, 4], [0.5, 2.5, 3.5], 1.0, 0.01, sensitivity=1.0)
@@ -261,7 +258,7 @@ class StandardDPGPMechanism:
         Parameters
         ----------
         kernel : callable
-            Kernel ``kernel(A, B)`` (e.g. :class:`ssa_privacy.gp.regression.RBF` with variance 1).
+            Kernel ``kernel(A, B)`` (e.g. :class:`ssa_privacy.gp.kernels.RBF` with variance 1).
         noise_variance : float or array_like, shape (n, n)
             Observation-noise variance (units of y squared) or covariance.
         X : array_like, shape (n, D) or (n,)
@@ -357,7 +354,7 @@ class StandardDPGPMechanism:
         ----------
         y : array_like, shape (n,)
             Training outputs (private), clipped so that one changes by at most d.
-        seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        seed : None, int, sequence of int, numpy.random.SeedSequence or numpy.random.Generator
             Randomness of the noise; None draws fresh entropy.
 
         Returns
@@ -365,13 +362,15 @@ class StandardDPGPMechanism:
         Release
             ``values`` of shape (m,), the noise drawn as ``P (sqrt(lambda) * z)`` from the
             factors of ``noise_covariance`` (the covariance the certificate certifies);
-            the same seed gives the same values as :func:`standard_release` with this
-            calibration.
+            ``details`` holds the RKHS sensitivity, ``noise_scale`` (``Delta_H s (1 +
+            tau)``), ``noise_inflation`` and the two jitters.
 
         Raises
         ------
         ValueError
             If y does not match the training set.
+        TypeError
+            On a bad seed.
         """
         rng, seed_keys = generator(seed)
         prediction = _posterior_mean(self.C, y, self.mean)
@@ -386,101 +385,6 @@ class StandardDPGPMechanism:
         return Release(
             prediction + noise, self.noise_covariance, self.certificate(), seed_keys, details
         )
-
-
-def standard_release(
-    kernel,
-    noise_variance,
-    X,
-    y,
-    X_star,
-    epsilon,
-    delta,
-    sensitivity,
-    seed=None,
-    *,
-    method="exact",
-    mean=0.0,
-    calibration="hall",
-):
-    """The standard DP-GP of Hall et al. (2013): posterior mean plus a scaled prior sample.
-
-    Kept for existing scripts: the release of ``StandardDPGPMechanism.from_kernel(kernel,
-    noise_variance, X, X_star, epsilon, delta, sensitivity, calibration=calibration,
-    method=method, mean=mean).release(y, seed=seed)`` (the mechanism defaults to the
-    analytic calibration). Releases ``f*(X*) + Delta_H s (1 + tau) G(X*)`` with ``G ~
-    GP(0, k)``, ``s = noise_multiplier(epsilon, delta, calibration)`` and ``1 + tau`` the
-    mechanism's inflation (1 for Hall's calibration).
-
-    Parameters
-    ----------
-    kernel : callable
-        Kernel ``kernel(A, B)`` (e.g. :class:`ssa_privacy.gp.regression.RBF` with variance 1).
-    noise_variance : float or array_like, shape (n, n)
-        Observation-noise variance s2 (normalised units) or covariance.
-    X : array_like, shape (n, D) or (n,)
-        Training inputs (public).
-    y : array_like, shape (n,)
-        Training outputs (private; clipped so that one changes by at most
-        ``sensitivity``).
-    X_star : array_like, shape (m, D) or (m,)
-        Test inputs.
-    epsilon, delta : float
-        Privacy target.
-    sensitivity : float
-        d (units of y).
-    seed : int or numpy.random.Generator, optional
-        Randomness of the DP noise; None draws fresh entropy.
-    method : str
-        RKHS bound, see :func:`rkhs_sensitivity`.
-    mean : float
-        Constant prior mean (public).
-    calibration : {"hall", "analytic"}
-        See :func:`~ssa_privacy.privacy.accounting.noise_multiplier`.
-
-    Returns
-    -------
-    DPRelease
-        Released predictions, the noise covariance (dense, about ``(Delta_H s (1 +
-        tau))^2 (K_** + jitter I)``) and the check: the mechanism's certificate, the
-        exact Gaussian-mechanism delta with Mahalanobis sensitivity ``Delta_H / c``,
-        valid on every finite test set because the Mahalanobis norm of a function
-        difference at any test set is at most its RKHS norm (Hall et al. 2013, §3).
-
-    Raises
-    ------
-    ValueError
-        As :func:`rkhs_sensitivity` and ``noise_multiplier``, or on bad data (X and
-        X_star of different widths, a non-finite mean, y not matching X).
-    TypeError
-        If ``kernel`` is not callable, a number is of the wrong type or the seed is bad.
-
-    Notes
-    -----
-    [SMI] §2, eqs. (1)-(4); :doc:`/theory/dp-gp`.
-    """
-    mean = scalar(mean, "mean")
-    rng = _generator(seed)
-    mechanism = StandardDPGPMechanism.from_kernel(
-        kernel,
-        noise_variance,
-        X,
-        X_star,
-        epsilon,
-        delta,
-        sensitivity,
-        method=method,
-        calibration=calibration,
-        mean=mean,
-    )
-    release = mechanism.release(y, seed=rng)
-    details = {key: release.details[key] for key in _LEGACY_DETAILS}
-    check = PrivacyCheck.from_certificate(release.certificate)
-    return DPRelease(release.values, mechanism.noise_covariance.matrix(), check, details)
-
-
-#: The details of a :class:`~ssa_privacy.privacy.dp_gp.release.DPRelease` of :func:`standard_release`.
-_LEGACY_DETAILS = ("rkhs_sensitivity", "noise_scale", "jitter", "prior_jitter")
 
 
 def _rowsum(A):
@@ -643,3 +547,8 @@ def _scale_to_sensitivity(Delta, c, lower, upper):
     if not np.isfinite(m):
         return m, 0.0
     return m, max(high - m, m - low) * (1 + 2 * u)
+
+
+def __getattr__(name):
+    """Serve the names that left this module in 0.2 (with a warning)."""
+    return _compat.moved_attribute(__name__, name)

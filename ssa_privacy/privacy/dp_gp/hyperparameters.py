@@ -17,6 +17,7 @@ import numpy as np
 from scipy import special
 from tqdm.auto import tqdm
 
+from ssa_privacy._internal.random import random_generator
 from ssa_privacy._internal.validation import (
     as_finite_array,
     flag,
@@ -25,10 +26,10 @@ from ssa_privacy._internal.validation import (
     positive,
     positive_int,
 )
-from ssa_privacy.gp.regression import RBF, as_inputs
+from ssa_privacy.gp.kernels import RBF, as_inputs
 from ssa_privacy.privacy.accounting import noise_multiplier
-from ssa_privacy.privacy.dp_gp.cloaking import cloaking_noise_covariance
-from ssa_privacy.privacy.dp_gp.release import PrivacyCheck, _generator, cloaking_matrix
+from ssa_privacy.privacy.dp_gp.cloaking import CloakingMechanism
+from ssa_privacy.privacy.dp_gp.release import PrivacyCheck, cloaking_matrix
 from ssa_privacy.privacy.mechanism import Certificate
 from ssa_privacy.privacy.rounding import INFLATE, RULE, UNIT_ROUNDOFF, gamma
 
@@ -96,13 +97,10 @@ def _fold_terms(X, y, train, test, lengthscale, noise_variance, d, bound, releas
     residual = np.clip(y[test] - C @ y[train], -bound, bound)
     energy = 0.0
     if release is not None:
-        energy = float(
-            np.trace(
-                cloaking_noise_covariance(
-                    K_star_X, K_XX, noise_variance, *release, sensitivity=d, tol=1e-6
-                )
-            )
+        cloak = CloakingMechanism(
+            K_star_X, K_XX, noise_variance, *release, d, calibration="hall", tol=1e-6
         )
+        energy = float(np.trace(cloak.noise_scale**2 * cloak.M))
     per_point = np.full(len(X), min(2 * bound * d, bound**2))
     per_point[train] = np.sum(np.minimum(2 * bound * d * np.abs(C), bound**2), axis=0)
     return float(residual @ residual), energy, per_point
@@ -219,7 +217,7 @@ def select_hyperparameters(
     grid = np.array(
         [(l, s) for l in candidates["lengthscales"] for s in candidates["noise_variances"]]
     )
-    rng = _generator(seed)
+    rng = random_generator(seed)
     n_test = max(1, int(round(test_fraction * len(X))))
     splits = [np.split(rng.permutation(len(X)), [n_test]) for _ in range(folds)]
     utilities, sensitivities, energies = (np.empty(len(grid)) for _ in range(3))

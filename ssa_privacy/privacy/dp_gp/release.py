@@ -9,9 +9,8 @@ rounding error by :func:`mahalanobis_enclosure`) into a
 bounds the rounding of its margin; :func:`least_inflation` finds the least inflation of
 a tight design that passes it. The derivations are in the section "Certificates in
 floating point" of :doc:`/theory/dp-gp`.
-:class:`PrivacyCheck` and :class:`DPRelease` are the result types of the functions of
-:mod:`ssa_privacy.privacy.dp_gp` written before the mechanism vocabulary; they are kept
-for existing scripts. The theory is on :doc:`/theory/dp-gp`.
+:class:`PrivacyCheck` is a certificate's verdict and evidence in the flat form of a results
+row, as the binned release and the hyperparameter selection carry it.
 """
 
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import linalg
 
+from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import psd_matrix
 from ssa_privacy._internal.validation import (
     as_finite_array,
@@ -26,10 +26,10 @@ from ssa_privacy._internal.validation import (
     nonempty,
     open_interval,
     positive,
-    random_generator,
     scalar,
 )
-from ssa_privacy.gp.regression import as_inputs, cholesky_with_jitter, noise_matrix
+from ssa_privacy.gp.kernels import as_inputs
+from ssa_privacy.gp.regression import cholesky_with_jitter, noise_matrix
 from ssa_privacy.privacy.accounting import c_delta, privacy_loss_tail
 from ssa_privacy.privacy.dp_gp.gaussian_delta import delta_enclosure, widened
 from ssa_privacy.privacy.mechanism import Certificate, FactoredCovariance
@@ -44,7 +44,6 @@ from ssa_privacy.privacy.rounding import (
 
 __all__ = [
     "CHECK_RTOL",
-    "DPRelease",
     "INFLATION_LIMIT",
     "PrivacyCheck",
     "RANGE_RTOL",
@@ -67,11 +66,6 @@ RANGE_RTOL = 1e-10
 INFLATION_LIMIT = 1e-2
 #: Evidence keys of a certificate that a :class:`PrivacyCheck` keeps elsewhere.
 _CERTIFICATE_ONLY = ("mechanism", "rule")
-
-
-def _generator(seed):
-    """A numpy Generator from ``seed`` (None draws fresh OS entropy); the legacy functions' seeding."""
-    return random_generator(seed, "seed")
 
 
 def _kernel_inputs(kernel, X, X_star):
@@ -135,9 +129,8 @@ def cloaking_matrix(K_star_X, K_XX, noise_variance):
 class PrivacyCheck:
     """The guarantee of one release and the computation that establishes it.
 
-    The result type of the functions written before
-    :class:`~ssa_privacy.privacy.mechanism.Certificate`; build it from a certificate
-    with :meth:`from_certificate`.
+    A :class:`~ssa_privacy.privacy.mechanism.Certificate` of notion ``"dp"`` in the form
+    of a results row; build it with :meth:`from_certificate`.
 
     Parameters
     ----------
@@ -509,53 +502,6 @@ def mahalanobis_sensitivity(noise_covariance, shifts):
     return mahalanobis_enclosure(noise_covariance, shifts)[0]
 
 
-@dataclass(frozen=True)
-class DPRelease:
-    """A differentially private release of test predictions (the legacy result type).
-
-    The mechanisms return a :class:`~ssa_privacy.privacy.mechanism.Release`; this type
-    is what :func:`~ssa_privacy.privacy.dp_gp.cloaking.cloaking_release`,
-    :func:`~ssa_privacy.privacy.dp_gp.hall.standard_release` and the old-form
-    ``CloakingMechanism.release(y, epsilon, delta, sensitivity, seed)`` return.
-
-    Parameters
-    ----------
-    values : ndarray, shape (m,)
-        The released predictions (units of the outputs y passed in).
-    noise_covariance : ndarray, shape (m, m)
-        Covariance of the DP noise that was added (squared output units).
-    check : PrivacyCheck
-        The (epsilon, delta) guarantee and its verification.
-    details : dict
-        Diagnostics of the computation (sensitivity, jitter, solver statistics).
-    """
-
-    values: np.ndarray
-    noise_covariance: np.ndarray
-    check: PrivacyCheck
-    details: dict = field(default_factory=dict)
-
-    @property
-    def epsilon(self):
-        """epsilon of the guarantee."""
-        return self.check.epsilon
-
-    @property
-    def delta(self):
-        """delta of the guarantee."""
-        return self.check.delta
-
-    @property
-    def noise_sd(self):
-        """Standard deviation of the DP noise per test point, shape (m,)."""
-        return np.sqrt(np.maximum(np.diag(self.noise_covariance), 0.0))
-
-    def record(self):
-        """The guarantee and its check as a flat dict for a results row.
-
-        Returns
-        -------
-        dict
-            :meth:`PrivacyCheck.record` of the check.
-        """
-        return self.check.record()
+def __getattr__(name):
+    """Serve the names that left this module in 0.2 (with a warning)."""
+    return _compat.moved_attribute(__name__, name)

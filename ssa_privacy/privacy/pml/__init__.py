@@ -2,6 +2,7 @@
 noise design, certificates, streams, pass noise and distributed aggregation.
 
 Every public name of the modules below is importable from ``ssa_privacy.privacy.pml``:
+
 - :mod:`ssa_privacy.privacy.pml.leakage`
 - :mod:`ssa_privacy.privacy.pml.certificate`
 - :mod:`ssa_privacy.privacy.pml.information_form`

@@ -13,7 +13,8 @@ separates by agent:
   form (36), ``Theta_i = kappa_i / (1 - kappa_i) C_i Sigma_i C_i^T``, computed here for all
   agents at once (:func:`design_fixed_Q`);
 - with ``Q_i`` designable the SDP (35) is solved agent by agent (:func:`design_Q`): one
-  parametrised cvxpy problem re-solved with Clarabel, agents spread over processes.
+  parametrised cvxpy problem re-solved with Clarabel, chunks of agents spread over the
+  workers of a :class:`~ssa_privacy.engine.runner.Runner` (the package's one engine).
 
 The agents may also be given as plants (:func:`design_aggregation`, LTIPlant or
 discrete-time python-control ``StateSpace``), and each agent's design is a
@@ -26,16 +27,12 @@ Units: states in their physical unit, covariances in that unit squared, J in the
 """
 
 import math
-import multiprocessing
-import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import control
 import cvxpy as cp
 import numpy as np
-from tqdm.auto import tqdm
+from scipy import linalg
 
 from ssa_privacy._internal.matrix_validation import covariance_stack, full_rank, schur_stable
 from ssa_privacy._internal.solvers import solve_clarabel
@@ -46,6 +43,7 @@ from ssa_privacy._internal.validation import (
     positive_int,
     real_array,
 )
+from ssa_privacy.engine.runner import Runner, Task, TaskError, WorkerLost, usable_cores
 from ssa_privacy.plants import LTIPlant, as_plant, prior_covariance
 from ssa_privacy.privacy.pml.design import LinearGaussianMechanism, linear_mechanism_noise
 from ssa_privacy.privacy.pml.leakage import kappa
@@ -63,15 +61,13 @@ __all__ = [
 
 #: Below this many agents :func:`design_Q` solves in the calling process by default.
 PARALLEL_MIN_AGENTS = 500
-#: Chunks per worker process (for load balance and progress reports).
+#: Tasks (chunks of agents) per worker of the runner (for load balance and progress).
 CHUNKS_PER_PROCESS = 4
 #: Largest constraint violation accepted from the solver, relative to the agent's scale.
 SDP_RTOL = 1e-6
 #: Weight of the tie-break ``TIE_BREAK * tr(L^T L) / m * tr(Theta)`` added to the SDP
 #: objective: it picks the least noise among optimal designs (see :func:`design_Q`).
 TIE_BREAK = 1e-6
-#: Environment variables pinning BLAS/OpenMP to one thread in worker processes.
-_SINGLE_THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 @dataclass(frozen=True)
@@ -150,6 +146,46 @@ class AggregationDesign:
             self.Theta[i],
             self.epsilon[i],
             self.delta[i],
+            convention=self.convention,
+            method="aggregation",
+        )
+
+    def network_mechanism(self):
+        """Every agent's release at once, ``Y = (C_1 X_1, ..., C_N X_N) + V``, as one mechanism.
+
+        ``V ~ N(0, blockdiag(Theta_i))``. The agents are independent, so the leakage about
+        the stacked state is the sum of theirs and the stack is (sum_i epsilon_i, sum_i
+        delta_i)-PML private (a union bound); its certificate recomputes [LKC] (8) for the
+        stack at that level. Each agent's own, stronger guarantee: :meth:`mechanism`.
+
+        Returns
+        -------
+        LinearGaussianMechanism
+            With ``C = blockdiag(C_i)`` (N m x N n), prior ``blockdiag(Sigma_XX_i)``, noise
+            ``blockdiag(Theta_i)``, ``epsilon = sum_i epsilon_i`` (nats) and ``delta =
+            sum_i delta_i``, in the design's convention.
+
+        Raises
+        ------
+        ValueError
+            If the design does not hold ``C``, ``epsilon`` and ``delta``, or the summed
+            delta is not below 1.
+
+        Notes
+        -----
+        [LKC] (31): the releases ``Y_i`` the fusion centre receives.
+        """
+        if self.C is None or self.epsilon is None or self.delta is None:
+            raise ValueError("this design does not hold C, epsilon and delta")
+        delta = float(np.sum(self.delta))
+        if not delta < 1.0:
+            raise ValueError(f"the agents' deltas sum to {delta:g}: the stack has no guarantee")
+        return LinearGaussianMechanism(
+            linalg.block_diag(*self.C),
+            linalg.block_diag(*self.Sigma_XX),
+            linalg.block_diag(*self.Theta),
+            float(np.sum(self.epsilon)),
+            delta,
             convention=self.convention,
             method="aggregation",
         )
@@ -389,8 +425,9 @@ def _violation(A, W, Sigma_lower, c, Sigma, Theta):
     return max(0.0, -min(gaps)) / scale
 
 
-def _solve_chunk(start, A, W, M, Sigma_lower, c):
-    """Solve the SDP (35) for consecutive agents ``start, start + 1, ...``; worker entry point."""
+def _solve_chunk(arrays, c, start, stop):
+    """Solve the SDP (35) for the agents ``start`` to ``stop - 1``; a runner's task."""
+    A, W, M, Sigma_lower = (a[start:stop] for a in arrays)
     n, m = A.shape[-1], W.shape[-2]
     problem, par, Sigma, Theta = _agent_problem(n, m)
     par["c"].value = c
@@ -409,29 +446,7 @@ def _solve_chunk(start, A, W, M, Sigma_lower, c):
                 f"{violation:.3g} (relative); the problem may be badly scaled"
             )
         worst = max(worst, violation)
-    return start, out_Sigma, out_Theta, worst
-
-
-@contextmanager
-def _single_threaded_blas():
-    """Set the BLAS/OpenMP thread variables to 1 while worker processes are started.
-
-    Workers come from a ``forkserver``, a fresh interpreter that is started (on first use)
-    inside this context and loads numpy, cvxpy and this module (preload) with these
-    variables set; every worker forked from it is single-threaded, so N workers use N
-    cores, and later pools start without re-importing. (A forkserver started earlier by
-    other code without these variables would not be pinned.)
-    """
-    saved = {name: os.environ.get(name) for name in _SINGLE_THREAD_ENV}
-    os.environ.update({name: "1" for name in _SINGLE_THREAD_ENV})
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    return out_Sigma, out_Theta, worst
 
 
 def _chunks(N, processes):
@@ -439,40 +454,48 @@ def _chunks(N, processes):
     return [slice(start, min(start + size, N)) for start in range(0, N, size)]
 
 
-def _run_chunks(arrays, c, processes, progress):
-    """Solve every agent's SDP, serially or over ``processes`` worker processes."""
-    N = len(arrays[0])
-    results = []
-    bar = tqdm(total=N, desc="SDP (35) per agent", unit="agent", disable=not progress)
-    if processes == 1:
-        for part in _chunks(N, 1):
-            results.append(_solve_chunk(part.start, *(a[part] for a in arrays), c))
-            bar.update(part.stop - part.start)
-    else:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload([__name__])
-        with (
-            _single_threaded_blas(),
-            ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool,
-        ):
-            futures = [
-                pool.submit(_solve_chunk, p.start, *(a[p] for a in arrays), c)
-                for p in _chunks(N, processes)
-            ]
-            for future in as_completed(futures):
-                results.append(future.result())
-                bar.update(len(results[-1][1]))
-    bar.close()
-    results.sort(key=lambda r: r[0])
-    return (
-        np.concatenate([r[1] for r in results]),
-        np.concatenate([r[2] for r in results]),
-        max(r[3] for r in results),
-    )
+def _runner(N, runner, processes, progress):
+    """The caller's runner, or one of ``processes`` workers (default: serial below
+    ``PARALLEL_MIN_AGENTS`` agents, else the usable cores)."""
+    if runner is None:
+        workers = processes or (1 if N < PARALLEL_MIN_AGENTS else usable_cores())
+        return Runner(workers, progress=progress, preload=(__name__,))
+    if processes is not None:
+        raise ValueError("give runner or processes, not both")
+    if not isinstance(runner, Runner):
+        raise TypeError(f"runner must be a Runner, got {type(runner).__name__}")
+    return runner
+
+
+def _run_chunks(arrays, c, runner):
+    """Solve every agent's SDP on ``runner``, one task per chunk of agents; a task's error
+    is re-raised as itself (a dead worker as :class:`~ssa_privacy.engine.runner.WorkerLost`)."""
+    parts = _chunks(len(arrays[0]), runner.concurrency or usable_cores())
+    tasks = [Task(("agents", p.start, p.stop), {"start": p.start, "stop": p.stop}) for p in parts]
+    shared = {"arrays": arrays, "c": c}
+    try:
+        results = runner.map(_solve_chunk, tasks, shared=shared, name="design_Q")
+    except TaskError as error:  # the solver's own error, which names the agent
+        if isinstance(error, WorkerLost):
+            raise
+        raise error.error from error.error.__cause__
+    Sigma, Theta, worst = zip(*results, strict=True)
+    return np.concatenate(Sigma), np.concatenate(Theta), max(worst)
 
 
 def design_Q(
-    A, C, L, epsilon, delta, c, Sigma_lower=None, convention="exact", processes=None, progress=False
+    A,
+    C,
+    L,
+    epsilon,
+    delta,
+    c,
+    Sigma_lower=None,
+    convention="exact",
+    processes=None,
+    progress=False,
+    *,
+    runner=None,
 ):
     """Jointly optimal process noise ``Q_i`` and privacy noise ``Theta_i`` of every agent.
 
@@ -497,10 +520,14 @@ def design_Q(
     convention : {"exact", "paper"}
         PML convention of the guarantee.
     processes : int, optional
-        Worker processes; default 1 below ``PARALLEL_MIN_AGENTS`` agents, else the number
-        of CPUs. Workers come from a forkserver with BLAS pinned to one thread.
+        Worker processes of the runner built when none is given; default 1 below
+        ``PARALLEL_MIN_AGENTS`` agents, else the usable cores.
     progress : bool, optional
-        Show a tqdm progress bar over agents.
+        Show the built runner's progress bar over the chunks of agents.
+    runner : ssa_privacy.engine.runner.Runner, optional
+        Runs the agents' SDPs, ``CHUNKS_PER_PROCESS`` chunks of agents per worker (a
+        study passes its own, serial, process-pool or Dask; BLAS runs one thread per task).
+        The result does not depend on it.
 
     Returns
     -------
@@ -513,10 +540,11 @@ def design_Q(
     ValueError
         On shape mismatches, an unstable ``A_i``, a non-positive ``c``, an invalid
         ``Sigma_lower``, ``delta_i`` outside (0, 1), ``epsilon_i`` below (9), a zero
-        ``C_i`` or a non-positive number of processes.
+        ``C_i``, a non-positive number of processes, or both ``runner`` and
+        ``processes``.
     TypeError
         On an argument of the wrong type (a bool or a string where a number is expected,
-        a non-bool ``progress``).
+        a non-bool ``progress``, a ``runner`` that is not a Runner).
     RuntimeError
         If an agent's SDP does not solve to optimality or its answer violates a constraint
         by more than ``SDP_RTOL`` (relative).
@@ -524,7 +552,7 @@ def design_Q(
     Notes
     -----
     [LKC] SDP (35) with (33); both conventions in :doc:`/theory/aggregation`. One
-    DPP-parametrised cvxpy problem per process, re-solved for each agent with Clarabel.
+    DPP-parametrised cvxpy problem per task, re-solved for each agent with Clarabel.
 
     When ``q < m`` the optimum of (35) is not unique: Theta_i is free, upward, in the
     null space of L_i, and the optimal set is unbounded, which stalls the interior-point
@@ -554,11 +582,8 @@ def design_Q(
     M = np.einsum("nqi,nqj->nij", agents["L"], agents["L"])
     m = M.shape[-1]
     M = M + TIE_BREAK * (np.trace(M, axis1=1, axis2=2) / m)[:, None, None] * np.eye(m)
-    processes = (
-        (1 if N < PARALLEL_MIN_AGENTS else os.cpu_count()) if processes is None else processes
-    )
     arrays = [np.ascontiguousarray(a) for a in (agents["A"], W, M, lower)]
-    Sigma, Theta, worst = _run_chunks(arrays, c, max(1, processes), progress)
+    Sigma, Theta, worst = _run_chunks(arrays, c, _runner(N, runner, processes, progress))
     Theta = _certified(Theta, Sigma, agents, convention)
     Q = Sigma - agents["A"] @ Sigma @ np.swapaxes(agents["A"], -1, -2)
     cost = _costs(agents["L"], Theta)

@@ -42,13 +42,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 
+from ssa_privacy.privacy.accounting import log_det_ratio_bound, minimum_epsilon
 from ssa_privacy.privacy.mechanism import Certificate
-from ssa_privacy.privacy.pml.leakage import (
-    CORRELATION_TOL,
-    _weight,
-    log_det_ratio_bound,
-    minimum_epsilon,
-)
+from ssa_privacy.privacy.notions import convention_weight
+from ssa_privacy.privacy.pml.leakage import CORRELATION_TOL
 from ssa_privacy.privacy.rounding import (
     EXTRA,
     INFLATE,
@@ -194,7 +191,7 @@ def pml_certificate(
     [LKC] Theorem 3.3, condition (8); the error analysis is in the module docstring and
     :doc:`/theory/pml` (section "Certificates in floating point").
     """
-    _weight(convention)
+    convention_weight(convention)
     parameters = dict(epsilon=float(epsilon), delta=float(delta), convention=convention)
     evidence = {"rule": RULE, "correlation_resolution": CORRELATION_TOL, **extra}
     try:
@@ -237,7 +234,7 @@ def margin_certificate(information, spread, l, parameters, evidence):
     [LKC] Theorem 3.3, condition (8).
     """
     epsilon, delta, convention = (parameters[k] for k in ("epsilon", "delta", "convention"))
-    weight = _weight(convention)
+    weight = convention_weight(convention)
     q, q_error = chi2_quantile_enclosure(delta, l) if l else (0.0, 0.0)
     margin = float(epsilon - weight * information - 0.5 * q)
     tolerance = INFLATE * (

@@ -23,7 +23,8 @@ from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix
 from ssa_privacy._internal.solvers import solve_clarabel
 from ssa_privacy._internal.validation import as_matrix, nonempty
 from ssa_privacy.plants import LTIPlant
-from ssa_privacy.privacy.pml.leakage import log_det_ratio_bound, pml_margin
+from ssa_privacy.privacy.accounting import log_det_ratio_bound
+from ssa_privacy.privacy.pml.leakage import pml_margin
 
 __all__ = [
     "DESIGN_ATOL",

@@ -24,12 +24,14 @@ import numpy as np
 
 from ssa_privacy._internal.matrix_validation import covariance_stack, psd_matrix
 from ssa_privacy._internal.validation import as_finite_array, nonempty, open_interval, scalar
+from ssa_privacy.privacy.accounting import check_epsilon
 from ssa_privacy.privacy.mechanism import (
     FactoredCovariance,
     Release,
     as_factored,
     generator,
 )
+from ssa_privacy.privacy.notions import convention_weight
 from ssa_privacy.privacy.pml.certificate import pml_certificate
 from ssa_privacy.privacy.pml.cone_design import (
     _joint_model,
@@ -41,11 +43,7 @@ from ssa_privacy.privacy.pml.information_form import (
     information_certificate,
     more_conclusive,
 )
-from ssa_privacy.privacy.pml.leakage import (
-    _weight,
-    check_epsilon,
-    kappa,
-)
+from ssa_privacy.privacy.pml.leakage import kappa
 
 __all__ = [
     "INFLATION_LIMIT",
@@ -226,7 +224,7 @@ class LinearGaussianMechanism:
         Sigma_ZZ=None,
         method="given",
     ):
-        _weight(convention)
+        convention_weight(convention)
         model = _joint_model(C, Sigma_XX, Sigma_XZ, Sigma_ZZ)
         self.C, self.Sigma_XX, self.Sigma_XZ, self.Sigma_ZZ, self.l = model
         self.delta = open_interval(delta, "delta")
@@ -386,7 +384,7 @@ class LinearGaussianMechanism:
         if certificate.passed or not np.isfinite(certificate.margin - certificate.tolerance):
             return self
         information = certificate.evidence["mutual_information"]
-        rate = _weight(self.convention) * -np.expm1(-2.0 * information) / 2
+        rate = convention_weight(self.convention) * -np.expm1(-2.0 * information) / 2
         deficit = certificate.tolerance - certificate.margin
         tau = max(4.0 * deficit / max(rate, np.finfo(float).tiny), 16 * np.finfo(float).eps)
         while tau < INFLATION_LIMIT:

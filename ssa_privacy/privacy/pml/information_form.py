@@ -37,8 +37,9 @@ import numpy as np
 from scipy import linalg
 
 from ssa_privacy.privacy.mechanism import Certificate
+from ssa_privacy.privacy.notions import convention_weight
 from ssa_privacy.privacy.pml.certificate import margin_certificate
-from ssa_privacy.privacy.pml.leakage import CORRELATION_TOL, EIGENVALUE_TOL, _weight
+from ssa_privacy.privacy.pml.leakage import CORRELATION_TOL, EIGENVALUE_TOL
 from ssa_privacy.privacy.rounding import (
     EXTRA,
     INFLATE,
@@ -182,7 +183,7 @@ def information_certificate(
     """
     if (factor is None) == (C is None or noise is None):
         raise ValueError("give either factor, or C and noise, to information_certificate")
-    _weight(convention)
+    convention_weight(convention)
     parameters = dict(epsilon=float(epsilon), delta=float(delta), convention=convention)
     evidence = {"rule": RULE, "form": "information", "correlation_resolution": CORRELATION_TOL}
     evidence.update(extra)

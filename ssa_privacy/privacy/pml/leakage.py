@@ -13,9 +13,11 @@ sufficient). Every (epsilon, delta) statement reduces to [LKC] Theorem 3.3, (8):
 
     log det Gamma - log det Sigma_XX >= (F^{-1}_{chi^2_l}(1 - delta) - 2 epsilon) / w,
 
-the right side being :func:`log_det_ratio_bound` (``n log kappa`` in the paper's
-notation). Leakages are in nats. The derivation, the factor-1/2 correction of Theorem 3.2
-and both conventions: :doc:`/theory/pml`.
+the right side being :func:`~ssa_privacy.privacy.accounting.log_det_ratio_bound`
+(``n log kappa`` in the paper's notation): that budget and its necessary condition (9) are
+the PML part of :mod:`ssa_privacy.privacy.accounting`, the conventions and their weights
+are in :mod:`ssa_privacy.privacy.notions`. Leakages are in nats. The derivation, the
+factor-1/2 correction of Theorem 3.2 and both conventions: :doc:`/theory/pml`.
 
 References
 ----------
@@ -23,13 +25,14 @@ References
 prior information".
 """
 
-import functools
 from collections import namedtuple
 
 import numpy as np
 from scipy import linalg, stats
 
+from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix
+from ssa_privacy._internal.random import random_generator
 from ssa_privacy._internal.validation import (
     as_finite_array,
     as_matrix,
@@ -37,34 +40,30 @@ from ssa_privacy._internal.validation import (
     nonempty,
     open_interval,
     positive_int,
-    random_generator,
-    real_array,
     scalar,
+    scalar_or_array,
+    unit_interval,
     vector,
     whole_numbers,
 )
+from ssa_privacy.privacy import accounting
+from ssa_privacy.privacy.notions import convention_weight
 
 __all__ = [
     "EIGENVALUE_TOL",
-    "CONVENTIONS",
     "CORRELATION_TOL",
     "MonteCarloProbability",
-    "check_epsilon",
     "gaussian_mechanism",
     "is_pml_private",
     "kappa",
     "leakage_probability",
     "linear_mechanism_covariances",
-    "log_det_ratio_bound",
-    "minimum_epsilon",
     "monte_carlo_leakage_probability",
     "mutual_information",
     "pml_margin",
     "pointwise_maximal_leakage",
 ]
 
-#: The two conventions, and the weight ``w`` of I(X; Y) in the leakage for each.
-CONVENTIONS = {"exact": 1.0, "paper": 2.0}
 #: Canonical correlations at or below this value count as zero when computing l.
 CORRELATION_TOL = 1e-10
 
@@ -73,162 +72,13 @@ CORRELATION_TOL = 1e-10
 EIGENVALUE_TOL = CORRELATION_TOL**2 / (1.0 - CORRELATION_TOL**2)
 
 
-def _weight(convention):
-    if not isinstance(convention, str) or convention not in CONVENTIONS:
-        raise ValueError(f"convention must be one of {sorted(CONVENTIONS)}, got {convention!r}")
-    return CONVENTIONS[convention]
-
-
-def _unit_interval(value, name):
-    array = real_array(value, name)
-    bad = ~(np.isfinite(array) & (array > 0) & (array < 1))
-    if np.any(bad):
-        first = float(np.ravel(array)[np.flatnonzero(bad)[0]])
-        raise ValueError(f"{name} must lie in the open interval (0, 1), got {first!r}")
-    return array
-
-
-def _degrees(l):
-    array = real_array(l, "l")
-    if np.any(~np.isfinite(array)) or np.any(array < 1) or np.any(array != np.round(array)):
-        raise ValueError(
-            f"l (the rank of Sigma_XY) must be a positive integer, got {l!r}; with l = 0 "
-            "the release is independent of X and leaks nothing"
-        )
-    return array.astype(int)
-
-
-def _scalar(array):
-    return float(array) if np.ndim(array) == 0 else array
-
-
-def minimum_epsilon(delta, l):
-    """Infimum of the feasible epsilon, ``F^{-1}_{chi^2_l}(1 - delta) / 2``.
-
-    Parameters
-    ----------
-    delta : float or array_like
-        Failure probability, in (0, 1).
-    l : int or array_like
-        Rank of ``Sigma_XY`` (degrees of freedom), >= 1.
-
-    Returns
-    -------
-    float or ndarray
-        The bound in nats; (epsilon, delta)-PML privacy needs ``epsilon`` strictly above it.
-
-    Raises
-    ------
-    ValueError
-        If ``delta`` is outside (0, 1) or ``l`` is not a positive integer.
-
-    Notes
-    -----
-    [LKC] Corollary 3.4, necessary condition (9); the same in both conventions.
-    """
-    delta, l = _unit_interval(delta, "delta"), _degrees(l)
-    if delta.ndim == 0 and l.ndim == 0:  # the designers ask for one quantile many times
-        return _cached_chi2_isf(float(delta), int(l)) / 2.0
-    return stats.chi2.isf(delta, l) / 2.0
-
-
-_cached_chi2_isf = functools.lru_cache(maxsize=256)(lambda q, l: float(stats.chi2.isf(q, l)))
-
-
-def check_epsilon(epsilon, delta, l):
-    """Return ``epsilon`` after checking the necessary condition (9) holds.
-
-    Parameters
-    ----------
-    epsilon : float or array_like
-        Leakage bound in nats.
-    delta : float or array_like
-        Failure probability in (0, 1), broadcast against ``epsilon``.
-    l : int or array_like
-        Rank of ``Sigma_XY``.
-
-    Returns
-    -------
-    float or ndarray
-        ``epsilon`` as float(s).
-
-    Raises
-    ------
-    ValueError
-        If ``epsilon <= F^{-1}_{chi^2_l}(1 - delta) / 2``; the message names that smallest
-        feasible epsilon (an infimum, not attained).
-
-    Notes
-    -----
-    [LKC] Corollary 3.4, condition (9).
-    """
-    epsilon = as_finite_array(epsilon, "epsilon")
-    floor = np.asarray(minimum_epsilon(delta, l))
-    epsilon, floor = np.broadcast_arrays(epsilon, floor)
-    bad = np.flatnonzero(epsilon <= floor)
-    if bad.size:
-        i = bad[0]
-        where = "" if epsilon.ndim == 0 else f" (entry {i})"
-        raise ValueError(
-            f"epsilon = {np.ravel(epsilon)[i]:.6g}{where} is infeasible: (epsilon, delta)-PML "
-            f"privacy needs epsilon > F^-1_chi2_l(1 - delta) / 2 = {np.ravel(floor)[i]:.6g} "
-            "([LKC] necessary condition (9)); choose epsilon above this smallest feasible value "
-            "or a larger delta"
-        )
-    return _scalar(epsilon.astype(float))
-
-
-def log_det_ratio_bound(epsilon, delta, l, convention="exact"):
-    """Smallest admissible ``log det Gamma - log det Sigma_XX`` for (epsilon, delta)-PML.
-
-    Parameters
-    ----------
-    epsilon : float or array_like
-        Leakage bound in nats, above :func:`minimum_epsilon`.
-    delta : float or array_like
-        Failure probability in (0, 1).
-    l : int or array_like
-        Rank of ``Sigma_XY``.
-    convention : {"exact", "paper"}
-        Which PML formula the guarantee refers to (module docstring).
-
-    Returns
-    -------
-    float or ndarray
-        ``(F^{-1}_{chi^2_l}(1 - delta) - 2 epsilon) / w`` (negative), nats. It equals
-        ``n log kappa_l`` of [LKC] (11) in the paper convention.
-
-    Raises
-    ------
-    ValueError
-        On a bad ``delta``, ``l`` or ``convention``, or an ``epsilon`` violating (9).
-
-    Notes
-    -----
-    [LKC] Theorem 3.3, condition (8); both conventions: :doc:`/theory/pml`.
-    """
-    weight = _weight(convention)
-    epsilon = check_epsilon(epsilon, delta, l)
-    return _scalar(
-        (2.0 * np.asarray(minimum_epsilon(delta, l)) - 2.0 * np.asarray(epsilon)) / weight
-    )
-
-
-def _epsilon_for_bound(bound, delta, l, convention):
-    """Inverse of :func:`log_det_ratio_bound` in epsilon."""
-    return _scalar(
-        (2.0 * np.asarray(minimum_epsilon(delta, l)) - _weight(convention) * np.asarray(bound))
-        / 2.0
-    )
-
-
 def kappa(epsilon, delta, n, l, convention="exact"):
     """The contraction factor kappa_l(epsilon, delta) of [LKC] (11).
 
     Parameters
     ----------
     epsilon, delta, l, convention
-        As :func:`log_det_ratio_bound`.
+        As :func:`~ssa_privacy.privacy.accounting.log_det_ratio_bound`.
     n : int or array_like
         Dimension of X, a positive integer.
 
@@ -241,7 +91,8 @@ def kappa(epsilon, delta, n, l, convention="exact"):
     Raises
     ------
     ValueError
-        As :func:`log_det_ratio_bound`, or if ``n`` is not a positive integer.
+        As :func:`~ssa_privacy.privacy.accounting.log_det_ratio_bound`, or if ``n`` is not
+        a positive integer.
     TypeError
         If an argument is not made of real numbers (a bool, a string, None).
 
@@ -251,7 +102,9 @@ def kappa(epsilon, delta, n, l, convention="exact"):
     (:doc:`/theory/pml`).
     """
     n = whole_numbers(n, "n")
-    return _scalar(np.exp(np.asarray(log_det_ratio_bound(epsilon, delta, l, convention)) / n))
+    return scalar_or_array(
+        np.exp(np.asarray(accounting.log_det_ratio_bound(epsilon, delta, l, convention)) / n)
+    )
 
 
 _Canonical = namedtuple("_Canonical", "rho scores information n m")
@@ -357,7 +210,7 @@ def pointwise_maximal_leakage(
     ``L_X^{-1} Sigma_XY L_Y^{-T}`` whose singular values exceed ``CORRELATION_TOL``.
     Exact convention (factor 1/2 on the log-det term): :doc:`/theory/pml`.
     """
-    weight = _weight(convention)
+    weight = convention_weight(convention)
     canon = _canonical(Sigma_XX, Sigma_XY, Sigma_YY)
     y = as_finite_array(y, "y")
     if y.ndim not in (1, 2) or y.shape[-1] != canon.m:
@@ -367,7 +220,7 @@ def pointwise_maximal_leakage(
     if mu_Y is not None:
         y = y - vector(mu_Y, "mu_Y", canon.m)
     xi = np.sum((y @ canon.scores.T) ** 2, axis=-1)
-    return _scalar(weight * canon.information + 0.5 * xi)
+    return scalar_or_array(weight * canon.information + 0.5 * xi)
 
 
 def leakage_probability(Sigma_XX, Sigma_XY, Sigma_YY, epsilon, convention="exact"):
@@ -396,7 +249,7 @@ def leakage_probability(Sigma_XX, Sigma_XY, Sigma_YY, epsilon, convention="exact
     -----
     [LKC] proof of Theorem 3.3 (xi ~ chi^2_l); both conventions: :doc:`/theory/pml`.
     """
-    weight = _weight(convention)
+    weight = convention_weight(convention)
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
     canon = _canonical(Sigma_XX, Sigma_XY, Sigma_YY)
     if canon.rho.size == 0:
@@ -432,13 +285,15 @@ def pml_margin(Sigma_XX, Sigma_XY, Sigma_YY, epsilon, delta, convention="exact")
     -----
     [LKC] Theorem 3.3, condition (8); both conventions: :doc:`/theory/pml`.
     """
-    weight = _weight(convention)
-    delta = float(_unit_interval(delta, "delta"))
+    weight = convention_weight(convention)
+    delta = float(unit_interval(delta, "delta"))
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
     canon = _canonical(Sigma_XX, Sigma_XY, Sigma_YY)
     if canon.rho.size == 0:
         return epsilon
-    return float(epsilon - weight * canon.information - minimum_epsilon(delta, canon.rho.size))
+    return float(
+        epsilon - weight * canon.information - accounting.minimum_epsilon(delta, canon.rho.size)
+    )
 
 
 def is_pml_private(Sigma_XX, Sigma_XY, Sigma_YY, epsilon, delta, convention="exact", atol=1e-9):
@@ -531,8 +386,11 @@ def gaussian_mechanism(Z, Theta, rng=None):
 
     Notes
     -----
-    [LKC] Definition 3.5, mechanism (10). Kept for existing scripts: for a certified
-    release use :meth:`~ssa_privacy.privacy.pml.design.LinearGaussianMechanism.release`.
+    [LKC] Definition 3.5, mechanism (10). The Monte Carlo evaluations draw the mechanism's
+    noise with it (:func:`monte_carlo_leakage_probability`,
+    :func:`~ssa_privacy.estimation.kalman.empirical_error_covariance`); a release of real
+    data goes through :meth:`~ssa_privacy.privacy.pml.design.LinearGaussianMechanism.release`,
+    which also certifies.
     """
     Z = as_finite_array(Z, "Z")
     Theta = psd_matrix(Theta, "Theta")
@@ -606,7 +464,7 @@ def monte_carlo_leakage_probability(
     epsilon = scalar(epsilon, "epsilon")
     samples = positive_int(samples, "samples")
     confidence = open_interval(confidence, "confidence")
-    _weight(convention)
+    convention_weight(convention)
     rng = random_generator(rng, "rng")
     L_X = pd_cholesky(Sigma_XX, "Sigma_XX")
     X = rng.standard_normal((int(samples), L_X.shape[0])) @ L_X.T
@@ -619,3 +477,8 @@ def monte_carlo_leakage_probability(
     return MonteCarloProbability(
         1.0 - failures / samples, interval.low, interval.high, failures, int(samples)
     )
+
+
+def __getattr__(name):
+    """Serve the names that moved in 0.2 from their old place (with a warning)."""
+    return _compat.moved_attribute(__name__, name)

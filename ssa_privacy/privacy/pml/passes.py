@@ -1,11 +1,13 @@
-"""Privacy noise designed for a whole pass of a station over a catalogue object.
+"""The Gaussian mechanism of a whole pass of a station over a catalogue object.
 
 A station that sees an object for a pass releases K measurements, each four rows
 (azimuth, elevation, range, range rate), whose linearised maps of the private
 manoeuvre deviation x0 are ``C_k = H_k Phi(t_k, t0)``
 (:class:`~ssa_privacy.sensors.streams.Pass`). A pass-level budget (epsilon, delta)
-bounds the PML of the whole pass about x0, not of each measurement. Two designers
-(:data:`DESIGNERS`) meet it exactly:
+bounds the PML of the whole pass about x0, not of each measurement.
+:class:`PassMechanism` adds the pass's noise ``F e``, ``e ~ N(0, I)``, to its stacked
+measurements and certifies the pass budget. Two designers (:data:`DESIGNERS`,
+:meth:`PassMechanism.design`) meet it exactly:
 
 ``"logdet"``
     The minimum-trace noise of the stacked pass
@@ -27,122 +29,367 @@ far better than the prior knows them (canonical correlations near 1); a design w
 certificate does not pass is re-solved for a budget tightened by the least amount that
 certifies it.
 The station needs the pass's maps before the first release; it predicts them from the
-public element set (the nominal orbit). Theory: :doc:`/theory/pml-stream`.
+public element set (the nominal orbit). The day's passes, from every station, are
+accounted for by composing their streams
+(:meth:`~ssa_privacy.privacy.pml.stream.ReleaseStream.compose`);
+:func:`per_measurement_epsilons` accounts so for today's per-measurement designs. Theory:
+:doc:`/theory/pml-stream`.
 """
 
-from dataclasses import dataclass
+import functools
 
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy.privacy.mechanism import Certificate
+from ssa_privacy import _compat
+from ssa_privacy._internal.matrix_validation import pd_cholesky
+from ssa_privacy._internal.random import random_generator, seed_record
+from ssa_privacy._internal.validation import as_finite_array, unit_interval
+from ssa_privacy.privacy.mechanism import FactoredCovariance, Release, as_factored
+from ssa_privacy.privacy.notions import convention_weight
 from ssa_privacy.privacy.pml.design import linear_mechanism_noise
-from ssa_privacy.privacy.pml.stream import ReleaseStream, StreamLeakage
+from ssa_privacy.privacy.pml.stream import (
+    ReleaseStream,
+    _maps,
+    stream_certificate,
+    stream_leakage,
+)
 from ssa_privacy.privacy.pml.stream_design import design_stream_noise, stream_logdet_design
 
 __all__ = [
     "DESIGNERS",
-    "PassNoise",
-    "pass_noise",
+    "PassMechanism",
+    "per_measurement_epsilons",
 ]
 
-#: The pass-level designers of :func:`pass_noise`.
+#: The pass-level designers of :meth:`PassMechanism.design`.
 DESIGNERS = ("logdet", "scaled")
 
 
-@dataclass(frozen=True, eq=False)
-class PassNoise:
-    """The privacy noise of one pass and what its releases leak.
+def _factor_svd(factor):
+    """``F = U diag(s) W^T`` with the singular values above round-off: U (M, r), s (r,)."""
+    U, s, _ = linalg.svd(factor, full_matrices=False)
+    keep = s > max(factor.shape) * np.finfo(float).eps * (s[0] if s.size else 0.0)
+    return U[:, keep], s[keep]
+
+
+def _noise_stream(C, factor):
+    """The stream of ``y = C x0 + F e`` about x0, from the factor F (its singular vectors)."""
+    stacked = C.reshape(-1, C.shape[2])
+    U, s = _factor_svd(factor)
+    seen = U.T @ stacked
+    missed = np.linalg.norm(stacked - U @ seen)
+    if missed > 64 * len(stacked) * np.finfo(float).eps * np.linalg.norm(stacked):
+        raise ValueError(
+            "factor leaves a direction of the pass's signal C x0 without noise: that "
+            "combination of x0 would be released exactly"
+        )
+    return ReleaseStream.of(seen / s[:, None], np.eye(len(s)))
+
+
+class PassMechanism:
+    """The Gaussian mechanism ``y = C x0 + F e``, ``e ~ N(0, I_r)``, of a stack of releases.
+
+    A pass of K measurements of m rows each (m = 4 for a radar), certified for an
+    (epsilon, delta)-PML budget on the whole stack about x0 ([LKC] (14) for the stacked
+    maps, Theorem 3.3 for the guarantee). Built by :meth:`design` for a pass; the
+    constructor takes a given noise factor, for example to audit it, or one measurement
+    (K = 1) with the Cholesky factor of its designed noise.
 
     Parameters
     ----------
-    factor : ndarray, shape (4 K, r)
-        F with noise covariance ``F F^T`` of the pass's stacked releases (measurement
-        units squared: rad^2, km^2, km^2/s^2), measurement after measurement.
-    stream : ReleaseStream
-        The adversary's stream of the pass about x0 (privacy noise alone), to merge with
-        other passes into a day.
+    C : array_like, shape (K, m, n) or (m, n)
+        The maps of the releases about x0 (release units per unit of x0), measurement
+        after measurement.
+    Sigma_XX : array_like, shape (n, n)
+        The adversary's prior covariance of x0, positive definite (units of x0 squared).
+    factor : array_like, shape (K m, r)
+        F, with noise covariance ``F F^T`` of the stacked releases (release units
+        squared: rad^2, km^2, km^2/s^2 for a radar).
+    epsilon : float
+        The budget of the whole stack, nats.
+    delta : float
+        Failure probability in (0, 1).
+    convention : {"exact", "paper"}, optional
+        Which leakage formula the guarantee refers to (default exact).
+    designer : str, optional
+        How F was obtained: one of :data:`DESIGNERS` for :meth:`design`, another name for
+        a given noise (default ``"given"``).
+    stream : ReleaseStream, optional
+        The adversary's stream of the releases about x0 with this noise (privacy noise
+        alone), when the designer already computed it on the stack's sufficient
+        statistic; default: from F (its range must hold that of the stacked C).
+
+    Attributes
+    ----------
+    C : ndarray, shape (K, m, n)
+        The maps.
+    Sigma_XX, factor, epsilon, delta, convention, designer, stream
+        The validated arguments.
     leakage : StreamLeakage
-        Its PML at the design's delta; ``leakage.epsilon`` is at most the budget.
-    designer : str
-        One of :data:`DESIGNERS`.
-    certificate : Certificate
-        The rigorous (epsilon, delta)-PML certificate of ``stream`` for the pass budget
-        (:func:`~ssa_privacy.privacy.pml.stream.stream_certificate`); it passes.
+        The PML of ``stream`` at delta; its ``epsilon`` is the smallest budget the stack
+        meets.
+    noise_covariance : FactoredCovariance
+        ``F F^T`` as eigenpairs (from the singular values of F), as every release carries it.
+    Theta : ndarray, shape (K m, K m)
+        ``F F^T`` as a dense matrix, as a filter of the releases needs it.
+
+    Raises
+    ------
+    ValueError
+        On wrong shapes, non-finite values, a prior that is not positive definite, delta
+        outside (0, 1), an unknown convention, or (without ``stream``) a factor that
+        leaves a direction of ``C x0`` noiseless.
+    TypeError
+        If ``designer`` is not a string or ``stream`` not a ReleaseStream about x0.
+
+    Notes
+    -----
+    :meth:`release` draws K m standard normals and uses the first r, so that every
+    designer's release of the same pass from the same generator consumes the same numbers
+    (common random numbers), and scales them by F itself (not by eigenvectors, whose
+    signs may flip between designs).
     """
 
-    factor: np.ndarray
-    stream: ReleaseStream
-    leakage: StreamLeakage
-    designer: str
-    certificate: Certificate
+    def __init__(
+        self,
+        C,
+        Sigma_XX,
+        factor,
+        epsilon,
+        delta,
+        *,
+        convention="exact",
+        designer="given",
+        stream=None,
+    ):
+        convention_weight(convention)
+        self.C = _maps(C)
+        n = self.C.shape[2]
+        pd_cholesky(Sigma_XX, "Sigma_XX", n)
+        self.Sigma_XX = np.asarray(Sigma_XX, dtype=float)
+        self.factor = as_finite_array(factor, "factor", ndim=2)
+        if len(self.factor) != self.C.shape[0] * self.C.shape[1]:
+            rows = self.C.shape[0] * self.C.shape[1]
+            raise ValueError(f"factor must have {rows} rows (K m), got {self.factor.shape}")
+        self.epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
+        self.delta = float(unit_interval(delta, "delta"))
+        if not isinstance(designer, str):
+            raise TypeError(f"designer must be a string, got {type(designer).__name__}")
+        if stream is None:
+            stream = _noise_stream(self.C, self.factor)
+        elif not isinstance(stream, ReleaseStream) or stream.n != n:
+            raise TypeError(f"stream must be a ReleaseStream about a {n}-dim x0, got {stream!r}")
+        self.convention, self.designer, self.stream = convention, designer, stream
+        self.leakage = stream_leakage(self.Sigma_XX, stream, self.delta, convention)
+        self._certificate = None
 
-    @property
-    def covariance(self):
-        """The noise covariance ``F F^T``, shape (4 K, 4 K)."""
-        return self.factor @ self.factor.T
-
-    def sample(self, normals):
-        """A draw of the noise from standard normals.
+    @classmethod
+    def design(cls, item, Sigma_XX, epsilon, delta, *, designer="logdet", convention="exact"):
+        """The mechanism of one pass that meets an (epsilon, delta)-PML budget for the pass.
 
         Parameters
         ----------
-        normals : ndarray, shape (4 K,)
-            Independent standard normal numbers; the first r are used, so that one
-            array serves every designer (common random numbers).
+        item : Pass
+            The pass: its maps ``C`` (K, 4, 6) and sensor noise covariance ``R`` (4, 4)
+            (:class:`~ssa_privacy.sensors.streams.Pass`).
+        Sigma_XX : array_like, shape (6, 6)
+            Prior covariance of x0 (km^2, km^2/s, km^2/s^2), positive definite.
+        epsilon : float
+            The pass budget, nats, above condition (9) of [LKC] for the pass (8.41 nats
+            when the pass sees all of x0, at delta = 0.01).
+        delta : float
+            Failure probability in (0, 1).
+        designer : {"logdet", "scaled"}, optional
+            Which design (module docstring; default ``"logdet"``).
+        convention : {"exact", "paper"}, optional
+            Which leakage formula.
 
         Returns
         -------
-        ndarray, shape (4 K,)
-            ``F normals[:r]``.
+        PassMechanism
+            The pass's noise factor, its stream and leakage, and a certificate that passes.
+
+        Raises
+        ------
+        ValueError
+            On an unknown designer, or as the designers (a budget below condition (9), a
+            prior that is not positive definite).
+        RuntimeError
+            If tightening the budget by up to ``SLACK_LIMIT`` nats
+            (:mod:`~ssa_privacy.privacy.pml.stream_design`) does not certify the design.
         """
-        return self.factor @ normals[: self.factor.shape[1]]
+        if designer not in DESIGNERS:
+            raise ValueError(f"designer must be one of {', '.join(DESIGNERS)}, got {designer!r}")
+        C = np.asarray(item.C, dtype=float)
+        if designer == "logdet":
+            scale = np.tile(np.sqrt(np.diag(item.R)), len(C))
+            rows = C.reshape(-1, 6) / scale[:, None]
+            design = stream_logdet_design(Sigma_XX, rows, epsilon, delta, convention)
+            noise = design.noise
+            factor = scale[:, None] * (noise.eigenvectors * np.sqrt(noise.eigenvalues))
+        else:
+            Theta = linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention)
+            design = design_stream_noise(Sigma_XX, C, Theta, epsilon, delta, convention=convention)
+            factor = linalg.block_diag(*np.linalg.cholesky(design.noise))
+        mechanism = cls(
+            C,
+            Sigma_XX,
+            factor,
+            epsilon,
+            delta,
+            convention=convention,
+            designer=designer,
+            stream=design.stream,
+        )
+        mechanism._certificate = design.certificate  # the same stream_certificate call
+        return mechanism
+
+    def __repr__(self):
+        K, m, n = self.C.shape
+        return (
+            f"PassMechanism(K={K}, m={m}, n={n}, rank={self.factor.shape[1]}, "
+            f"epsilon={self.epsilon:g}, delta={self.delta:g}, designer={self.designer!r})"
+        )
+
+    @functools.cached_property
+    def noise_covariance(self):
+        """``F F^T`` as a :class:`~ssa_privacy.privacy.mechanism.FactoredCovariance`."""
+        U, s = _factor_svd(self.factor)
+        return FactoredCovariance(s**2, U, self.designer)
+
+    @property
+    def Theta(self):
+        """``F F^T``, shape (K m, K m) (release units squared)."""
+        return self.factor @ self.factor.T
+
+    def certificate(self):
+        """The (epsilon, delta)-PML guarantee of the stack, recomputed from its stream.
+
+        Returns
+        -------
+        Certificate
+            :func:`~ssa_privacy.privacy.pml.stream.stream_certificate` of ``stream`` for
+            the budget: information form, ``margin`` (nats) epsilon minus the
+            (1 - delta)-quantile of the leakage, ``tolerance`` a rigorous bound on its
+            rounding error; the evidence counts the releases and rows.
+        """
+        if self._certificate is None:
+            self._certificate = stream_certificate(
+                self.Sigma_XX, self.stream, self.epsilon, self.delta, self.convention
+            )
+        return self._certificate
+
+    def with_noise(self, noise_covariance):
+        """The same stack and budget with another noise covariance (for audits).
+
+        Parameters
+        ----------
+        noise_covariance : FactoredCovariance or array_like, shape (K m, K m)
+            The new ``F F^T``, positive semi-definite; its range must hold that of the
+            stacked C.
+
+        Returns
+        -------
+        PassMechanism
+            With ``designer="given"`` and ``F = U diag(sqrt(lambda))``; its stream and
+            certificate are recomputed from the new noise.
+
+        Raises
+        ------
+        ValueError
+            As the constructor, or if the noise is not positive semi-definite of size K m.
+        """
+        noise = as_factored(noise_covariance, len(self.factor), "noise_covariance")
+        factor = noise.eigenvectors * np.sqrt(noise.eigenvalues)
+        parameters = (self.C, self.Sigma_XX, factor, self.epsilon, self.delta)
+        return PassMechanism(*parameters, convention=self.convention)
+
+    def release(self, data, *, seed=None):
+        """Release the stack with its noise: ``y + F e``, ``e`` the first r of K m normals.
+
+        Parameters
+        ----------
+        data : array_like, shape (K m,) or (K, m)
+            The measurements of the stack (release units), measurement after measurement.
+        seed : None, int, sequence of int, SeedSequence or Generator, optional
+            Randomness (:func:`~ssa_privacy._internal.random.random_generator`); None
+            (default) draws fresh entropy. A Generator passed in is advanced by K m
+            normals whatever the rank (module docstring of the class).
+
+        Returns
+        -------
+        Release
+            ``values`` of the shape of ``data``, the noise covariance, the certificate and
+            the seed record; ``details`` holds ``designer`` and ``rank`` (r).
+
+        Raises
+        ------
+        ValueError
+            If ``data`` is not finite or not of shape (K m,) or (K, m).
+        TypeError
+            On an invalid seed.
+        """
+        K, m, _ = self.C.shape
+        y = as_finite_array(data, "data")
+        if y.shape not in ((K * m,), (K, m)):
+            raise ValueError(f"data must have shape ({K * m},) or ({K}, {m}), got {y.shape}")
+        rng = random_generator(seed)
+        normals = rng.standard_normal(K * m)
+        noise = self.factor @ normals[: self.factor.shape[1]]
+        details = {"designer": self.designer, "rank": self.factor.shape[1]}
+        values = y + noise.reshape(y.shape)
+        return Release(
+            values, self.noise_covariance, self.certificate(), seed_record(seed), details
+        )
 
 
-def pass_noise(item, Sigma_XX, epsilon, delta, designer="logdet", convention="exact"):
-    """Noise for one pass that meets an (epsilon, delta)-PML budget for the whole pass.
+def per_measurement_epsilons(Sigma_XX, found, epsilon, delta, convention="exact"):
+    """Epsilon reached by each pass and by the window under per-measurement designs.
 
     Parameters
     ----------
-    item : Pass
-        The pass: its maps ``C`` (K, 4, 6) and sensor noise covariance ``R`` (4, 4).
     Sigma_XX : array_like, shape (6, 6)
         Prior covariance of x0 (km^2, km^2/s, km^2/s^2), positive definite.
+    found : list of Pass
+        The passes (:func:`~ssa_privacy.sensors.streams.object_stream`).
     epsilon : float
-        The pass budget, nats, above condition (9) of [LKC] for the pass (8.41 nats when
-        the pass sees all of x0, at delta = 0.01).
+        The per-measurement level, nats: each measurement's noise is
+        ``linear_mechanism_noise(C_k, Sigma_XX, epsilon, delta)`` ([LKC] Corollary 3.7).
     delta : float
         Failure probability in (0, 1).
-    designer : {"logdet", "scaled"}
-        Which design (module docstring).
     convention : {"exact", "paper"}
         Which leakage formula.
 
     Returns
     -------
-    PassNoise
-        The noise, the pass's stream, its leakage and its passing certificate.
+    pass_epsilons : ndarray, shape (len(found),)
+        The achieved epsilon of each pass's releases together (nats).
+    window_epsilon : float
+        The achieved epsilon of all passes composed (nats); 0 without passes.
 
     Raises
     ------
     ValueError
-        On an unknown designer, or as the designers (a budget below condition (9), a
-        prior that is not positive definite).
-    RuntimeError
-        If tightening the budget by up to ``SLACK_LIMIT`` nats
-        (:mod:`~ssa_privacy.privacy.pml.stream_design`) does not certify the design.
+        As :func:`~ssa_privacy.privacy.pml.design.linear_mechanism_noise` (an epsilon
+        below the necessary condition (9) for 4 rows) or
+        :func:`~ssa_privacy.privacy.pml.stream.stream_leakage`.
+
+    Notes
+    -----
+    The privacy noise alone is counted (the sensor noise is the data owner's, and a
+    conservative guarantee does not rely on it), as in the per-measurement design.
     """
-    if designer not in DESIGNERS:
-        raise ValueError(f"designer must be one of {', '.join(DESIGNERS)}, got {designer!r}")
-    C = np.asarray(item.C, dtype=float)
-    if designer == "logdet":
-        scale = np.tile(np.sqrt(np.diag(item.R)), len(C))
-        rows = C.reshape(-1, 6) / scale[:, None]
-        design = stream_logdet_design(Sigma_XX, rows, epsilon, delta, convention)
-        noise = design.noise
-        factor = scale[:, None] * (noise.eigenvectors * np.sqrt(noise.eigenvalues))
-    else:
-        Theta = linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention)
-        design = design_stream_noise(Sigma_XX, C, Theta, epsilon, delta, convention=convention)
-        factor = linalg.block_diag(*np.linalg.cholesky(design.noise))
-    return PassNoise(factor, design.stream, design.leakage, designer, design.certificate)
+    streams = [
+        ReleaseStream.of(p.C, linear_mechanism_noise(p.C, Sigma_XX, epsilon, delta, convention))
+        for p in found
+    ]
+    reached = [s.epsilon(Sigma_XX, delta, convention) for s in streams]
+    if not streams:
+        return np.array(reached), 0.0
+    return np.array(reached), streams[0].compose(*streams[1:]).epsilon(Sigma_XX, delta, convention)
+
+
+def __getattr__(name):
+    """Serve the names that moved in 0.2 from their old place (with a warning)."""
+    return _compat.moved_attribute(__name__, name)

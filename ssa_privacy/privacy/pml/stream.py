@@ -20,16 +20,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, stats
 
+from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import covariance_stack, pd_cholesky, psd_matrix
-from ssa_privacy._internal.validation import as_finite_array, positive_int
+from ssa_privacy._internal.validation import as_finite_array, positive_int, unit_interval
+from ssa_privacy.privacy.accounting import minimum_epsilon
 from ssa_privacy.privacy.mechanism import FactoredCovariance
+from ssa_privacy.privacy.notions import convention_weight
 from ssa_privacy.privacy.pml.information_form import information_certificate
-from ssa_privacy.privacy.pml.leakage import (
-    EIGENVALUE_TOL,
-    _unit_interval,
-    _weight,
-    minimum_epsilon,
-)
+from ssa_privacy.privacy.pml.leakage import EIGENVALUE_TOL
 
 __all__ = [
     "ReleaseStream",
@@ -88,8 +86,10 @@ def _triangular(*blocks):
 class ReleaseStream:
     """The Fisher information of a stream of linear Gaussian releases about x0.
 
-    Build with :meth:`of` (or :meth:`empty`) and :meth:`add`; merge independent streams
-    (passes into a day, stations into a network) with :meth:`merge` or ``+``. Immutable.
+    An accountant of PML about x0: build with :meth:`of` (or :meth:`empty`) and
+    :meth:`add`; compose independent streams (passes into a day, stations into a network)
+    with :meth:`compose` or ``+``; read the leakage at a delta with :meth:`epsilon`.
+    Immutable.
 
     Parameters
     ----------
@@ -189,8 +189,11 @@ class ReleaseStream:
             _triangular(self.factor, W), self.releases + len(C), self.rows + len(W)
         )
 
-    def merge(self, *others):
-        """This stream and independent others about the same x0, together.
+    def compose(self, *others):
+        """This stream and independent others about the same x0, accounted together.
+
+        The accountant's composition (as ``compose`` of an accountant in dp_accounting):
+        passes into a day, stations into a network. ``a + b`` is ``a.compose(b)``.
 
         Parameters
         ----------
@@ -204,11 +207,18 @@ class ReleaseStream:
 
         Raises
         ------
+        TypeError
+            If another is not a ReleaseStream.
         ValueError
-            If another is not a ReleaseStream about an x0 of the same dimension.
+            If another is about an x0 of another dimension.
         """
-        if not all(isinstance(o, ReleaseStream) and o.n == self.n for o in others):
-            raise ValueError(f"only ReleaseStreams about the same {self.n}-dim x0 merge")
+        for other in others:
+            if not isinstance(other, ReleaseStream):
+                raise TypeError(f"only ReleaseStreams compose, got {type(other).__name__}")
+            if other.n != self.n:
+                raise ValueError(
+                    f"only streams about the same {self.n}-dim x0 compose, got {other.n}"
+                )
         streams = (self, *others)
         return ReleaseStream(
             _triangular(*(s.factor for s in streams)),
@@ -217,7 +227,50 @@ class ReleaseStream:
         )
 
     def __add__(self, other):
-        return self.merge(other)
+        return self.compose(other)
+
+    def merge(self, *others):
+        """:meth:`compose`, under its name before 0.2.
+
+        .. deprecated:: 0.2
+            Use :meth:`compose`; ``merge`` will be removed in 0.3.
+
+        Parameters
+        ----------
+        *others : ReleaseStream
+            As :meth:`compose`.
+
+        Returns
+        -------
+        ReleaseStream
+            ``self.compose(*others)``.
+        """
+        _compat._warn("ReleaseStream.merge", "ReleaseStream.compose")
+        return self.compose(*others)
+
+    def epsilon(self, Sigma_XX, delta, convention="exact"):
+        """The smallest epsilon at which the stream is (epsilon, delta)-PML private, nats.
+
+        The accountant's leakage at ``delta`` (as ``get_epsilon`` of an accountant in
+        dp_accounting) for the prior ``Sigma_XX``.
+
+        Parameters
+        ----------
+        Sigma_XX, delta, convention
+            As :func:`stream_leakage`.
+
+        Returns
+        -------
+        float
+            ``stream_leakage(Sigma_XX, self, delta, convention).epsilon``: ``w I +
+            F^{-1}_{chi^2_l}(1 - delta) / 2`` ([LKC] Theorem 3.3, (8)); 0 if nothing leaks.
+
+        Raises
+        ------
+        ValueError
+            As :func:`stream_leakage`.
+        """
+        return stream_leakage(Sigma_XX, self, delta, convention).epsilon
 
 
 def stream_information(C, Theta):
@@ -320,8 +373,8 @@ def stream_leakage(Sigma_XX, information, delta, convention="exact"):
         On wrong shapes, non-finite values, Sigma_XX not positive definite (J not PSD),
         ``delta`` outside (0, 1), or an unknown convention.
     """
-    weight = _weight(convention)
-    delta = float(_unit_interval(delta, "delta"))
+    weight = convention_weight(convention)
+    delta = float(unit_interval(delta, "delta"))
     lam, rank = _spectrum(Sigma_XX, information)
     mutual = 0.5 * float(np.sum(np.log1p(lam[:rank])))
     return StreamLeakage(mutual, rank, _epsilon(lam, rank, delta, weight), delta, convention)
@@ -352,7 +405,7 @@ def stream_leakage_probability(Sigma_XX, information, epsilon, convention="exact
     [LKC] proof of Theorem 3.3 (chi-square with l degrees of freedom), as
     :func:`~ssa_privacy.privacy.pml.leakage.leakage_probability`.
     """
-    weight = _weight(convention)
+    weight = convention_weight(convention)
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
     lam, rank = _spectrum(Sigma_XX, information)
     if rank == 0:
@@ -385,8 +438,10 @@ def stream_certificate(Sigma_XX, stream, epsilon, delta, convention="exact"):
 
     Raises
     ------
+    TypeError
+        If ``stream`` is not a ReleaseStream.
     ValueError
-        If ``stream`` is not a ReleaseStream, or as :func:`stream_leakage`.
+        As :func:`stream_leakage`.
 
     Notes
     -----
@@ -395,9 +450,9 @@ def stream_certificate(Sigma_XX, stream, epsilon, delta, convention="exact"):
     bound: the certificate is that of the stream the adversary is modelled by.
     """
     if not isinstance(stream, ReleaseStream):
-        raise ValueError(f"stream must be a ReleaseStream, got {type(stream).__name__}")
-    _weight(convention)
-    delta = float(_unit_interval(delta, "delta"))
+        raise TypeError(f"stream must be a ReleaseStream, got {type(stream).__name__}")
+    convention_weight(convention)
+    delta = float(unit_interval(delta, "delta"))
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
     pd_cholesky(Sigma_XX, "Sigma_XX", stream.n)
     return information_certificate(

@@ -21,10 +21,10 @@ import numpy as np
 from scipy import linalg, optimize
 
 from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix
-from ssa_privacy._internal.validation import as_finite_array
+from ssa_privacy._internal.validation import as_finite_array, unit_interval
 from ssa_privacy.privacy.mechanism import Certificate, FactoredCovariance
+from ssa_privacy.privacy.notions import convention_weight
 from ssa_privacy.privacy.pml.design import LinearGaussianMechanism
-from ssa_privacy.privacy.pml.leakage import _unit_interval, _weight
 from ssa_privacy.privacy.pml.stream import (
     ReleaseStream,
     StreamLeakage,
@@ -59,8 +59,8 @@ FIRST_SLACK = 1e-11
 
 def _scaled_epsilon(Sigma_XX, C, Theta, R, delta, convention):
     """epsilon(c) of the stream with noises ``R_k + c Theta_k``, l fixed at c = 1."""
-    weight = _weight(convention)
-    delta = float(_unit_interval(delta, "delta"))
+    weight = convention_weight(convention)
+    delta = float(unit_interval(delta, "delta"))
     seen = 0.0 if R is None else R
     lam, rank = _spectrum(Sigma_XX, ReleaseStream.of(C, seen + Theta))
 
@@ -379,9 +379,32 @@ def stream_logdet_design(Sigma_XX, C, epsilon, delta, convention="exact", certif
     S_r^2``, and every noise of the stack meeting the budget has at least its trace
     (:doc:`/theory/pml-stream`).
     """
-    weight = _weight(convention)
-    delta = float(_unit_interval(delta, "delta"))
+    weight = convention_weight(convention)
+    delta = float(unit_interval(delta, "delta"))
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
+    Q, s, R_u, floor = _sufficient_statistic(Sigma_XX, C, epsilon, delta)
+    slack = FIRST_SLACK
+    while slack <= SLACK_LIMIT:
+        reduced = information_limited_noise(np.diag(s**2), (epsilon - slack - floor) / weight)
+        design = _lifted(Sigma_XX, Q, R_u, reduced, (epsilon, delta, convention))
+        if design.certificate.passed or (not certify and design.leakage.epsilon <= epsilon):
+            return design
+        if not certify:
+            raise RuntimeError(
+                f"the stacked design leaks {design.leakage.epsilon!r} nats, over the "
+                f"budget {epsilon!r}"
+            )
+        slack = _tightened(slack, design.certificate)
+    raise RuntimeError(
+        f"the stacked design's certificate does not pass at the budget {epsilon!r} nats "
+        f"after tightening it by {SLACK_LIMIT:g} nats: margin "
+        f"{design.certificate.margin:.3g}, tolerance {design.certificate.tolerance:.3g} nats"
+    )
+
+
+def _sufficient_statistic(Sigma_XX, C, epsilon, delta):
+    """The thin SVD ``C L = Q diag(s) V^T`` of rank r, ``R_u = diag(s) V^T`` and the floor
+    ``F^{-1}_{chi^2_r}(1 - delta) / 2``, with the checks of :func:`stream_logdet_design`."""
     C = as_finite_array(C, "C")
     L = pd_cholesky(Sigma_XX, "Sigma_XX")
     n = len(L)
@@ -397,26 +420,7 @@ def stream_logdet_design(Sigma_XX, C, epsilon, delta, convention="exact", certif
             f"epsilon must exceed {floor:.6g} nats for a stream that sees {rank} directions "
             f"of x0 (necessary condition (9) of [LKC]), got {epsilon:g}"
         )
-    R_u = s[:rank, None] * Vt[:rank]
-    slack = FIRST_SLACK
-    while slack <= SLACK_LIMIT:
-        reduced = information_limited_noise(
-            np.diag(s[:rank] ** 2), (epsilon - slack - floor) / weight
-        )
-        design = _lifted(Sigma_XX, U[:, :rank], R_u, reduced, (epsilon, delta, convention))
-        if design.certificate.passed or (not certify and design.leakage.epsilon <= epsilon):
-            return design
-        if not certify:
-            raise RuntimeError(
-                f"the stacked design leaks {design.leakage.epsilon!r} nats, over the "
-                f"budget {epsilon!r}"
-            )
-        slack = _tightened(slack, design.certificate)
-    raise RuntimeError(
-        f"the stacked design's certificate does not pass at the budget {epsilon!r} nats "
-        f"after tightening it by {SLACK_LIMIT:g} nats: margin "
-        f"{design.certificate.margin:.3g}, tolerance {design.certificate.tolerance:.3g} nats"
-    )
+    return U[:, :rank], s[:rank], s[:rank, None] * Vt[:rank], floor
 
 
 def _lifted(Sigma_XX, Q, R_u, reduced, budget):

@@ -46,9 +46,6 @@ from ssa_privacy._internal.validation import (
     positive_int,
     scalar,
 )
-from ssa_privacy.privacy.posterior_sampling.enclosure import (  # noqa: F401 (importable from here too)
-    epsilon_enclosure_exp_1d,
-)
 
 __all__ = [
     "BETA_GRID",
@@ -68,15 +65,6 @@ __all__ = [
 BETA_GRID = np.concatenate(
     [np.logspace(-9, -2, 15), np.linspace(0.01, 0.99, 99), 1.0 - np.logspace(-2, -9, 15)]
 )
-
-
-def _count(value, name):
-    """Validate a positive integer."""
-    return positive_int(value, name)
-
-
-def _non_negative(value, name):
-    return non_negative(value, name)
 
 
 def _scale(sigma):
@@ -113,8 +101,8 @@ def variance_scale_bound(n, ridge, kappa):
     -----
     [MAC] Proposition 3; exact when ``k(x, x) = 1`` everywhere.
     """
-    n, r = _count(n, "n"), positive(ridge, "ridge")
-    kappa = _non_negative(kappa, "kappa")
+    n, r = positive_int(n, "n"), positive(ridge, "ridge")
+    kappa = non_negative(kappa, "kappa")
     if kappa > 1:
         raise ValueError(f"kappa must lie in [0, 1], got {kappa}")
     return 1.0 - kappa**2 * (n - 1) / (n - 1 + r**2)
@@ -139,7 +127,7 @@ def phi_bound(V, ridge):
     -----
     [MAC] Appendix B (``phi_n`` of the authors' code).
     """
-    V, r = _non_negative(V, "V"), positive(ridge, "ridge")
+    V, r = non_negative(V, "V"), positive(ridge, "ridge")
     return 1.0 / (4 * r**2) if V >= r**2 else V / (V + r**2) ** 2
 
 
@@ -224,7 +212,7 @@ def mean_sensitivity_generic(n, ridge, kappa, response_bound=1.0, factor=2.0):
     [MAC] Lemma B.1; the choice of the factor is discussed in
     :doc:`/theory/posterior-sampling`.
     """
-    n, r = _count(n, "n"), positive(ridge, "ridge")
+    n, r = positive_int(n, "n"), positive(ridge, "ridge")
     V = variance_scale_bound(n, r, kappa)
     return (
         positive(factor, "factor")
@@ -307,11 +295,11 @@ class PosteriorSamplingBound:
     eta: float = 0.0
 
     def __post_init__(self):
-        _non_negative(self.V, "V")
-        _non_negative(self.Delta, "Delta")
+        non_negative(self.V, "V")
+        non_negative(self.Delta, "Delta")
         positive(self.ridge, "ridge")
         _scale(self.sigma)
-        _non_negative(self.eta, "eta")
+        non_negative(self.eta, "eta")
 
     @classmethod
     def exp_1d(cls, n, lengthscale, ridge, sigma, eta=0.0, response_bound=1.0):
@@ -492,7 +480,7 @@ class PosteriorSamplingBound:
             If delta is outside (0, 1), paths is not a positive integer, or V = 0.
         """
         log_inverse = np.log(1.0 / open_interval(delta, "delta"))
-        L = _count(paths, "paths")
+        L = positive_int(paths, "paths")
         if self.tau == 0:
             raise ValueError("V = 0: the bound is degenerate (no posterior variance)")
         return self._optimise(
@@ -526,8 +514,8 @@ class PosteriorSamplingBound:
         TypeError
             If an argument is of the wrong type (bool, string).
         """
-        epsilon = _non_negative(epsilon, "epsilon")
-        L = _count(paths, "paths")
+        epsilon = non_negative(epsilon, "epsilon")
+        L = positive_int(paths, "paths")
         if self.tau == 0:
             raise ValueError("V = 0: the bound is degenerate (no posterior variance)")
         log_delta, alpha = self._optimise(

@@ -277,6 +277,28 @@ def _lower_scale(noise, design, estimate, v):
     return 0.0, _MAX_TESTS
 
 
+def _scalar_noise_scale(noise, design):
+    """:func:`_noise_scale` of a one-point grid, in closed form.
+
+    The stored noise is ``s = sum_k lambda_k u_k^2`` (u_k = +-1), within ``e_s`` of its
+    computed value as in :func:`_noise_enclosure`; with ``|d - d*| <= e_d`` for the
+    design, ``c* = s / d*`` lies in ``[(s - e_s) / (d + e_d), (s + e_s) / (d - e_d)]``;
+    each end is computed in three roundings (relative error below 4u) and moved outward
+    by 8u. The noise is in the family when the upper end is proven below ``(1 +
+    FAMILY_RTOL)`` times the lower one.
+    """
+    (d,), e_d = design.matrix.ravel(), float(design.error)
+    s = float(noise.eigenvalues @ noise.eigenvectors[0] ** 2) if noise.rank else 0.0
+    e_s = INFLATE * gamma(noise.rank + 1 + EXTRA) * abs(s)
+    fail = _NoiseScale(np.nan, 0.0, np.inf, np.nan, False, e_d, e_s, 0)
+    if not (d - e_d > 0 and s - e_s > 0 and np.isfinite(e_d)):
+        return replace(fail, estimate=float(s / d) if d > 0 else np.nan)
+    lower = (s - e_s) / (d + e_d) * (1.0 - 8 * UNIT_ROUNDOFF)
+    upper = (s + e_s) / (d - e_d) * (1.0 + 8 * UNIT_ROUNDOFF)
+    in_family = upper <= (1.0 + FAMILY_RTOL) * lower * (1.0 - 4 * UNIT_ROUNDOFF)
+    return _NoiseScale(float(s / d), float(lower), float(upper), 0.0, bool(in_family), e_d, e_s, 0)
+
+
 def _noise_scale(noise, design):
     """Enclose the Loewner scale of a stored noise relative to an enclosed design covariance.
 
@@ -298,7 +320,10 @@ def _noise_scale(noise, design):
     (LAPACK). The lower end is the largest ``c`` for which :func:`_proves_psd` proves
     ``Sigma - c S >= 0``, tried at gaps growing by 4 from about twice the error bound;
     the upper end is the Rayleigh quotient at the eigenvector (:func:`_rayleigh_upper`).
+    A one-point grid is enclosed in closed form instead (:func:`_scalar_noise_scale`).
     """
+    if design.matrix.shape == (1, 1):
+        return _scalar_noise_scale(noise, design)
     sigma = _noise_enclosure(noise)
     fail = _NoiseScale(np.nan, 0.0, np.inf, np.nan, False, design.error, sigma.error, 0)
     if not (np.isfinite(design.error) and np.isfinite(sigma.error)):

@@ -10,6 +10,8 @@ The floating-point bound and its notation are in
 :doc:`/theory/posterior-sampling`.
 """
 
+import functools
+
 import mpmath
 import numpy as np
 
@@ -42,25 +44,8 @@ def _ratio_terms(order, n, lengthscale, ridge, sigma, eta):
     return V, r2, s2, a, tau, (mpf(order) - 1) * tau
 
 
-def _mp_epsilon_exp_1d(
-    order, scale, n, lengthscale, ridge, sigma, eta, response_bound, delta, paths
-):
-    """The epsilon of Theorem 3.1 at one order in mpmath (working precision); inf if inadmissible."""
-    mpf = mpmath.mpf
-    V, r2, s2, a, tau, beta = _ratio_terms(order, n, lengthscale, ridge, sigma, eta)
-    if not 0 < beta < 1:
-        return mpmath.inf
-    Phi = 1 / (4 * r2) if V >= r2 else V / (V + r2) ** 2
-    Delta2 = 8 * mpf(response_bound) ** 2 * Phi
-    alpha = mpf(order)
-    half, ratio = mpmath.log1p(tau) / 2, tau / (2 * beta)
-    psi = max(half - ratio * mpmath.log1p(beta / (1 + tau)), -half - ratio * mpmath.log1p(-beta))
-    mean = alpha * (V + r2) * Delta2 / (2 * mpf(scale) * s2 * a * (1 - beta))
-    return paths * (2 * psi + mean) - mpmath.log(mpf(delta)) / (alpha - 1)
-
-
 def _working_digits(order, n, lengthscale, ridge, sigma, eta):
-    """Digits at which :func:`_mp_epsilon_exp_1d` keeps ``DIGITS - 5`` correct ones.
+    """Digits at which :func:`_mp_terms` keeps ``DIGITS - 5`` correct ones.
 
     Three differences cancel: ``V = 1 - kappa^2 (n - 1) / (n - 1 + r^2)`` loses
     ``log10(1 / V)`` digits, ``psi`` (a difference of terms of size ``tau~ / 2`` that is
@@ -84,6 +69,32 @@ def _working_digits(order, n, lengthscale, ridge, sigma, eta):
         f"lengthscale {lengthscale!r}, ridge {ridge!r} and order {order!r} make the epsilon "
         f"cancel beyond {_MAX_DIGITS} digits"
     )
+
+
+@functools.lru_cache(maxsize=1024)
+def _mp_terms(order, n, lengthscale, ridge, sigma, eta, response_bound, delta, paths):
+    """``(digits, (P, Q))`` with ``epsilon(c) = P + Q / c`` at one order, in mpmath.
+
+    ``P = L 2 psi - ln(delta) / (alpha - 1)`` (the covariance term, unchanged by c) and
+    ``Q = L alpha (V + r^2) Delta^2 / (2 s^2 A (1 - beta))`` (the mean term at c = 1), at
+    the :func:`_working_digits`; ``(P, Q)`` is None when the order is inadmissible.
+    Cached: the mechanisms of one setting (many data sets, one scale and order) share it.
+    """
+    digits = _working_digits(order, n, lengthscale, ridge, sigma, eta)
+    with mpmath.workdps(digits):
+        V, r2, s2, a, tau, beta = _ratio_terms(order, n, lengthscale, ridge, sigma, eta)
+        if not 0 < beta < 1:
+            return digits, None
+        Phi = 1 / (4 * r2) if V >= r2 else V / (V + r2) ** 2
+        Delta2 = 8 * mpmath.mpf(response_bound) ** 2 * Phi
+        alpha = mpmath.mpf(order)
+        half, ratio = mpmath.log1p(tau) / 2, tau / (2 * beta)
+        psi = max(
+            half - ratio * mpmath.log1p(beta / (1 + tau)), -half - ratio * mpmath.log1p(-beta)
+        )
+        covariance = paths * 2 * psi - mpmath.log(mpmath.mpf(delta)) / (alpha - 1)
+        mean = paths * alpha * (V + r2) * Delta2 / (2 * s2 * a * (1 - beta))
+        return digits, (covariance, mean)
 
 
 def epsilon_enclosure_exp_1d(
@@ -158,10 +169,30 @@ def epsilon_enclosure_exp_1d(
         open_interval(delta, "delta"),
         positive_int(paths, "paths"),
     )
-    with mpmath.workdps(_working_digits(order, *setting[:5])):
-        high = _mp_epsilon_exp_1d(order, c_lo, *setting) if c_lo > 0 else mpmath.inf
-        low = _mp_epsilon_exp_1d(order, c_hi, *setting)
+    return _epsilon_range(order, c_lo, c_hi, setting)
+
+
+def _epsilon_range(order, c_lo, c_hi, setting):
+    """:func:`epsilon_enclosure_exp_1d` of trusted arguments; ``setting`` is ``(n,
+    lengthscale, ridge, sigma, eta, response_bound, delta, paths)``."""
+    digits, terms = _mp_terms(order, *setting)
+    if terms is None:
+        return np.inf, np.inf
+    covariance, mean = terms
+    with mpmath.workdps(digits):
+        high = covariance + mean / c_lo if c_lo > 0 else mpmath.inf
+        low = covariance + mean / mpmath.mpf(c_hi)
         return _outward(low, -np.inf), _outward(high, np.inf)
+
+
+def _epsilon_at_scale(order, c, setting):
+    """The epsilon at one order and noise scale c > 0, the double nearest to it (trusted)."""
+    digits, terms = _mp_terms(order, *setting)
+    if terms is None:
+        return np.inf
+    covariance, mean = terms
+    with mpmath.workdps(digits):
+        return float(covariance + mean / c)
 
 
 def _scales(scales):

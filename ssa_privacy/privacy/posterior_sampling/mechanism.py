@@ -4,34 +4,36 @@ The owner of a private data set ``D = {(x_i, y_i)}`` (inputs in [0, 1], response
 ``|y_i| <= M_Y``) releases L independent sample paths of the posterior
 ``GP(m_D, sigma^2 k_D)`` on a grid, for the exponential kernel ``exp(-|x - x'| / l)``
 and an effective ridge r. :class:`PosteriorSamplingMechanism` chooses the scale sigma for
-a target (epsilon, delta), releases, and certifies each release by recomputing the bound
-of Theorem 3.1 at the scale its noise implies, with a rigorous bound on the rounding
-errors of that computation (Loewner scale of the noise enclosed by Cholesky tests, the
-bound enclosed by mpmath). :func:`sample_posterior_paths_exp_1d`
-draws paths by Matheron's rule (the excursion study's sampler),
-:func:`ou_prior_paths` draws exact prior paths, and :func:`gaussian_renyi_divergence`
-gives the exact divergence between two Gaussian releases (to test the bound).
+a target (epsilon, delta), releases (one release, or a batch of independent ones for
+Monte-Carlo studies), and certifies each release by recomputing the bound of Theorem
+3.1 at the scale its noise implies, with a rigorous bound on the rounding errors of that
+computation (Loewner scale of the noise enclosed by Cholesky tests, the bound enclosed by
+mpmath).
 
-The bound itself (variance scale, mean sensitivity, the Renyi divergence bound and its
-(epsilon, delta) conversion) lives in :mod:`ssa_privacy.privacy.posterior_sampling.bound`
-and is re-exported here. The theory is in :doc:`/theory/posterior-sampling`.
+The bound itself lives in :mod:`~ssa_privacy.privacy.posterior_sampling.bound`, its
+mpmath enclosure in :mod:`~ssa_privacy.privacy.posterior_sampling.enclosure`, the
+enclosure of the noise scale in :mod:`~ssa_privacy.privacy.posterior_sampling.certificate`,
+the path samplers in :mod:`~ssa_privacy.privacy.posterior_sampling.paths` and the exact
+divergence of two Gaussians (to test the bound) in
+:mod:`~ssa_privacy.privacy.posterior_sampling.divergence`. The theory is in
+:doc:`/theory/posterior-sampling`.
 """
 
 import copy
+import functools
 
 import numpy as np
-from scipy import linalg, optimize
+from scipy import optimize
 
-from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix
 from ssa_privacy._internal.validation import (
     as_finite_array,
+    non_negative,
     nonempty,
     open_interval,
     positive,
-    random_generator,
-    scalar,
+    positive_int,
+    unit_interval,
 )
-from ssa_privacy.gp.regression import Exponential, as_inputs, cholesky_with_jitter, noise_matrix
 from ssa_privacy.privacy.mechanism import (
     Certificate,
     FactoredCovariance,
@@ -40,26 +42,19 @@ from ssa_privacy.privacy.mechanism import (
     data_vector,
     generator,
 )
-from ssa_privacy.privacy.posterior_sampling.bound import (  # noqa: F401
-    BETA_GRID,
-    PosteriorSamplingBound,
-    _count,
-    _non_negative,
-    _scale,
-    delta_for_epsilon,
-    epsilon_enclosure_exp_1d,
-    epsilon_for_delta,
-    kappa_exp_1d,
-    mean_sensitivity_exp_1d,
-    mean_sensitivity_generic,
-    phi_bound,
-    psi,
-    variance_scale_bound,
-)
+from ssa_privacy.privacy.notions import Notion
+from ssa_privacy.privacy.posterior_sampling.bound import PosteriorSamplingBound
 from ssa_privacy.privacy.posterior_sampling.certificate import (
     _design_enclosure,
     _noise_scale,
     _posterior_enclosure,
+)
+from ssa_privacy.privacy.posterior_sampling.enclosure import _epsilon_at_scale, _epsilon_range
+from ssa_privacy.privacy.posterior_sampling.paths import (
+    _cholesky,
+    _cholesky_paths,
+    _grid_posterior,
+    _matheron_paths,
 )
 from ssa_privacy.privacy.rounding import (
     INFLATE,
@@ -71,10 +66,8 @@ __all__ = [
     "DESIGN_RTOL",
     "MAX_DESIGN_RTOL",
     "PosteriorSamplingMechanism",
+    "SAMPLERS",
     "SIGMA_GRID",
-    "gaussian_renyi_divergence",
-    "ou_prior_paths",
-    "sample_posterior_paths_exp_1d",
 ]
 
 #: Scales sigma searched by the design (log-spaced); the smallest that meets the target
@@ -86,207 +79,26 @@ DESIGN_RTOL = 1e-10
 #: Largest relative design margin tried before the design gives up (a posterior
 #: covariance on the grid too ill-conditioned to certify).
 MAX_DESIGN_RTOL = 1e-4
+#: How a release draws its paths: ``"eigen"`` from the factors of the noise covariance,
+#: ``"cholesky"`` from Cholesky factors of the posterior (and prior) covariance,
+#: ``"matheron"`` by Matheron's rule from exact prior paths on grid and inputs.
+SAMPLERS = ("eigen", "cholesky", "matheron")
 
 
-def _posterior_weights(K_gX, K_XX, ridge_squared):
-    """``C = K_gX (K_XX + r^2 I)^{-1}`` by Cholesky (the jitter only if r^2 I is not enough)."""
-    K = psd_matrix(K_XX, "K_XX")
-    L, _ = cholesky_with_jitter(K + noise_matrix(ridge_squared, len(K)), "K_XX + noise")
-    return linalg.cho_solve((L, True), K_gX.T).T
+def _inputs(values, name):
+    """A non-empty finite vector with every entry in [0, 1] (the domain of the bound)."""
+    values = nonempty(as_finite_array(values, name, ndim=1), name)
+    return unit_interval(values, name, closed=True)
 
 
-def ou_prior_paths(points, lengthscale, size, rng):
-    """Exact draws of ``GP(0, exp(-|x - x'| / l))`` at 1-D points (Ornstein-Uhlenbeck).
+@functools.lru_cache(maxsize=1024)
+def _design_terms(n, lengthscale, ridge, sigma, eta, response_bound, delta, paths):
+    """The optimal Renyi order at the design scale (c = 1), and the bound's V and Delta.
 
-    Along the sorted points ``f_i = rho_i f_{i-1} + sqrt(1 - rho_i^2) z_i`` with
-    ``rho_i = exp(-(x_i - x_{i-1}) / l)``: exact, in O(n) per path.
-
-    Parameters
-    ----------
-    points : array_like, shape (n,)
-        Input locations (any order; repeated points get equal values).
-    lengthscale : float
-        l > 0.
-    size : int
-        Number of paths.
-    rng : numpy.random.Generator
-        Source of randomness.
-
-    Returns
-    -------
-    ndarray, shape (size, n)
-        Paths, in the order of ``points``.
-
-    Raises
-    ------
-    TypeError
-        On arguments of the wrong type (a bool, a string, an rng that is not a
-        Generator or a seed).
-    ValueError
-        If points is empty or not finite, lengthscale is not positive or size is not a
-        positive integer.
-
-    Notes
-    -----
-    The Markov property of the exponential kernel in one dimension; the excursion
-    study draws its targets and prior paths this way (:doc:`/theory/posterior-sampling`).
+    Cached: the mechanisms of one setting (many data sets, one scale) share them.
     """
-    points = nonempty(as_finite_array(points, "points", ndim=1), "points")
-    l = positive(lengthscale, "lengthscale")
-    size = _count(size, "size")
-    rng = random_generator(rng, "rng")
-    order = np.argsort(points, kind="stable")
-    rho = np.exp(-np.diff(points[order]) / l)
-    innovation = np.sqrt(1.0 - rho**2)
-    z = rng.standard_normal((size, len(points)))
-    paths = np.empty_like(z)
-    paths[:, 0] = z[:, 0]
-    for i in range(1, len(points)):
-        paths[:, i] = rho[i - 1] * paths[:, i - 1] + innovation[i - 1] * z[:, i]
-    result = np.empty_like(paths)
-    result[:, order] = paths
-    return result
-
-
-def sample_posterior_paths_exp_1d(
-    X, y, grid, *, lengthscale, ridge, sigma, paths=1, eta=0.0, seed=None
-):
-    """Release ``paths`` posterior sample paths on a grid, 1-D exponential kernel [MAC §2].
-
-    Matheron's rule: with a joint prior draw ``f0`` on grid and data (exact OU
-    recursion) and ``e0 ~ N(0, r^2 I)``, ``m_D + sigma (f0_grid - C (f0_X + e0))`` with
-    ``C = K_gX (K + r^2 I)^{-1}`` has law ``GP(m_D, sigma^2 k_D)`` on the grid.
-    With ``eta > 0`` an independent prior path ``eta G`` is added (Proposition 2).
-
-    Parameters
-    ----------
-    X : array_like, shape (n,)
-        Training inputs in [0, 1] (private).
-    y : array_like, shape (n,)
-        Training responses (private).
-    grid : array_like, shape (m,)
-        Where the paths are released.
-    lengthscale : float
-        l of the kernel ``exp(-|x - x'| / l)``.
-    ridge : float
-        Effective ridge r > 0.
-    sigma : float
-        Posterior scale (> 0, finite).
-    paths : int
-        Number L of independent paths.
-    eta : float
-        Scale of the added prior path.
-    seed : int or numpy.random.Generator, optional
-        None draws fresh entropy (as a release should).
-
-    Returns
-    -------
-    ndarray, shape (paths, m)
-        The released paths (units of y).
-
-    Raises
-    ------
-    ValueError
-        On mismatched, empty or invalid inputs.
-    TypeError
-        On numbers of the wrong type or a bad seed.
-
-    Notes
-    -----
-    No certificate: :class:`PosteriorSamplingMechanism` releases the same law with one.
-    """
-    X = nonempty(as_finite_array(X, "X", ndim=1), "X")
-    y = as_finite_array(y, "y", ndim=1)
-    grid = nonempty(as_finite_array(grid, "grid", ndim=1), "grid")
-    if len(y) != len(X):
-        raise ValueError(f"y has {len(y)} entries but X has {len(X)}")
-    if _scale(sigma) == 0:
-        raise ValueError("sigma must be finite to sample paths")
-    r, L = positive(ridge, "ridge"), _count(paths, "paths")
-    lengthscale, eta = positive(lengthscale, "lengthscale"), _non_negative(eta, "eta")
-    rng = random_generator(seed)
-    kernel = Exponential(lengthscale)
-    C = _posterior_weights(kernel(as_inputs(grid), as_inputs(X)), kernel(as_inputs(X)), r**2)
-    prior = ou_prior_paths(np.concatenate([grid, X]), lengthscale, L, rng)
-    noise = r * rng.standard_normal((L, len(X)))
-    centred = prior[:, : len(grid)] - (prior[:, len(grid) :] + noise) @ C.T
-    released = C @ y + float(sigma) * centred
-    if eta > 0:
-        released += eta * ou_prior_paths(grid, lengthscale, L, rng)
-    return released
-
-
-def gaussian_renyi_divergence(alpha, mean1, cov1, mean2, cov2):
-    """Renyi divergence ``D_alpha(N(m1, S1) || N(m2, S2))`` of two Gaussians (nats).
-
-    ``(alpha/2) dm^T S_a^{-1} dm - ln(det S_a / (det S1^(1-alpha) det S2^alpha)) / (2 (alpha - 1))``
-    with ``S_a = alpha S2 + (1 - alpha) S1``; infinite when ``S_a`` is not positive
-    definite.
-
-    Parameters
-    ----------
-    alpha : float
-        Order > 1.
-    mean1 : array_like, shape (k,)
-        Mean of the first Gaussian.
-    cov1 : array_like, shape (k, k)
-        Its positive definite covariance.
-    mean2 : array_like, shape (k,)
-        Mean of the second Gaussian.
-    cov2 : array_like, shape (k, k)
-        Its positive definite covariance.
-
-    Returns
-    -------
-    float
-        The divergence (nats); ``inf`` when ``S_a`` is not positive definite.
-
-    Raises
-    ------
-    ValueError
-        On alpha <= 1, empty or mismatched shapes, or covariances that are not symmetric
-        positive definite.
-    TypeError
-        On arguments that are not real numbers.
-
-    Notes
-    -----
-    Gil, Alajaji and Linder (2013), Information Sciences 249, Table 2; [MAC] App. A.
-    """
-    alpha = scalar(alpha, "alpha", low=1.0, low_open=True)
-    mean1 = nonempty(as_finite_array(mean1, "mean1", ndim=1), "mean1")
-    mean2 = as_finite_array(mean2, "mean2", ndim=1)
-    if mean2.shape != mean1.shape:
-        raise ValueError(f"mean2 has {len(mean2)} entries but mean1 has {len(mean1)}")
-    dm = mean1 - mean2
-    factors = {name: pd_cholesky(S, name, len(dm)) for name, S in (("cov1", cov1), ("cov2", cov2))}
-    S1, S2 = (
-        0.5 * (S + S.T) for S in (as_finite_array(cov1, "cov1"), as_finite_array(cov2, "cov2"))
-    )
-
-    def logdet(S, name):
-        return 2.0 * np.sum(np.log(np.diag(factors[name])))
-
-    S_a = alpha * S2 + (1 - alpha) * S1
-    try:
-        L = np.linalg.cholesky(S_a)
-    except np.linalg.LinAlgError:
-        return np.inf
-    quadratic = np.sum(linalg.solve_triangular(L, dm, lower=True) ** 2)
-    log_ratio = (
-        2.0 * np.sum(np.log(np.diag(L)))
-        - (1 - alpha) * logdet(S1, "cov1")
-        - alpha * logdet(S2, "cov2")
-    )
-    return float(0.5 * alpha * quadratic - log_ratio / (2 * (alpha - 1)))
-
-
-def _unit_interval(values, name):
-    """A finite 1-D array with every entry in [0, 1] (the domain of the bound)."""
-    values = as_finite_array(values, name, ndim=1)
-    if values.size == 0 or values.min() < 0 or values.max() > 1:
-        raise ValueError(f"{name} must be a non-empty vector with entries in [0, 1]")
-    return values
+    bound = PosteriorSamplingBound.exp_1d(n, lengthscale, ridge, sigma, eta, response_bound)
+    return bound.epsilon(delta, paths)[1], float(bound.V), float(bound.Delta)
 
 
 class PosteriorSamplingMechanism:
@@ -321,6 +133,14 @@ class PosteriorSamplingMechanism:
         M_Y: responses must satisfy ``|y| <= M_Y`` (clip them beforehand).
     sigma : float, optional
         The posterior scale; None designs it (searched in [1e-6, 1e6]).
+    sampler : {"eigen", "cholesky", "matheron"}
+        How :meth:`release` draws the paths: ``"eigen"`` (default) from the factors of
+        ``noise_covariance``, ``m_D + U sqrt(lambda) z``; ``"cholesky"`` from the
+        Cholesky factors of the unit posterior and prior covariances, ``m_D + sigma L_P z
+        (+ eta L_K z')``; ``"matheron"`` by Matheron's rule, ``C y + sigma (f0_grid - C
+        (f0_X + e0)) (+ eta G)`` with exact prior paths f0 on grid and inputs
+        (Ornstein-Uhlenbeck recursion) and ``e0 ~ N(0, r^2 I)``, the sampler of the
+        authors' code ([MAC] §2). All three have the law the certificate covers.
 
     Attributes
     ----------
@@ -332,11 +152,14 @@ class PosteriorSamplingMechanism:
     design_rtol : float or None
         The relative margin the design left below the target epsilon (None for a given
         sigma): ``DESIGN_RTOL``, raised when the certificate could not prove it.
+    sampler : str
+        The sampler of the releases.
 
     Raises
     ------
     ValueError
-        On invalid arguments, inputs outside [0, 1], an unreachable target (epsilon
+        On invalid arguments, inputs outside [0, 1], an unknown sampler, an unreachable
+        target (epsilon
         at or below the covariance-only limit of the bound), or a design whose
         certificate cannot pass (a posterior covariance on the grid too ill-conditioned,
         e.g. repeated grid points).
@@ -351,11 +174,22 @@ class PosteriorSamplingMechanism:
     Rayleigh quotient, every rounding bounded); the noise must also be proven below
     ``(1 + FAMILY_RTOL)`` times the lower end (else it is outside the family the
     theorem covers and fails, margin -inf); the bound is computed at ``(sqrt(c) sigma,
-    sqrt(c) eta)`` for the floating-point estimate c, and enclosed by mpmath at the
-    order found over the enclosure of c* (the bound is decreasing in c at a fixed
-    order). margin = target epsilon minus the computed epsilon (nats); tolerance bounds
-    its distance to the exact margin at that order; passed iff ``margin - tolerance >=
-    0``. See :doc:`/theory/posterior-sampling`, "Certificates in floating point".
+    sqrt(c) eta)`` for the floating-point estimate c, at the optimal order of the design
+    scale (c = 1; cached, so that many mechanisms of one setting share it), and enclosed
+    by mpmath at that order over the enclosure of c* (the bound is decreasing in c at a
+    fixed order). margin = target epsilon minus the computed epsilon (nats); tolerance
+    bounds its distance to the exact margin at that order; passed iff ``margin -
+    tolerance >= 0``. See :doc:`/theory/posterior-sampling`, "Certificates in floating
+    point".
+
+    The posterior mean and covariance on the grid are computed as
+    :class:`~ssa_privacy.gp.regression.GaussianProcess` computes them (the mean and the
+    variances equal its ``predict`` bit for bit). The Matheron sampler draws, in exact
+    arithmetic, from ``N(m_D, sigma^2 (k_D + (C - C*) (K + r^2 I) (C - C*)^T) + eta^2
+    k)`` with C the computed weights and C* the exact ones: the certified law plus noise
+    independent of y, which cannot raise the privacy loss (post-processing); so does the
+    jitter a Cholesky factor may need. No sampler's own rounding is part of the
+    certificate.
 
     Examples
     --------
@@ -366,6 +200,8 @@ class PosteriorSamplingMechanism:
     >>> out = mech.release(np.sign(X - 0.5), seed=0)
     >>> out.values.shape, out.certificate.passed
     ((1, 5), True)
+    >>> mech.release(np.sign(X - 0.5), seed=0, size=100).values.shape
+    (100, 1, 5)
     >>> mech.with_noise(mech.noise_covariance.scaled(0.5)).certificate().passed
     False
     """
@@ -383,25 +219,25 @@ class PosteriorSamplingMechanism:
         eta=0.0,
         response_bound=1.0,
         sigma=None,
+        sampler="eigen",
     ):
-        self.X = _unit_interval(X, "X")
-        self.grid = _unit_interval(grid, "grid")
+        self.X = _inputs(X, "X")
+        self.grid = _inputs(grid, "grid")
         self.epsilon = positive(epsilon, "epsilon")
         self.delta = open_interval(delta, "delta")
         self.lengthscale = positive(lengthscale, "lengthscale")
         self.ridge = positive(ridge, "ridge")
-        self.paths = _count(paths, "paths")
-        self.eta = _non_negative(eta, "eta")
+        self.paths = positive_int(paths, "paths")
+        self.eta = non_negative(eta, "eta")
         self.response_bound = positive(response_bound, "response_bound")
+        if sampler not in SAMPLERS:
+            raise ValueError(f"sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
+        self.sampler = sampler
         sigma = None if sigma is None else positive(sigma, "sigma")
-        kernel = Exponential(self.lengthscale)
-        X_in, grid_in = as_inputs(self.X), as_inputs(self.grid)
-        K_XX, K_gX, K_gg = kernel(X_in), kernel(grid_in, X_in), kernel(grid_in)
-        self._weights = _posterior_weights(K_gX, K_XX, self.ridge**2)
-        posterior = K_gg - self._weights @ K_gX.T
-        self._unit_posterior = 0.5 * (posterior + posterior.T)
-        self._unit_prior = K_gg
-        self._enclosures = None
+        self._posterior = _grid_posterior(self.X, self.grid, self.lengthscale, self.ridge)
+        self._enclosures = _posterior_enclosure(self.X, self.grid, self.lengthscale, self.ridge)
+        self._weights = self._posterior.weights() if sampler == "matheron" else None
+        self._factors = self._cholesky_factors() if sampler == "cholesky" else None
         self.design_rtol = None
         if sigma is None:
             self._design()
@@ -411,15 +247,13 @@ class PosteriorSamplingMechanism:
     def _use_scale(self, sigma):
         """Set sigma and the noise ``sigma^2 k_D + eta^2 k`` (factored); clear the certificate."""
         self.sigma = float(sigma)
-        self._design_covariance = self._covariance(self.sigma, self.eta)
-        self.noise_covariance = FactoredCovariance.from_matrix(
-            self._design_covariance, "the posterior covariance"
+        covariance = (
+            self.sigma**2 * self._posterior.covariance + self.eta**2 * self._posterior.prior
         )
-        self._certificate = None
-
-    def _covariance(self, sigma, eta):
-        """``sigma^2 k_D + eta^2 k`` on the grid, dense."""
-        return sigma**2 * self._unit_posterior + eta**2 * self._unit_prior
+        self.noise_covariance = FactoredCovariance.from_matrix(
+            covariance, "the posterior covariance"
+        )
+        self._scale = self._certificate = None
 
     def _bound(self, sigma, eta):
         return PosteriorSamplingBound.exp_1d(
@@ -507,15 +341,11 @@ class PosteriorSamplingMechanism:
             self._certificate = self._recompute()
         return self._certificate
 
-    def _exact_covariances(self):
-        """The enclosed unit posterior and prior covariances on the grid (cached)."""
-        if self._enclosures is None:
-            self._enclosures = _posterior_enclosure(self.X, self.grid, self.lengthscale, self.ridge)
-        return self._enclosures
-
     def _recompute(self):
-        design = _design_enclosure(*self._exact_covariances(), self.sigma, self.eta)
-        scale = _noise_scale(self.noise_covariance, design)
+        if self._scale is None:
+            design = _design_enclosure(*self._enclosures, self.sigma, self.eta)
+            self._scale = _noise_scale(self.noise_covariance, design)
+        scale = self._scale
         parameters = {"epsilon": self.epsilon, "delta": self.delta, "paths": self.paths}
         evidence = {
             "noise_scale": scale.estimate,
@@ -533,67 +363,77 @@ class PosteriorSamplingMechanism:
                 "sigma^2 k_D + eta^2 k: fails"
             )
             parameters["order"] = float("nan")
-            return Certificate("renyi-dp", parameters, False, -np.inf, np.inf, evidence)
+            return Certificate(Notion.RENYI_DP, parameters, False, -np.inf, np.inf, evidence)
         return self._certify(scale, parameters, evidence)
 
     def _certify(self, scale, parameters, evidence):
         """The certificate of a noise in the family: the bound at the estimate, enclosed."""
         c = scale.estimate
-        sigma, eta = float(np.sqrt(c) * self.sigma), float(np.sqrt(c) * self.eta)
-        bound = self._bound(sigma, eta)
-        epsilon, order = bound.epsilon(self.delta, self.paths)
-        lower, upper = epsilon_enclosure_exp_1d(
-            order,
-            (scale.lower, scale.upper),
-            n=len(self.X),
-            lengthscale=self.lengthscale,
-            ridge=self.ridge,
-            sigma=self.sigma,
-            eta=self.eta,
-            response_bound=self.response_bound,
-            delta=self.delta,
-            paths=self.paths,
+        setting = (
+            len(self.X),
+            self.lengthscale,
+            self.ridge,
+            self.sigma,
+            self.eta,
+            self.response_bound,
+            self.delta,
+            self.paths,
         )
+        order, V, Delta = _design_terms(*setting)
+        epsilon = _epsilon_at_scale(order, c, setting)
+        lower, upper = _epsilon_range(order, scale.lower, scale.upper, setting)
         margin = float(self.epsilon - epsilon)
         distance = max(upper - epsilon, epsilon - lower, 0.0)
         tolerance = INFLATE * distance + 2 * UNIT_ROUNDOFF * abs(margin)
         parameters["order"] = float(order)
         evidence.update(
-            sigma=sigma,
-            eta=eta,
-            epsilon_bound=float(epsilon),
+            sigma=float(np.sqrt(c) * self.sigma),
+            eta=float(np.sqrt(c) * self.eta),
+            epsilon_bound=epsilon,
             epsilon_lower=lower,
             epsilon_upper=upper,
-            V=float(bound.V),
-            Delta=float(bound.Delta),
+            V=V,
+            Delta=Delta,
             rule=RULE,
         )
         passed = bool(margin - tolerance >= 0.0)
-        return Certificate("renyi-dp", parameters, passed, margin, float(tolerance), evidence)
+        return Certificate(Notion.RENYI_DP, parameters, passed, margin, float(tolerance), evidence)
 
-    def release(self, y, *, seed=None):
+    def release(self, y, *, seed=None, size=None):
         """Release L posterior paths on the grid for responses y, with the certificate.
 
         Parameters
         ----------
         y : array_like, shape (n,)
             The private responses at X, ``|y| <= response_bound``.
-        seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        seed : None, int, sequence of int, numpy.random.SeedSequence or numpy.random.Generator
             Randomness; None draws fresh operating-system entropy (as a release should).
+        size : int, optional
+            Draw ``size`` independent releases of y at once (a Monte-Carlo study of the
+            mechanism, e.g. the utility of one release); None for one release.
 
         Returns
         -------
         Release
-            ``values`` of shape (paths, m): ``m_D(grid) + Z_l``; ``noise_covariance`` the
-            covariance of each ``Z_l``; the certificate; ``details`` with the posterior
-            mean on the grid and the scale.
+            ``values`` of shape (paths, m), or (size, paths, m) with ``size``: ``m_D(grid)
+            + Z_l``; ``noise_covariance`` the covariance of each ``Z_l``; the certificate,
+            which holds for each of the ``size`` releases (publishing all of them is a
+            release of ``size * paths`` paths); ``details`` with the posterior mean on the
+            grid, the scales, the sampler and the size.
 
         Raises
         ------
         ValueError
-            If y is not a finite vector of length n or exceeds the response bound.
+            If y is not a finite vector of length n or exceeds the response bound, or
+            size is not a positive integer.
         TypeError
             If seed has an unsupported type.
+
+        Notes
+        -----
+        The draws of the eigen sampler are those of ``size`` successive releases; the
+        Matheron sampler draws the prior paths of all of them first, then the noise
+        (:mod:`~ssa_privacy.privacy.posterior_sampling.paths`).
         """
         y = data_vector(y, len(self.X), "y")
         if np.max(np.abs(y)) > self.response_bound:
@@ -601,16 +441,91 @@ class PosteriorSamplingMechanism:
                 f"y exceeds the response bound {self.response_bound:g}: clip the responses "
                 "to [-M_Y, M_Y] before the release"
             )
+        count = 1 if size is None else positive_int(size, "size")
         rng, seed_keys = generator(seed)
-        mean = self._weights @ y
-        values = mean + self.noise_covariance.sample(rng, self.paths)
+        mean, values = self._draw(y, count * self.paths, rng)
+        shape = (self.paths, len(self.grid))
+        if size is not None:
+            shape = (count, *shape)
         details = {
             "posterior_mean": mean,
             "sigma": self.sigma,
             "eta": self.eta,
             "design_rtol": self.design_rtol,
+            "sampler": self.sampler,
+            "size": size,
         }
-        return Release(values, self.noise_covariance, self.certificate(), seed_keys, details)
+        return Release(
+            values.reshape(shape), self.noise_covariance, self.certificate(), seed_keys, details
+        )
+
+    def _draw(self, y, count, rng):
+        """The posterior mean (m,) and ``count`` paths around it (count, m) by the sampler."""
+        if self.sampler == "matheron":
+            mean = self._weights @ y
+            return mean, _matheron_paths(
+                mean,
+                self._weights,
+                self.grid,
+                self.X,
+                lengthscale=self.lengthscale,
+                ridge=self.ridge,
+                sigma=self.sigma,
+                eta=self.eta,
+                size=count,
+                rng=rng,
+            )
+        mean = self._posterior.mean(y)
+        if self.sampler == "eigen":
+            return mean, mean + self.noise_covariance.sample(rng, count)
+        return mean, _cholesky_paths(
+            mean, self._factors, sigma=self.sigma, eta=self.eta, size=count, rng=rng
+        )
+
+    def _cholesky_factors(self):
+        """Lower Cholesky factors of the unit posterior and (eta > 0) prior covariances."""
+        prior = _cholesky(self._posterior.prior, "the prior covariance") if self.eta > 0 else None
+        return _cholesky(self._posterior.covariance, "the posterior covariance"), prior
+
+    def with_scale(self, sigma, *, epsilon=None, paths=None):
+        """The same inputs, grid and kernel at another scale, target or number of paths.
+
+        For sweeps over sigma or L: the posterior on the grid and its enclosure are
+        shared with this mechanism, not recomputed; the noise is rebuilt when sigma
+        changes and the certificate is recomputed.
+
+        Parameters
+        ----------
+        sigma : float
+            The posterior scale (> 0, finite).
+        epsilon : float, optional
+            The target epsilon (nats); None keeps this mechanism's.
+        paths : int, optional
+            The number L of released paths; None keeps this mechanism's.
+
+        Returns
+        -------
+        PosteriorSamplingMechanism
+            A copy with ``design_rtol`` None (sigma is given).
+
+        Raises
+        ------
+        ValueError
+            If sigma or epsilon is not finite and positive, or paths not a positive
+            integer.
+        TypeError
+            If an argument is not a real number.
+        """
+        sigma = positive(sigma, "sigma")
+        other = copy.copy(self)
+        if epsilon is not None:
+            other.epsilon = positive(epsilon, "epsilon")
+        if paths is not None:
+            other.paths = positive_int(paths, "paths")
+        other.design_rtol, other._certificate = None, None
+        if sigma != self.sigma:
+            other._use_scale(sigma)
+        return other
 
     def with_noise(self, noise_covariance):
         """The same mechanism with another noise covariance (for audits).
@@ -623,7 +538,8 @@ class PosteriorSamplingMechanism:
         Returns
         -------
         PosteriorSamplingMechanism
-            A copy whose certificate is recomputed from ``noise_covariance``.
+            A copy whose certificate is recomputed from ``noise_covariance`` and whose
+            releases draw from it (the ``"eigen"`` sampler).
 
         Raises
         ------
@@ -632,5 +548,6 @@ class PosteriorSamplingMechanism:
         """
         other = copy.copy(self)
         other.noise_covariance = as_factored(noise_covariance, len(self.grid), "noise_covariance")
-        other._certificate = None
+        other.sampler = "eigen"
+        other._scale = other._certificate = None
         return other

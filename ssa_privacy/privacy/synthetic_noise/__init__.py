@@ -2,6 +2,7 @@
 certificate, Lanczos bounds and tightening.
 
 Every public name of the modules below is importable from ``ssa_privacy.privacy.synthetic_noise``:
+
 - :mod:`ssa_privacy.privacy.synthetic_noise.mechanism`
 - :mod:`ssa_privacy.privacy.synthetic_noise.design`
 - :mod:`ssa_privacy.privacy.synthetic_noise.certificate`

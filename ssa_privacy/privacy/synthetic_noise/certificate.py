@@ -354,9 +354,7 @@ def posterior_covariance_certificate(K_XX, K_XS, Delta, noise, V, resolution=0.0
         tolerance = (0.5 * (upper - lower)) * (1 + 4 * UNIT_ROUNDOFF) + 4 * np.spacing(margin)
     else:
         margin, tolerance = (estimate if np.isfinite(estimate) else -np.inf), np.inf
-    parameters = {"sensitive_inputs": K_XS.shape[1]}
-    if alpha is not None:
-        parameters["alpha"] = alpha
+    parameters = {"sensitive_inputs": K_XS.shape[1], **({} if alpha is None else {"alpha": alpha})}
     evidence = {
         "lower": lower,
         "upper": upper,

@@ -34,17 +34,13 @@ from scipy import linalg
 from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix, symmetric_matrix
 from ssa_privacy._internal.solvers import solve_clarabel
 from ssa_privacy._internal.validation import as_matrix, open_interval, scalar
-from ssa_privacy.gp.regression import kernel_matrix, noise_matrix
+from ssa_privacy.gp.kernels import kernel_matrix
+from ssa_privacy.gp.regression import noise_matrix
 from ssa_privacy.privacy.mechanism import FactoredCovariance
 from ssa_privacy.privacy.synthetic_noise import tightening
 from ssa_privacy.privacy.synthetic_noise.certificate import posterior_covariance_certificate
 from ssa_privacy.privacy.synthetic_noise.lanczos import lanczos_psd_part
-from ssa_privacy.privacy.synthetic_noise.tightening import (  # noqa: F401
-    DESIGN_MARGIN,
-    DESIGN_SAFETY,
-    MAX_DESIGN_MARGIN,
-    CertifiedNoise,
-)
+from ssa_privacy.privacy.synthetic_noise.tightening import MAX_DESIGN_MARGIN
 
 __all__ = [
     "KRYLOV_MIN_SIZE",
@@ -445,7 +441,7 @@ def region_noise_factor(kernel, X, S0, alpha, V=None, margin=None):
     Parameters
     ----------
     kernel : callable
-        Prior kernel K, ``kernel(A, B)`` -> (nA, nB): :class:`ssa_privacy.gp.regression.RBF`, a
+        Prior kernel K, ``kernel(A, B)`` -> (nA, nB): :class:`ssa_privacy.gp.kernels.RBF`, a
         scikit-learn kernel, ...
     X : array_like, shape (n, d) or (n,)
         Training inputs.

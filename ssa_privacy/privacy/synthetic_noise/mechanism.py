@@ -12,22 +12,26 @@ from the noise it used (:func:`privacy_certificate`), with a rigorous bound on t
 rounding error of the certificate
 (:mod:`ssa_privacy.privacy.synthetic_noise.certificate`). The design functions live in
 :mod:`ssa_privacy.privacy.synthetic_noise.design` (their floating-point tightening in
-:mod:`ssa_privacy.privacy.synthetic_noise.tightening`) and are re-exported here, as is
-the factored covariance (``PSDPart`` is the name earlier versions gave
-:class:`~ssa_privacy.privacy.mechanism.FactoredCovariance`). The theory is in
+:mod:`ssa_privacy.privacy.synthetic_noise.tightening`); the noise is a
+:class:`~ssa_privacy.privacy.mechanism.FactoredCovariance`. The theory is in
 :doc:`/theory/privacy-aware-gp`.
+
+The standalone ``release(y, factor, seed)`` and ``obfuscate(...)`` of earlier versions
+(with ``ObfuscationResult``, ``PSDPart`` and ``CERTIFICATE_RTOL``) are deprecated and kept
+until 0.3 in :mod:`ssa_privacy._compat`: release through
+``SyntheticNoiseMechanism(...).release(y, seed=...)``.
 """
 
 import copy
-from dataclasses import dataclass
 
 import numpy as np
 
+from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import psd_matrix
-from ssa_privacy._internal.validation import as_finite_array, as_matrix, non_negative, open_interval
-from ssa_privacy.gp.regression import GaussianProcess, kernel_matrix, noise_matrix
+from ssa_privacy._internal.validation import as_matrix, non_negative, open_interval
+from ssa_privacy.gp.kernels import kernel_matrix
+from ssa_privacy.gp.regression import GaussianProcess, noise_matrix
 from ssa_privacy.privacy.mechanism import (
-    Certificate,
     FactoredCovariance,
     Release,
     as_factored,
@@ -35,42 +39,15 @@ from ssa_privacy.privacy.mechanism import (
     generator,
 )
 from ssa_privacy.privacy.synthetic_noise.certificate import posterior_covariance_certificate
-from ssa_privacy.privacy.synthetic_noise.design import (  # noqa: F401
-    DESIGN_MARGIN,
-    MAX_DESIGN_MARGIN,
-    PARTIAL_EIGENSOLVE_FRACTION,
-    SyntheticNoiseDesign,
-    _check_margin,
-    diagonal_noise_covariance,
-    kernel_gram_G,
-    optimal_noise_covariance,
-    optimal_noise_factor,
-    psd_part,
-    region_noise_factor,
-    uniform_noise_covariance,
-)
+from ssa_privacy.privacy.synthetic_noise.design import SyntheticNoiseDesign, _check_margin
 from ssa_privacy.privacy.synthetic_noise.tightening import validated_tolerance
 
 __all__ = [
-    "CERTIFICATE_RTOL",
-    "ObfuscationResult",
-    "PSDPart",
     "SyntheticNoiseMechanism",
-    "obfuscate",
     "privacy_aware_gp",
     "privacy_certificate",
-    "release",
     "sample_synthetic_noise",
 ]
-
-#: The factored PSD part of earlier versions: the shared factored covariance.
-PSDPart = FactoredCovariance
-
-#: No longer used: earlier versions passed a certificate whose margin was at least
-#: ``-CERTIFICATE_RTOL * lambda_min(Delta)``, an empirical round-off level. The
-#: certificate's tolerance is now a rigorous bound on its rounding error (kept for
-#: existing scripts).
-CERTIFICATE_RTOL = 1e-8
 
 
 def sample_synthetic_noise(factor, size=None, seed=None):
@@ -79,7 +56,8 @@ def sample_synthetic_noise(factor, size=None, seed=None):
     Parameters
     ----------
     factor : FactoredCovariance
-        Sigma in factored form (e.g. from :func:`optimal_noise_factor`).
+        Sigma in factored form (e.g. from
+        :func:`~ssa_privacy.privacy.synthetic_noise.design.optimal_noise_factor`).
     size : int, optional
         Number of independent draws; ``None`` for one draw of shape (n,).
     seed : int or numpy.random.Generator, optional
@@ -166,44 +144,6 @@ def privacy_certificate(K_XX, K_XS, Delta, Sigma, V=None, *, resolution=0.0, alp
     return posterior_covariance_certificate(K_XX, K_XS, Delta, noise, V, resolution, alpha)
 
 
-def release(y, factor, seed=None):
-    """The released data ``W = Y + Z`` with ``Z ~ N(0, Sigma)``.
-
-    Thin wrapper, kept for existing scripts: use
-    ``SyntheticNoiseMechanism(...).release(y, seed=seed)``, which also certifies.
-
-    Parameters
-    ----------
-    y : array_like, shape (n,)
-        The owner's outputs.
-    factor : FactoredCovariance
-        Sigma in factored form.
-    seed : int or numpy.random.Generator, optional
-        Randomness; fresh entropy by default.
-
-    Returns
-    -------
-    ndarray, shape (n,)
-        W.
-
-    Raises
-    ------
-    ValueError
-        If y is non-finite or does not match Sigma.
-
-    Notes
-    -----
-    [TCB] §4.1, the mechanism ``W = Y + Z``.
-    """
-    y = as_finite_array(y, "y", ndim=1)
-    if len(y) != factor.eigenvectors.shape[0]:
-        raise ValueError(
-            f"y has {len(y)} entries but Sigma is {factor.eigenvectors.shape[0]}x"
-            f"{factor.eigenvectors.shape[0]}"
-        )
-    return y + sample_synthetic_noise(factor, seed=seed)
-
-
 class SyntheticNoiseMechanism:
     """The privacy-aware release ``W = Y + Z``, ``Z ~ N(0, Sigma_opt)``, of [TCB].
 
@@ -266,7 +206,7 @@ class SyntheticNoiseMechanism:
     Examples
     --------
     >>> import numpy as np
-    >>> from ssa_privacy.gp.regression import RBF
+    >>> from ssa_privacy.gp.kernels import RBF
     >>> X = np.linspace(0, 1, 20)
     >>> mech = SyntheticNoiseMechanism.for_region(RBF(0.2), X, X[8:12], 0.5, V=1e-4)
     >>> out = mech.release(np.sin(6 * X), seed=0)
@@ -289,7 +229,7 @@ class SyntheticNoiseMechanism:
         Parameters
         ----------
         kernel : callable
-            Prior kernel K, ``kernel(A, B)`` -> (nA, nB): :class:`ssa_privacy.gp.regression.RBF`,
+            Prior kernel K, ``kernel(A, B)`` -> (nA, nB): :class:`ssa_privacy.gp.kernels.RBF`,
             a scikit-learn kernel, ...
         X : array_like, shape (n, d) or (n,)
             Training inputs.
@@ -307,7 +247,9 @@ class SyntheticNoiseMechanism:
         Returns
         -------
         SyntheticNoiseMechanism
-            The noise of :func:`region_noise_factor` with the same arguments.
+            The noise of
+            :func:`~ssa_privacy.privacy.synthetic_noise.design.region_noise_factor` with the
+            same arguments.
 
         Raises
         ------
@@ -398,7 +340,8 @@ class SyntheticNoiseMechanism:
             The owner's outputs (output units).
         seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
             Randomness; None draws fresh operating-system entropy (as a release should).
-            An int gives the same draws as ``release(y, factor, seed)``.
+            An int or a Generator gives the same draws as
+            ``y + sample_synthetic_noise(noise_covariance, seed=seed)``.
 
         Returns
         -------
@@ -443,74 +386,6 @@ class SyntheticNoiseMechanism:
         return other
 
 
-@dataclass(frozen=True)
-class ObfuscationResult:
-    """One privacy-aware release.
-
-    Parameters
-    ----------
-    W : ndarray, shape (n,)
-        Released outputs.
-    Sigma : FactoredCovariance
-        Synthetic-noise covariance, factored.
-    certificate : float
-        The margin of the release's certificate (relative, dimensionless; >= its
-        tolerance, hence > 0, for a certified design).
-    record : Certificate, optional
-        The full certificate (margin, tolerance, passed, evidence).
-    """
-
-    W: np.ndarray
-    Sigma: FactoredCovariance
-    certificate: float
-    record: Certificate = None
-
-
-def obfuscate(kernel, X, y, S0, alpha, V=None, seed=None):
-    """Design Sigma_opt for a sensitive region, release ``W = Y + Z`` and certify it.
-
-    Thin wrapper, kept for existing scripts: use
-    ``SyntheticNoiseMechanism.for_region(kernel, X, S0, alpha, V=V).release(y, seed=seed)``.
-
-    Parameters
-    ----------
-    kernel : callable
-        Prior kernel K.
-    X : array_like, shape (n, d) or (n,)
-        Training inputs.
-    y : array_like, shape (n,)
-        Training outputs, centred or not (the mechanism adds zero-mean noise).
-    S0 : array_like, shape (s, d) or (s,)
-        Dense finite subset of the sensitive region.
-    alpha : float
-        Privacy level in (0, 1) (``H = alpha K``; smaller is stronger).
-    V : float or array_like, shape (n, n), optional
-        Observation-noise covariance.
-    seed : int or numpy.random.Generator, optional
-        Randomness of the release; fresh entropy by default.
-
-    Returns
-    -------
-    ObfuscationResult
-        The release W, the factored noise and its certificate (its margin as
-        ``certificate``, the whole Certificate as ``record``).
-
-    Raises
-    ------
-    ValueError
-        As :func:`region_noise_factor` and :func:`release`.
-
-    Notes
-    -----
-    [TCB] §4.2, (11) with Theorem 3 (the certified design of
-    :meth:`SyntheticNoiseMechanism.for_region`), then the sampling steps of §4.1.
-    """
-    mechanism = SyntheticNoiseMechanism.for_region(kernel, X, S0, alpha, V=V)
-    W = release(y, mechanism.noise_covariance, seed=seed)
-    record = mechanism.certificate()
-    return ObfuscationResult(W, mechanism.noise_covariance, record.margin, record)
-
-
 def privacy_aware_gp(gp, X, W, Sigma):
     """The user's GP posterior given a release: the same prior, noise ``V + Sigma``.
 
@@ -544,3 +419,8 @@ def privacy_aware_gp(gp, X, W, Sigma):
     Sigma = Sigma.matrix() if isinstance(Sigma, FactoredCovariance) else psd_matrix(Sigma, "Sigma")
     noise = noise_matrix(gp.noise, len(Sigma)) + Sigma
     return GaussianProcess(gp.kernel, gp.mean, noise).fit(X, W)
+
+
+def __getattr__(name):
+    """Serve the names that left this module in 0.2 (with a warning)."""
+    return _compat.moved_attribute(__name__, name)

@@ -26,11 +26,8 @@ import numpy as np
 
 from ssa_privacy._internal.matrix_validation import symmetric_matrix
 from ssa_privacy.privacy.mechanism import Certificate, FactoredCovariance
-from ssa_privacy.privacy.synthetic_noise.certificate import (
-    cholesky_lower_bound,
-    gamma,
-    whiten,
-)
+from ssa_privacy.privacy.rounding import cholesky_lower_bound, gamma
+from ssa_privacy.privacy.synthetic_noise.certificate import whiten
 
 __all__ = [
     "CertifiedNoise",

@@ -1,0 +1,361 @@
+"""Deprecated import paths and names of ``ssa_privacy``, kept working until version 0.3.
+
+The package was rebuilt around its pipeline in 0.2 (``docs/changelog.rst``). Every module
+path and public name that moved keeps working through this one package:
+
+- an old **module path** (``import ssa_privacy.runner``) is served by an import hook
+  (:class:`_MovedModuleFinder`, installed by ``ssa_privacy/__init__.py``) as an alias of
+  the new module, with a :class:`DeprecationWarning` naming the new place;
+- an old **name** in a module that still exists (``ssa_privacy.plants.cw_plant``) is
+  served by that module's ``__getattr__``, which calls :func:`moved_attribute`: from its
+  new place (:data:`MOVED_NAMES`), or, for a function the package no longer has (a thin
+  wrapper of a mechanism), from the legacy function kept in this package
+  (:data:`REPLACED_NAMES`, registered by :func:`_legacy` in this package's modules, one
+  per family of mechanisms).
+
+Nothing inside the package imports an old path (a test walks every module's imports).
+Private names (a leading underscore) were never part of the interface and are not kept.
+"""
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+import warnings
+
+__all__ = [
+    "MOVED_MODULES",
+    "MOVED_NAMES",
+    "REMOVAL",
+    "REPLACED_NAMES",
+    "install",
+    "moved_attribute",
+]
+
+#: The version that will remove the old paths and names.
+REMOVAL = "0.3"
+
+#: Old module path -> new module path.
+MOVED_MODULES = {
+    "ssa_privacy.aggregation": "ssa_privacy.privacy.pml.aggregation",
+    "ssa_privacy.baselines": "ssa_privacy.gp.baselines",
+    "ssa_privacy.catalog": "ssa_privacy.orbits.catalog",
+    "ssa_privacy.catalog_filter": "ssa_privacy.estimation.ekf",
+    "ssa_privacy.catalog_tracking": "ssa_privacy.sensors.streams",
+    "ssa_privacy.checkpoints": "ssa_privacy.engine.checkpoints",
+    "ssa_privacy.dask_backend": "ssa_privacy.engine.dask_backend",
+    "ssa_privacy.data": "ssa_privacy.engine.data",
+    "ssa_privacy.ellipsoid": "ssa_privacy.privacy.dp_gp.ellipsoid",
+    "ssa_privacy.figure_set": "ssa_privacy.engine.figures",
+    "ssa_privacy.gp_fit": "ssa_privacy.gp.fit",
+    "ssa_privacy.kernels": "ssa_privacy.gp.kernels",
+    "ssa_privacy.output": "ssa_privacy.engine.output",
+    "ssa_privacy.output_set": "ssa_privacy.engine.transaction",
+    "ssa_privacy.pass_privacy": "ssa_privacy.privacy.pml.passes",
+    "ssa_privacy.privacy.binning": "ssa_privacy.privacy.dp_gp.binning",
+    "ssa_privacy.privacy.cloaking": "ssa_privacy.privacy.dp_gp.cloaking",
+    "ssa_privacy.privacy.dp_release": "ssa_privacy.privacy.dp_gp.release",
+    "ssa_privacy.privacy.gaussian_delta": "ssa_privacy.privacy.dp_gp.gaussian_delta",
+    "ssa_privacy.privacy.hall": "ssa_privacy.privacy.dp_gp.hall",
+    "ssa_privacy.privacy.hyperparameters": "ssa_privacy.privacy.dp_gp.hyperparameters",
+    "ssa_privacy.privacy.laplace_certificate": "ssa_privacy.privacy.dp_gp.laplace",
+    "ssa_privacy.privacy.normalisation": "ssa_privacy.privacy.dp_gp.normalisation",
+    "ssa_privacy.privacy.pml_certificate": "ssa_privacy.privacy.pml.certificate",
+    "ssa_privacy.privacy.pml_cone_design": "ssa_privacy.privacy.pml.cone_design",
+    "ssa_privacy.privacy.pml_design": "ssa_privacy.privacy.pml.design",
+    "ssa_privacy.privacy.pml_information_certificate": "ssa_privacy.privacy.pml.information_form",
+    "ssa_privacy.privacy.pml_leakage": "ssa_privacy.privacy.pml.leakage",
+    "ssa_privacy.privacy.pml_plant": "ssa_privacy.privacy.pml.plant",
+    "ssa_privacy.privacy.pml_stream": "ssa_privacy.privacy.pml.stream",
+    "ssa_privacy.privacy.pml_stream_design": "ssa_privacy.privacy.pml.stream_design",
+    "ssa_privacy.privacy.posterior_sampling_bound": "ssa_privacy.privacy.posterior_sampling.bound",
+    "ssa_privacy.privacy.posterior_sampling_certificate": "ssa_privacy.privacy.posterior_sampling.certificate",
+    "ssa_privacy.privacy.posterior_sampling_enclosure": "ssa_privacy.privacy.posterior_sampling.enclosure",
+    "ssa_privacy.privacy.synthetic_noise_certificate": "ssa_privacy.privacy.synthetic_noise.certificate",
+    "ssa_privacy.privacy.synthetic_noise_design": "ssa_privacy.privacy.synthetic_noise.design",
+    "ssa_privacy.privacy.synthetic_noise_lanczos": "ssa_privacy.privacy.synthetic_noise.lanczos",
+    "ssa_privacy.privacy.synthetic_noise_tightening": "ssa_privacy.privacy.synthetic_noise.tightening",
+    "ssa_privacy.relative_motion": "ssa_privacy.orbits.relative_motion",
+    "ssa_privacy.runner": "ssa_privacy.engine.runner",
+    "ssa_privacy.sensors.passes": "ssa_privacy.sensors.visibility",
+    "ssa_privacy.sensors.radar_network": "ssa_privacy.sensors.networks",
+    "ssa_privacy.sensors.tracking": "ssa_privacy.estimation.ukf",
+    "ssa_privacy.tle": "ssa_privacy.orbits.tle",
+    "ssa_privacy.tle_format": "ssa_privacy.orbits.tle_format",
+}
+
+#: (module, old name) -> "new.module:name": public names that left a module that remains.
+MOVED_NAMES = {
+    ("ssa_privacy.attacks.membership", "DEFAULT_FPRS"): "ssa_privacy.attacks.roc:DEFAULT_FPRS",
+    ("ssa_privacy.attacks.membership", "AttackResult"): "ssa_privacy.attacks.roc:AttackResult",
+    ("ssa_privacy.attacks.membership", "auc_score"): "ssa_privacy.attacks.roc:auc_score",
+    (
+        "ssa_privacy.attacks.membership",
+        "evaluate_attack",
+    ): "ssa_privacy.attacks.roc:evaluate_attack",
+    (
+        "ssa_privacy.attacks.membership",
+        "max_auc_under_dp",
+    ): "ssa_privacy.attacks.roc:max_auc_under_dp",
+    (
+        "ssa_privacy.attacks.membership",
+        "max_tpr_under_dp",
+    ): "ssa_privacy.attacks.roc:max_tpr_under_dp",
+    ("ssa_privacy.attacks.membership", "roc_curve"): "ssa_privacy.attacks.roc:roc_curve",
+    ("ssa_privacy.attacks.membership", "tpr_at_fpr"): "ssa_privacy.attacks.roc:tpr_at_fpr",
+    (
+        "ssa_privacy.engine.output",
+        "check_output_folder",
+    ): "ssa_privacy.engine.transaction:check_output_folder",
+    (
+        "ssa_privacy.engine.output",
+        "output_transaction",
+    ): "ssa_privacy.engine.transaction:output_transaction",
+    ("ssa_privacy.engine.output", "transactional"): "ssa_privacy.engine.transaction:transactional",
+    ("ssa_privacy.orbits", "J2_EARTH"): "ssa_privacy.constants:J2_EARTH",
+    ("ssa_privacy.orbits", "MU_EARTH"): "ssa_privacy.constants:MU_EARTH",
+    ("ssa_privacy.orbits", "R_EARTH"): "ssa_privacy.constants:R_EARTH",
+    (
+        "ssa_privacy.plants",
+        "clohessy_wiltshire",
+    ): "ssa_privacy.orbits.relative_motion:clohessy_wiltshire",
+    ("ssa_privacy.plants", "cw_plant"): "ssa_privacy.orbits.relative_motion:cw_plant",
+    (
+        "ssa_privacy.plants",
+        "station_keeping_gain",
+    ): "ssa_privacy.orbits.relative_motion:station_keeping_gain",
+    (
+        "ssa_privacy.privacy.cloaking",
+        "cloaking_lambdas_gradient",
+    ): "ssa_privacy.privacy.dp_gp.ellipsoid:projected_gradient_design",
+    (
+        "ssa_privacy.privacy.cloaking",
+        "optimal_cloaking_covariance",
+    ): "ssa_privacy.privacy.dp_gp.ellipsoid:minimum_volume_ellipsoid",
+    ("ssa_privacy.privacy.dp_gp", "CALIBRATIONS"): "ssa_privacy.privacy.accounting:CALIBRATIONS",
+    (
+        "ssa_privacy.privacy.dp_gp",
+        "CloakingSolution",
+    ): "ssa_privacy.privacy.dp_gp.ellipsoid:MinimumVolumeEllipsoid",
+    ("ssa_privacy.privacy.dp_gp", "c_delta"): "ssa_privacy.privacy.accounting:c_delta",
+    (
+        "ssa_privacy.privacy.dp_gp",
+        "cloaking_lambdas_gradient",
+    ): "ssa_privacy.privacy.dp_gp.ellipsoid:projected_gradient_design",
+    (
+        "ssa_privacy.privacy.dp_gp",
+        "gaussian_mechanism_delta",
+    ): "ssa_privacy.privacy.accounting:gaussian_mechanism_delta",
+    (
+        "ssa_privacy.privacy.dp_gp",
+        "noise_multiplier",
+    ): "ssa_privacy.privacy.accounting:noise_multiplier",
+    (
+        "ssa_privacy.privacy.dp_gp",
+        "optimal_cloaking_covariance",
+    ): "ssa_privacy.privacy.dp_gp.ellipsoid:minimum_volume_ellipsoid",
+    (
+        "ssa_privacy.privacy.dp_gp",
+        "privacy_loss_tail",
+    ): "ssa_privacy.privacy.accounting:privacy_loss_tail",
+    ("ssa_privacy.privacy.pml", "CONVENTIONS"): "ssa_privacy.privacy.notions:CONVENTIONS",
+    (
+        "ssa_privacy.privacy.pml",
+        "analytic_gaussian_ratio",
+    ): "ssa_privacy.privacy.accounting:analytic_gaussian_ratio",
+    ("ssa_privacy.privacy.pml", "check_epsilon"): "ssa_privacy.privacy.accounting:check_epsilon",
+    (
+        "ssa_privacy.privacy.pml",
+        "dp_to_pml_epsilon",
+    ): "ssa_privacy.privacy.accounting:dp_to_pml_epsilon",
+    (
+        "ssa_privacy.privacy.pml",
+        "gaussian_mechanism_dp_delta",
+    ): "ssa_privacy.privacy.accounting:gaussian_mechanism_dp_delta",
+    (
+        "ssa_privacy.privacy.pml",
+        "log_det_ratio_bound",
+    ): "ssa_privacy.privacy.accounting:log_det_ratio_bound",
+    (
+        "ssa_privacy.privacy.pml",
+        "mi_to_pml_epsilon",
+    ): "ssa_privacy.privacy.accounting:mi_to_pml_epsilon",
+    (
+        "ssa_privacy.privacy.pml",
+        "minimum_epsilon",
+    ): "ssa_privacy.privacy.accounting:minimum_epsilon",
+    (
+        "ssa_privacy.privacy.pml",
+        "pml_to_dp_delta",
+    ): "ssa_privacy.privacy.accounting:pml_to_dp_delta",
+    (
+        "ssa_privacy.privacy.pml",
+        "pml_to_mi_epsilon",
+    ): "ssa_privacy.privacy.accounting:pml_to_mi_epsilon",
+    (
+        "ssa_privacy.privacy.pml.leakage",
+        "CONVENTIONS",
+    ): "ssa_privacy.privacy.notions:CONVENTIONS",
+    (
+        "ssa_privacy.privacy.pml.leakage",
+        "check_epsilon",
+    ): "ssa_privacy.privacy.accounting:check_epsilon",
+    (
+        "ssa_privacy.privacy.pml.leakage",
+        "log_det_ratio_bound",
+    ): "ssa_privacy.privacy.accounting:log_det_ratio_bound",
+    (
+        "ssa_privacy.privacy.pml.leakage",
+        "minimum_epsilon",
+    ): "ssa_privacy.privacy.accounting:minimum_epsilon",
+    ("ssa_privacy.sensors", "FIRST_STEP"): "ssa_privacy.estimation.ukf:FIRST_STEP",
+    ("ssa_privacy.sensors", "OMEGA_EARTH"): "ssa_privacy.constants:OMEGA_EARTH",
+    ("ssa_privacy.sensors", "OrbitTracker"): "ssa_privacy.estimation.ukf:OrbitTracker",
+    (
+        "ssa_privacy.sensors",
+        "SIGMA_POINT_PARAMETERS",
+    ): "ssa_privacy.estimation.ukf:SIGMA_POINT_PARAMETERS",
+    ("ssa_privacy.sensors", "WGS84_A"): "ssa_privacy.constants:WGS84_A",
+    ("ssa_privacy.sensors", "WGS84_F"): "ssa_privacy.constants:WGS84_F",
+    ("ssa_privacy.sensors", "measurement_mean"): "ssa_privacy.estimation.ukf:measurement_mean",
+    (
+        "ssa_privacy.sensors",
+        "measurement_residual",
+    ): "ssa_privacy.estimation.ukf:measurement_residual",
+}
+
+
+#: (module, old name) -> (legacy function kept in this module, what to use instead).
+REPLACED_NAMES = {}
+
+
+def _legacy(modules, name, instead):
+    """Register the decorated function as the legacy ``name`` of each of ``modules``.
+
+    Parameters
+    ----------
+    modules : tuple of str
+        Every module path the name was importable from (old and new paths).
+    name : str
+        The old name.
+    instead : str
+        What to use instead, named in the warning.
+
+    Returns
+    -------
+    callable
+        The decorator.
+    """
+
+    def register(function):
+        for module in modules:
+            REPLACED_NAMES[(module, name)] = (function, instead)
+        return function
+
+    return register
+
+
+def _caller_stacklevel():
+    """The ``stacklevel`` of the first frame outside the import system and the old-name hooks.
+
+    :func:`warnings.warn` does not count the import system's frames itself.
+    """
+    level = 1
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            frame = frame.f_back
+            continue
+        internal = frame.f_globals.get("__name__") in (__name__, "importlib")
+        if not internal and frame.f_code.co_name != "__getattr__":
+            break
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def _warn(old, new):
+    warnings.warn(
+        f"{old} is deprecated and will be removed in ssa_privacy {REMOVAL}; use {new}",
+        DeprecationWarning,
+        stacklevel=_caller_stacklevel(),
+    )
+
+
+class _MovedModule(types.ModuleType):
+    """An old module path: every attribute is read from the module's new place."""
+
+    def __getattr__(self, name):
+        target = self.__dict__.get("_target")
+        if target is None:
+            raise AttributeError(name)
+        try:
+            return getattr(target, name)
+        except AttributeError:
+            return moved_attribute(self.__name__, name)
+
+    def __dir__(self):
+        return dir(self.__dict__["_target"])
+
+
+class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Import hook serving :data:`MOVED_MODULES` as aliases of their new modules."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname in MOVED_MODULES:
+            return importlib.machinery.ModuleSpec(fullname, self)
+        return None
+
+    def create_module(self, spec):
+        return _MovedModule(spec.name)
+
+    def exec_module(self, module):
+        new = MOVED_MODULES[module.__name__]
+        _warn(module.__name__, new)
+        module._target = importlib.import_module(new)
+
+
+def install():
+    """Put the old-path import hook in front of :data:`sys.meta_path` (once)."""
+    if not any(isinstance(finder, _MovedModuleFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _MovedModuleFinder())
+
+
+def moved_attribute(module, name):
+    """Serve an old name or submodule of ``module`` from its new place, with a warning.
+
+    Parameters
+    ----------
+    module : str
+        The module whose ``__getattr__`` was called, e.g. ``"ssa_privacy.plants"``.
+    name : str
+        The attribute asked for.
+
+    Returns
+    -------
+    object
+        The object at its new place.
+
+    Raises
+    ------
+    AttributeError
+        If ``name`` never lived in ``module``.
+    """
+    replaced = REPLACED_NAMES.get((module, name))
+    if replaced is not None:
+        function, instead = replaced
+        _warn(f"{module}.{name}", instead)
+        return function
+    target = MOVED_NAMES.get((module, name))
+    if target is not None:
+        new_module, _, new_name = target.partition(":")
+        _warn(f"{module}.{name}", f"{new_module}.{new_name}")
+        return getattr(importlib.import_module(new_module), new_name)
+    if f"{module}.{name}" in MOVED_MODULES:
+        return importlib.import_module(f"{module}.{name}")
+    raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+
+# The legacy names register themselves on import; they import nothing heavy.
+from ssa_privacy._compat import dp_gp, pml, posterior_sampling, synthetic_noise  # noqa: E402, F401
