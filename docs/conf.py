@@ -1,5 +1,6 @@
 """Sphinx configuration for the ssa_privacy documentation."""
 
+import enum
 import importlib
 import inspect
 import pkgutil
@@ -33,13 +34,30 @@ def _imported_names():
     return names
 
 
+def _enumerations():
+    """Regexes of the package's enumerations: their signature is the one of ``enum.Enum``."""
+    names = []
+    for info in pkgutil.walk_packages(ssa_privacy.__path__, "ssa_privacy."):
+        module = importlib.import_module(info.name)
+        for attribute, value in vars(module).items():
+            if (
+                inspect.isclass(value)
+                and issubclass(value, enum.Enum)
+                and value.__module__ == info.name
+            ):
+                names.append(rf"^{re.escape(info.name)}\.{re.escape(attribute)}$")
+    return names
+
+
 # Private names, dunders, and what a module imports from elsewhere are not validated there;
-# nor is the signature of the Mechanism protocol, which is never instantiated.
+# nor is the signature of the Mechanism protocol, which is never instantiated, nor that
+# of an enumeration (its members are documented, not its constructor).
 numpydoc_validation_exclude = {
     r"\._[a-zA-Z0-9]",
     r"\.__[a-z]+__$",
     r"^ssa_privacy\.privacy\.mechanism\.Mechanism$",
     *_imported_names(),
+    *_enumerations(),
 }
 exclude_patterns = ["_build"]
 html_theme = "alabaster"
