@@ -19,7 +19,7 @@
    census study's problem: its real data and maximum-likelihood hyperparameters
    (fitted first, untimed, as ``ssa-privacy run census`` does), C of size 331 x 1325,
    timed ``--census-repeats`` times (it takes tens of seconds).
-2. Renyi bound: one :func:`ssa_privacy.privacy.posterior_sampling.mechanism.epsilon_for_delta`
+2. Renyi bound: one :func:`ssa_privacy.privacy.posterior_sampling.bound.epsilon_for_delta`
    (optimised over the order) per (n, r, sigma) point, against one exact GP posterior
    (fit and predict, n = 100 points, 800 test points) as the baseline.
 
@@ -34,7 +34,7 @@ from _timing import best_time
 from ssa_privacy.gp.regression import RBF, Exponential, GaussianProcess, cholesky_with_jitter
 from ssa_privacy.privacy.dp_gp.ellipsoid import minimum_volume_ellipsoid, projected_gradient_design
 from ssa_privacy.privacy.dp_gp.release import cloaking_matrix
-from ssa_privacy.privacy.posterior_sampling.mechanism import epsilon_for_delta
+from ssa_privacy.privacy.posterior_sampling.bound import epsilon_for_delta
 
 
 def timed(function, repeats):
