@@ -96,8 +96,9 @@ def fit_mean_and_variance(X, y, kernel, zero_mean=False):
         Training outputs.
     kernel : callable
         Kernel whose correlation (length scales) is kept and whose output variance is
-        fitted. :class:`RBF` and :class:`Exponential` have their variance replaced; any
-        other kernel (a scikit-learn kernel, a function ``k(A, B)``) is read as
+        fitted. :class:`~ssa_privacy.gp.kernels.RBF` and
+        :class:`~ssa_privacy.gp.kernels.Exponential` have their variance replaced; any other
+        kernel (a scikit-learn kernel, a function ``k(A, B)``) is read as
         ``v R`` with ``v`` the mean of its diagonal at X, and the fitted kernel is
         ``ScaledKernel(kernel, sigma^2 / v)``.
     zero_mean : bool
@@ -269,7 +270,7 @@ def fit_hyperparameters(
     noise_ratio_bounds : tuple of float
         Bounds on sigma_n^2 / sigma^2.
     initial : GaussianProcess, optional
-        A model with an :class:`RBF` kernel and scalar noise whose length scales and
+        A model with an :class:`~ssa_privacy.gp.kernels.RBF` kernel and scalar noise whose length scales and
         noise-to-signal ratio replace the first start.
     names : tuple of str, optional
         The names of X and y in error messages (a caller's own argument names).
@@ -277,7 +278,7 @@ def fit_hyperparameters(
     Returns
     -------
     MLFit
-        The fitted GP (``gp.kernel`` an :class:`RBF`, ``gp.mean`` = beta,
+        The fitted GP (``gp.kernel`` an :class:`~ssa_privacy.gp.kernels.RBF`, ``gp.mean`` = beta,
         ``gp.noise`` = sigma_n^2) and its log likelihood.
 
     Raises

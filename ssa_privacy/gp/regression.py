@@ -11,11 +11,11 @@ privacy mechanism adds a correlated synthetic noise Sigma to it). When ``K + V``
 numerically positive definite, a diagonal jitter is added explicitly and reported in
 ``GaussianProcess.jitter_``.
 
-The kernel K may be any callable ``k(A, B)``: the package's :class:`RBF` and
-:class:`Exponential`, a scikit-learn kernel, a plain function. The kernels and that
-interface live in :mod:`ssa_privacy.gp.kernels` and are re-exported here; the
-maximum-likelihood fits of the hyperparameters live in :mod:`ssa_privacy.gp.fit` and stay
-importable from here.
+The kernel K may be any callable ``k(A, B)``: the package's
+:class:`~ssa_privacy.gp.kernels.RBF` and :class:`~ssa_privacy.gp.kernels.Exponential`, a
+scikit-learn kernel, a plain function. The kernels and that interface live in
+:mod:`ssa_privacy.gp.kernels`, the maximum-likelihood fits of the hyperparameters in
+:mod:`ssa_privacy.gp.fit`; all of them are importable from :mod:`ssa_privacy.gp`.
 """
 
 import numpy as np
@@ -134,9 +134,9 @@ class GaussianProcess:
     Parameters
     ----------
     kernel : callable
-        Prior covariance function K: :class:`RBF`, :class:`Exponential`, a scikit-learn
-        kernel, or any ``k(A, B)`` returning an (nA, nB) matrix for inputs of shape
-        (nA, d) and (nB, d).
+        Prior covariance function K: :class:`~ssa_privacy.gp.kernels.RBF`,
+        :class:`~ssa_privacy.gp.kernels.Exponential`, a scikit-learn kernel, or any
+        ``k(A, B)`` returning an (nA, nB) matrix for inputs of shape (nA, d) and (nB, d).
     mean : float
         Constant prior mean beta (output units).
     noise : float or ndarray, shape (n, n)

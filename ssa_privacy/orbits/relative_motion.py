@@ -137,7 +137,7 @@ def cw_plant(mean_motion, dt, acceleration_psd, C, gain):
     -------
     LTIPlant
         ``A_d`` from the zero-order-hold discretisation (:func:`control.c2d`, equal to
-        ``expm((A - B K) dt)``), ``Q`` from :func:`white_noise_covariance`, and ``dt``.
+        ``expm((A - B K) dt)``), ``Q`` from :func:`~ssa_privacy.plants.white_noise_covariance`, and ``dt``.
 
     Raises
     ------

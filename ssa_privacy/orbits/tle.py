@@ -13,11 +13,12 @@ time at epoch (IAU-82, the angle that rotates TEME into the pseudo-Earth-fixed f
 Vallado et al. 2006). Times are seconds since the element set's epoch.
 
 Every element set is validated before SGP4 sees it
-(:func:`ssa_privacy.orbits.tle_format.validate_tle`, re-exported here with :class:`TLEError`
-and :func:`describe_sgp4_error`): line length 69, line numbers, the syntax and range of
-every fixed-column field, the checksums and matching catalogue numbers. SGP4's error
+(:func:`ssa_privacy.orbits.tle_format.validate_tle`, with
+:class:`~ssa_privacy.orbits.tle_format.TLEError` and
+:func:`~ssa_privacy.orbits.tle_format.describe_sgp4_error`): line length 69, line numbers,
+the syntax and range of every fixed-column field, the checksums and matching catalogue numbers. SGP4's error
 codes are reported with the fields they concern, and :meth:`ElementSet.propagate` never
-returns a non-finite state. Every error is a one-line :class:`TLEError` naming the
+returns a non-finite state. Every error is a one-line :class:`~ssa_privacy.orbits.tle_format.TLEError` naming the
 element set, the line and the field with its columns. See
 :doc:`/theory/orbits-and-sensors`.
 
@@ -87,8 +88,8 @@ class ElementSet:
         If ``name`` or a line is not a str.
     TLEError
         A :class:`ValueError` naming the line and field at fault: see
-        :func:`validate_tle`, or SGP4 initialisation failed (the error code is translated
-        into the fields it concerns, :func:`describe_sgp4_error`).
+        :func:`~ssa_privacy.orbits.tle_format.validate_tle`, or SGP4 initialisation failed (the error code is translated
+        into the fields it concerns, :func:`~ssa_privacy.orbits.tle_format.describe_sgp4_error`).
 
     Notes
     -----
@@ -152,7 +153,7 @@ class ElementSet:
         ------
         ValueError
             If the times are not finite, or SGP4 reports an error (e.g. decayed orbit:
-            a :class:`TLEError` naming the first failing time and the fields the error
+            a :class:`~ssa_privacy.orbits.tle_format.TLEError` naming the first failing time and the fields the error
             code concerns), or SGP4 returns a non-finite state without an error code.
 
         Notes
@@ -311,7 +312,7 @@ def read_catalogue(file):
         If ``file`` is not a file.
     TLEError
         A :class:`ValueError` naming the file, the line number in the file, the element
-        set, the TLE line and the field at fault (see :func:`validate_tle`), or a file
+        set, the TLE line and the field at fault (see :func:`~ssa_privacy.orbits.tle_format.validate_tle`), or a file
         that ends inside an element set, puts TLE lines where a name line belongs, or
         holds no element set.
 
