@@ -234,3 +234,98 @@ def test_tracker_rejects_bad_priors_and_backward_time():
     tracker = OrbitTracker(J2Propagator(), earth, state, np.eye(6), 0.0, t0=100.0)
     with pytest.raises(ValueError, match="precede"):
         tracker.predict(50.0)
+
+
+# --- field of regard: azimuth sector and range limit ---------------------------------
+
+
+def _at_azimuth(station, azimuth_deg, elevation_deg, distance, earth, t=0.0):
+    """ECI state seen from ``station`` at the given azimuth, elevation (deg) and range (km)."""
+    az, el = np.radians(azimuth_deg), np.radians(elevation_deg)
+    enu = np.asarray(distance)[..., None] * np.stack(
+        [np.cos(el) * np.sin(az), np.cos(el) * np.cos(az), np.sin(el) * np.ones_like(az)], -1
+    )
+    ecef = station.ecef + enu @ station.enu_rotation
+    eci = earth.ecef_to_eci_position(ecef, np.full(ecef.shape[:-1], t))
+    return np.concatenate([eci, np.tile([0.0, 7.0, 1.0], eci.shape[:-1] + (1,))], axis=-1)
+
+
+SECTOR_AZIMUTHS = np.array([299.9, 300.1, 310.0, 359.9, 0.0, 0.1, 20.0, 29.9, 30.1, 100.0, 200.0])
+
+
+@pytest.mark.parametrize(
+    "sector, inside",
+    [
+        # wraps through north: 300 -> 360 -> 30, 90 deg wide
+        ((300.0, 30.0), [0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0]),
+        # the complement, not wrapping
+        ((30.0, 300.0), [1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1]),
+        # ends at north, and starts at north
+        ((270.0, 360.0), [1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0]),
+        ((0.0, 25.0), [0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0]),
+        ((0.0, 360.0), [1] * 11),
+    ],
+)
+def test_azimuth_sector_wraps_through_north(sector, inside):
+    earth = EarthRotation(0.4)
+    states = _at_azimuth(MADRID, SECTOR_AZIMUTHS, 45.0, 1500.0, earth)
+    np.testing.assert_allclose(
+        np.degrees(MADRID.measure(states, 0.0, earth)[:, 0]) % 360, SECTOR_AZIMUTHS, atol=1e-9
+    )
+    station = GroundStation("Madrid", 40.4313, -4.2480, 0.865, azimuth_sector=sector)
+    np.testing.assert_array_equal(station.visible(states, 0.0, earth), np.array(inside, bool))
+    # below the mask nothing is visible, whatever the sector
+    low = _at_azimuth(MADRID, SECTOR_AZIMUTHS, 5.0, 1500.0, earth)
+    assert not station.visible(low, 0.0, earth).any()
+
+
+def test_range_limit_is_inclusive_and_combines_with_the_mask():
+    earth = EarthRotation(0.4)
+    distances = np.array([500.0, 1999.0, 2000.0, 2001.0, 4000.0])
+    states = _at_azimuth(MADRID, np.full(5, 120.0), 30.0, distances, earth)
+    np.testing.assert_allclose(MADRID.measure(states, 0.0, earth)[:, 2], distances, rtol=1e-12)
+    station = GroundStation("Madrid", 40.4313, -4.2480, 0.865, range_max=2000.0 + 1e-6)
+    np.testing.assert_array_equal(station.visible(states, 0.0, earth), [1, 1, 1, 0, 0])
+    both = GroundStation(
+        "Madrid", 40.4313, -4.2480, 0.865, azimuth_sector=(200.0, 100.0), range_max=3000.0
+    )
+    np.testing.assert_array_equal(both.visible(states, 0.0, earth), [0, 0, 0, 0, 0])
+
+
+def test_default_field_of_regard_leaves_visibility_unchanged(iss_pass):
+    """No sector and no range limit (the defaults) give the elevation test bit for bit; a
+    full-circle sector and an unreachable range give the same answer."""
+    times, states, earth, seen = iss_pass
+    assert MADRID.azimuth_sector is None and MADRID.range_max is None
+    elevation = MADRID.measure(states, times, earth)[:, 1]
+    np.testing.assert_array_equal(MADRID.visible(states, times, earth), elevation >= np.radians(10))
+    wide = GroundStation("Madrid", 40.4313, -4.2480, 0.865, azimuth_sector=(0, 360), range_max=1e6)
+    np.testing.assert_array_equal(
+        wide.visible(states, times, earth), MADRID.visible(states, times, earth)
+    )
+    assert wide.azimuth_sector == (0.0, 360.0) and wide.range_max == 1e6
+    np.testing.assert_array_equal(
+        wide.measure(states, times, earth), MADRID.measure(states, times, earth)
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"azimuth_sector": (10.0, 10.0)}, ValueError, "azimuth_sector must have a non-zero width"),
+        ({"azimuth_sector": (360.0, 0.0)}, ValueError, "azimuth_sector must have a non-zero width"),
+        ({"azimuth_sector": (0.0, 400.0)}, ValueError, r"azimuth_sector must hold two azimuths"),
+        ({"azimuth_sector": (-10.0, 30.0)}, ValueError, r"azimuth_sector must hold two azimuths"),
+        ({"azimuth_sector": (0.0, np.nan)}, ValueError, r"azimuth_sector must hold two azimuths"),
+        ({"azimuth_sector": (10.0, 20.0, 30.0)}, ValueError, "azimuth_sector must be a pair"),
+        ({"azimuth_sector": 30.0}, ValueError, "azimuth_sector must be a pair"),
+        ({"azimuth_sector": ("a", "b")}, TypeError, "azimuth_sector"),
+        ({"range_max": 0.0}, ValueError, "range_max"),
+        ({"range_max": -5.0}, ValueError, "range_max"),
+        ({"range_max": np.inf}, ValueError, "range_max"),
+        ({"range_max": "far"}, TypeError, "range_max"),
+    ],
+)
+def test_bad_field_of_regard_raises_a_clear_error(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        GroundStation("x", 0.0, 0.0, **kwargs)

@@ -3,16 +3,24 @@
 A :class:`GroundStation` measures ``(azimuth, elevation, range, range rate)`` in
 ``(rad, rad, km, km/s)``; azimuth is clockwise from north in [0, 2 pi). The range rate
 is that of the line of sight in the rotating frame (the station is fixed on the Earth).
-A measurement exists when the elevation is at least the station's mask; each station
-adds Gaussian sensor noise of standard deviations ``noise_std`` (same units). Positions
-are taken to the topocentric ENU (east, north, up) axes at the station's WGS-84 geodetic
-position (frames: :mod:`ssa_privacy.sensors.geodesy`).
+A measurement exists when the elevation is at least the station's mask and, when the
+station has them, the azimuth lies in its field of regard (``azimuth_sector``) and the
+range is within its reach (``range_max``); each station adds Gaussian sensor noise of
+standard deviations ``noise_std`` (same units). Positions are taken to the topocentric
+ENU (east, north, up) axes at the station's WGS-84 geodetic position (frames:
+:mod:`ssa_privacy.sensors.geodesy`).
 
 A station knows its measurement, not privacy (a sensor comes before the privacy stage of
 the pipeline and imports none of it): :meth:`GroundStation.linearised_measurement`
 returns the linearised model ``h(X) ~ h(x) + H (X - x)`` with the sensor noise covariance
 ``R`` (:class:`LinearisedMeasurement`), on which the caller designs a privacy mechanism.
 See :doc:`/theory/orbits-and-sensors`.
+
+Every sensor class (this radar, and
+:class:`ssa_privacy.sensors.optical.OpticalStation`) carries the same description of its
+measurement rows, read by the studies: ``kind`` (``"radar"``, ``"optical"``), ``rows``
+(their number), ``names``, ``units`` and ``wrapped`` (which rows are angles taken modulo
+2 pi, whose residuals must be wrapped).
 
 References
 ----------
@@ -25,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ssa_privacy._internal.validation import as_finite_array, scalar
+from ssa_privacy._internal.validation import as_finite_array, positive, real_array, scalar
 from ssa_privacy.orbits._checks import vectors
 from ssa_privacy.sensors.geodesy import _earth_rotation, geodetic_to_ecef
 
@@ -34,10 +42,13 @@ __all__ = [
     "GroundStation",
     "LinearisedMeasurement",
     "MEASUREMENTS",
+    "UNITS",
 ]
 
 #: Names of the four measurements, in order (units rad, rad, km, km/s).
 MEASUREMENTS = ("azimuth", "elevation", "range", "range_rate")
+#: Units of the four measurements of :data:`MEASUREMENTS`.
+UNITS = ("rad", "rad", "km", "km/s")
 #: Default sensor noise (1 sigma) of a tracking radar: 0.01 deg in both angles, 20 m in
 #: range, 10 cm/s in range rate.
 DEFAULT_NOISE_STD = (np.radians(0.01), np.radians(0.01), 0.020, 1.0e-4)
@@ -45,33 +56,40 @@ DEFAULT_NOISE_STD = (np.radians(0.01), np.radians(0.01), 0.020, 1.0e-4)
 
 @dataclass(frozen=True)
 class LinearisedMeasurement:
-    """A station's measurement linearised about a state: ``h(X) ~ value + H (X - state)``.
+    """A sensor's measurement linearised about a state: ``h(X) ~ value + H (X - state)``.
 
     The measurement of an ECI state ``X`` with sensor noise is
     ``Z = h(X) + W``, ``W ~ N(0, R)``; to first order about ``state``,
     ``Z ~ value + H (X - state) + W``. A privacy mechanism designed on ``H`` and a prior
-    covariance of ``X`` privatizes it.
+    covariance of ``X`` privatizes it. The ``m`` rows are those of the sensor: four for a
+    radar (:class:`GroundStation`), two for a telescope
+    (:class:`ssa_privacy.sensors.optical.OpticalStation`).
 
     Parameters
     ----------
-    H : ndarray, shape (4, 6)
-        Jacobian ``dh/dX`` at ``state``: rows azimuth, elevation (rad), range (km), range
-        rate (km/s); columns the ECI position (per km) and velocity (per km/s). Units: rad/km
-        and rad/(km/s) in the first two rows, km/km and km/(km/s) in the third, (km/s)/km
-        and (km/s)/(km/s) in the fourth.
-    R : ndarray, shape (4, 4)
-        Sensor noise covariance ``diag(noise_std^2)`` (rad^2, rad^2, km^2, km^2/s^2).
-    value : ndarray, shape (4,)
-        Noise-free measurement ``h(state)`` (rad, rad, km, km/s), azimuth in [0, 2 pi).
+    H : ndarray, shape (m, 6)
+        Jacobian ``dh/dX`` at ``state``; columns the ECI position (per km) and velocity
+        (per km/s). For a radar the rows are azimuth, elevation (rad), range (km), range
+        rate (km/s): units rad/km and rad/(km/s) in the first two rows, km/km and
+        km/(km/s) in the third, (km/s)/km and (km/s)/(km/s) in the fourth. For a
+        telescope, right ascension and declination (rad/km, zero on the velocity).
+    R : ndarray, shape (m, m)
+        Sensor noise covariance ``diag(noise_std^2)`` (measurement units squared).
+    value : ndarray, shape (m,)
+        Noise-free measurement ``h(state)``; angles that wrap (azimuth, right ascension)
+        in [0, 2 pi).
     state : ndarray, shape (6,)
         Linearisation point, ECI (km, km/s).
     time : float
         Time of the measurement (s since epoch).
+    names : tuple of str, optional
+        Names of the ``m`` rows, default :data:`MEASUREMENTS` (a radar's).
 
     Notes
     -----
-    Vallado Algorithm 27 (RAZEL), differentiated (:meth:`GroundStation.jacobian`); see
-    :doc:`/theory/orbits-and-sensors`.
+    Vallado Algorithm 27 (RAZEL), differentiated (:meth:`GroundStation.jacobian`), or the
+    topocentric right ascension and declination (Vallado Algorithm 26, TOPOCENTRIC) and
+    their derivatives; see :doc:`/theory/orbits-and-sensors`.
     """
 
     H: np.ndarray
@@ -79,11 +97,173 @@ class LinearisedMeasurement:
     value: np.ndarray
     state: np.ndarray
     time: float
+    names: tuple = MEASUREMENTS
 
-    @property
-    def names(self):
-        """Names of the four measurement rows, :data:`MEASUREMENTS`."""
-        return MEASUREMENTS
+
+def _site_axes(latitude, longitude, altitude):
+    """ECEF position (km) of a geodetic site and the rotation ECEF -> ENU (rows E, N, U).
+
+    Vallado §3.2 (site on the WGS-84 ellipsoid) and the topocentric axes of Algorithm 27.
+    """
+    site = geodetic_to_ecef(latitude, longitude, altitude)
+    lat, lon = np.radians(latitude), np.radians(longitude)
+    enu = np.array(
+        [
+            [-np.sin(lon), np.cos(lon), 0.0],
+            [-np.sin(lat) * np.cos(lon), -np.sin(lat) * np.sin(lon), np.cos(lat)],
+            [np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)],
+        ]
+    )
+    return site, enu
+
+
+def _checked_sector(sector):
+    """An azimuth sector (from, to) in degrees as a tuple of floats, or None.
+
+    Raises
+    ------
+    TypeError
+        If the values are not real numbers.
+    ValueError
+        Naming ``azimuth_sector``, unless it is two finite azimuths in [0, 360] of
+        non-zero width (``from == to`` is refused; ``(0, 360)`` is the full circle).
+    """
+    if sector is None:
+        return None
+    values = real_array(sector, "azimuth_sector")
+    if values.shape != (2,):
+        raise ValueError(
+            f"azimuth_sector must be a pair (from, to) of azimuths in degrees, got {sector!r}"
+        )
+    if not np.all(np.isfinite(values)) or np.any((values < 0) | (values > 360)):
+        raise ValueError(
+            f"azimuth_sector must hold two azimuths in [0, 360] degrees, got {sector!r}"
+        )
+    start, stop = (float(v) for v in values)
+    if _sector_width(start, stop) == 0:
+        raise ValueError(
+            f"azimuth_sector must have a non-zero width (from != to), got {sector!r}; "
+            "use (0, 360) for the full circle"
+        )
+    return start, stop
+
+
+def _sector_width(start, stop):
+    """Clockwise width (deg) from ``start`` to ``stop``, both in [0, 360]; 360 for (0, 360)."""
+    return stop - start if stop > start else stop - start + 360.0 if stop < start else 0.0
+
+
+def _checked_range_max(range_max):
+    """``range_max`` as a positive float (km), or None.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming ``range_max``, as :func:`ssa_privacy._internal.validation.positive`.
+    """
+    return None if range_max is None else positive(range_max, "range_max")
+
+
+def _azimuth_elevation_range(rho):
+    """Azimuth in [0, 2 pi), elevation (rad) and range (km) of ENU lines of sight (..., 3)."""
+    east, north, up = np.moveaxis(rho, -1, 0)
+    return (
+        np.mod(np.arctan2(east, north), 2 * np.pi),
+        np.arctan2(up, np.hypot(east, north)),
+        np.linalg.norm(rho, axis=-1),
+    )
+
+
+def _check_site(sensor):
+    """Validate a sensor's site fields and store its geometry (for ``__post_init__``).
+
+    The sensor is a frozen dataclass with the fields ``name``, ``latitude``,
+    ``longitude``, ``altitude``, ``elevation_mask``, ``noise_std``, ``azimuth_sector`` and
+    ``range_max`` and the class attribute ``rows``; ``noise_std``, ``azimuth_sector`` and
+    ``range_max`` are stored normalised, and ``_geometry`` = (site ECEF, ECEF -> ENU).
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a string or a number is not a real number.
+    ValueError
+        Naming the field, on a value out of range or not finite.
+    """
+    if not isinstance(sensor.name, str):
+        raise TypeError(f"name must be a string, got {type(sensor.name).__name__}")
+    for field_name in ("latitude", "longitude", "altitude"):
+        scalar(getattr(sensor, field_name), field_name)
+    site, enu = _site_axes(sensor.latitude, sensor.longitude, sensor.altitude)
+    if not 0 <= scalar(sensor.elevation_mask, "elevation_mask") < 90:
+        raise ValueError(
+            f"elevation_mask must lie in [0, 90) degrees, got {sensor.elevation_mask!r}"
+        )
+    std = as_finite_array(sensor.noise_std, "noise_std", ndim=1)
+    if std.shape != (sensor.rows,) or np.any(std <= 0):
+        raise ValueError(
+            f"noise_std must hold {sensor.rows} positive values, got {sensor.noise_std!r}"
+        )
+    object.__setattr__(sensor, "noise_std", tuple(float(s) for s in std))
+    object.__setattr__(sensor, "azimuth_sector", _checked_sector(sensor.azimuth_sector))
+    object.__setattr__(sensor, "range_max", _checked_range_max(sensor.range_max))
+    object.__setattr__(sensor, "_geometry", (site, enu))
+
+
+def _topocentric(sensor, states, times, earth):
+    """Line of sight and its rate in the sensor's ENU axes (km, km/s), each ``(..., 3)``.
+
+    Raises
+    ------
+    TypeError
+        If ``earth`` is not an EarthRotation.
+    ValueError
+        As :meth:`EarthRotation.eci_to_ecef`, or on a satellite at the station.
+    """
+    ecef = _earth_rotation(earth).eci_to_ecef(states, times)
+    site, rotation = sensor._geometry
+    rho = (ecef[..., :3] - site) @ rotation.T
+    if np.any(np.linalg.norm(rho, axis=-1) == 0):
+        raise ValueError("states include a satellite at the station: the line of sight is zero")
+    return rho, ecef[..., 3:] @ rotation.T
+
+
+def _in_field(sensor, azimuth, elevation, distance):
+    """Elevation at or above the mask, azimuth in the sector, range within reach (bool).
+
+    Azimuth and elevation in rad, distance in km; the sector test is inclusive at both
+    ends and wraps through north (Vallado §4.4, site visibility).
+    """
+    seen = elevation >= np.radians(sensor.elevation_mask)
+    if sensor.azimuth_sector is not None:
+        start, stop = sensor.azimuth_sector
+        width = np.radians(_sector_width(start, stop))
+        seen = seen & (np.mod(azimuth - np.radians(start), 2 * np.pi) <= width)
+    if sensor.range_max is not None:
+        seen = seen & (distance <= sensor.range_max)
+    return seen
+
+
+def _linearise(sensor, state, time, earth):
+    """:class:`LinearisedMeasurement` of a sensor about one state (checks state and time).
+
+    Raises
+    ------
+    ValueError
+        On a state that is not a finite 6-vector or a non-finite time, or as the
+        sensor's ``jacobian``.
+    """
+    state = as_finite_array(state, "state", ndim=1)
+    if state.shape != (6,):
+        raise ValueError(f"state must have 6 entries, got shape {state.shape}")
+    time = scalar(time, "time")
+    return LinearisedMeasurement(
+        H=sensor.jacobian(state, time, earth),
+        R=sensor.noise_covariance,
+        value=sensor.measure(state, time, earth),
+        state=state.copy(),
+        time=time,
+        names=sensor.names,
+    )
 
 
 @dataclass(frozen=True)
@@ -103,12 +283,33 @@ class GroundStation:
     noise_std : sequence of 4 floats, optional
         Standard deviations of the sensor noise on (azimuth, elevation, range, range rate)
         in (rad, rad, km, km/s), default :data:`DEFAULT_NOISE_STD`.
+    azimuth_sector : pair of floats, optional
+        Field of regard in azimuth, ``(from, to)`` in degrees in [0, 360], clockwise from
+        north and inclusive; it may wrap through north (``(300, 30)`` spans 90 deg);
+        ``(0, 360)`` is the full circle. Default None: the full circle.
+    range_max : float, optional
+        Largest range of a measurement (km, positive). Default None: no limit.
+
+    Attributes
+    ----------
+    kind : str
+        ``"radar"``.
+    rows : int
+        4, the number of measurement rows.
+    names : tuple of str
+        :data:`MEASUREMENTS`.
+    units : tuple of str
+        :data:`UNITS`, ``("rad", "rad", "km", "km/s")``.
+    wrapped : tuple of bool
+        ``(True, False, False, False)``: the azimuth is an angle modulo 2 pi.
 
     Raises
     ------
     ValueError
         On a latitude outside [-90, 90], a mask outside [0, 90), a noise standard
-        deviation that is not positive, or a value that is not finite.
+        deviation that is not positive, an azimuth sector that is not two azimuths in
+        [0, 360] of non-zero width, a ``range_max`` that is not positive, or a value that
+        is not finite.
     TypeError
         If ``name`` is not a string or a number is not a real number.
 
@@ -116,7 +317,9 @@ class GroundStation:
     -----
     Vallado Algorithm 27 (RAZEL): topocentric ENU vector, azimuth and elevation. A
     station designs no privacy: :meth:`linearised_measurement` gives the model that a
-    mechanism privatizes (:doc:`/theory/orbits-and-sensors`).
+    mechanism privatizes (:doc:`/theory/orbits-and-sensors`). The sector and range limit
+    model a radar's field of regard and its detection range (e.g. a phased array facing
+    one way); Vallado §4.4 (site visibility).
     """
 
     name: str
@@ -125,30 +328,17 @@ class GroundStation:
     altitude: float = 0.0
     elevation_mask: float = 10.0
     noise_std: tuple = DEFAULT_NOISE_STD
+    azimuth_sector: tuple | None = None
+    range_max: float | None = None
+
+    kind = "radar"
+    rows = 4
+    names = MEASUREMENTS
+    units = UNITS
+    wrapped = (True, False, False, False)
 
     def __post_init__(self):
-        if not isinstance(self.name, str):
-            raise TypeError(f"name must be a string, got {type(self.name).__name__}")
-        for field_name in ("latitude", "longitude", "altitude"):
-            scalar(getattr(self, field_name), field_name)
-        site = geodetic_to_ecef(self.latitude, self.longitude, self.altitude)
-        if not 0 <= scalar(self.elevation_mask, "elevation_mask") < 90:
-            raise ValueError(
-                f"elevation_mask must lie in [0, 90) degrees, got {self.elevation_mask!r}"
-            )
-        std = as_finite_array(self.noise_std, "noise_std", ndim=1)
-        if std.shape != (4,) or np.any(std <= 0):
-            raise ValueError(f"noise_std must hold 4 positive values, got {self.noise_std!r}")
-        object.__setattr__(self, "noise_std", tuple(float(s) for s in std))
-        lat, lon = np.radians(self.latitude), np.radians(self.longitude)
-        enu = np.array(
-            [
-                [-np.sin(lon), np.cos(lon), 0.0],
-                [-np.sin(lat) * np.cos(lon), -np.sin(lat) * np.sin(lon), np.cos(lat)],
-                [np.cos(lat) * np.cos(lon), np.cos(lat) * np.sin(lon), np.sin(lat)],
-            ]
-        )
-        object.__setattr__(self, "_geometry", (site, enu))
+        _check_site(self)
 
     @property
     def ecef(self):
@@ -167,12 +357,7 @@ class GroundStation:
 
     def _topocentric(self, states, times, earth):
         """Line of sight and its rate in ENU (km, km/s), each ``states.shape[:-1] + (3,)``."""
-        ecef = _earth_rotation(earth).eci_to_ecef(states, times)
-        site, rotation = self._geometry
-        rho = (ecef[..., :3] - site) @ rotation.T
-        if np.any(np.linalg.norm(rho, axis=-1) == 0):
-            raise ValueError("states include a satellite at the station: the line of sight is zero")
-        return rho, ecef[..., 3:] @ rotation.T
+        return _topocentric(self, states, times, earth)
 
     def measure(self, states, times, earth):
         """Noise-free measurements ``(azimuth, elevation, range, range rate)``.
@@ -216,7 +401,7 @@ class GroundStation:
         )
 
     def visible(self, states, times, earth):
-        """Whether the satellite is at or above the station's elevation mask.
+        """Whether the satellite is in the station's field of regard.
 
         Parameters
         ----------
@@ -226,14 +411,23 @@ class GroundStation:
         Returns
         -------
         bool or ndarray of bool, shape ``states.shape[:-1]``
-            True where the elevation is at least :attr:`elevation_mask`.
+            True where the elevation is at least :attr:`elevation_mask` and, when set,
+            the azimuth lies in :attr:`azimuth_sector` (inclusive) and the range is at
+            most :attr:`range_max`.
 
         Raises
         ------
         ValueError
             As :meth:`measure`.
+
+        Notes
+        -----
+        Vallado §4.4 (site visibility) on the RAZEL measurement of Algorithm 27.
         """
-        return self.measure(states, times, earth)[..., 1] >= np.radians(self.elevation_mask)
+        z = self.measure(states, times, earth)
+        if self.azimuth_sector is None and self.range_max is None:
+            return z[..., 1] >= np.radians(self.elevation_mask)
+        return _in_field(self, z[..., 0], z[..., 1], z[..., 2])
 
     def linearised_measurement(self, state, time, earth):
         """The measurement model linearised about one state, with the sensor noise.
@@ -252,8 +446,8 @@ class GroundStation:
         -------
         LinearisedMeasurement
             ``H`` (4, 6) from :meth:`jacobian`, ``R`` (4, 4) the sensor noise covariance
-            :attr:`noise_covariance`, ``value`` = :meth:`measure` at ``state``, and the
-            point ``state`` and ``time``.
+            :attr:`noise_covariance`, ``value`` = :meth:`measure` at ``state``, the
+            point ``state`` and ``time``, and the row names :data:`MEASUREMENTS`.
 
         Raises
         ------
@@ -277,17 +471,7 @@ class GroundStation:
         >>> model.H.shape, model.R.shape
         ((4, 6), (4, 4))
         """
-        state = as_finite_array(state, "state", ndim=1)
-        if state.shape != (6,):
-            raise ValueError(f"state must have 6 entries, got shape {state.shape}")
-        time = scalar(time, "time")
-        return LinearisedMeasurement(
-            H=self.jacobian(state, time, earth),
-            R=self.noise_covariance,
-            value=self.measure(state, time, earth),
-            state=state.copy(),
-            time=time,
-        )
+        return _linearise(self, state, time, earth)
 
     def jacobian(self, states, times, earth):
         """Jacobian of :meth:`measure` with respect to the ECI state.
