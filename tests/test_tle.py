@@ -275,6 +275,19 @@ def test_a_three_line_catalogue_is_read_in_order(tmp_path):
     assert sets[1].catalogue_number == "06251"
 
 
+def test_a_two_line_catalogue_is_read_in_order(tmp_path):
+    one, two = _fixed("06251")
+    path = _write(tmp_path, [L1, L2, "", one, two])
+    sets = read_catalogue(path)
+    assert [s.name for s in sets] == ["25544", "06251"]
+    assert [(s.line1, s.line2) for s in sets] == [(L1, L2), (one, two)]
+    # the same element sets as from the three-line file
+    named = read_catalogue(_write(tmp_path, ["ISS", L1, L2, "DELTA", one, two], "named.tle"))
+    t = np.linspace(0.0, DAY, 5)
+    for plain, three in zip(sets, named):
+        np.testing.assert_array_equal(plain.propagate(t), three.propagate(t))
+
+
 # (description, file lines, file line at fault, message fragment)
 CATALOGUE_FAULTS = [
     ("bad second set", ["ISS", L1, L2, "BAD", L1, wrong_checksum(L2)], 6,
@@ -282,7 +295,15 @@ CATALOGUE_FAULTS = [
     ("bad first line", ["ISS", L1[:60], L2], 2, "TLE line 1, drag term B* (columns 54-61)"),
     ("blank lines counted", ["", "ISS", "", L1, put(L2, 9, "191.6392")], 5,
      "TLE line 2, inclination (columns 9-16)"),
-    ("two-line file", [L1, L2], 1, "found a TLE line where the name line"),
+    ("three-line file, a name missing", ["ISS", L1, L2, L1, L2], 4,
+     "found a TLE line where the name line"),
+    ("two-line file, a name line", [L1, L2, "ISS", L1, L2], 3,
+     "found a line that is not a TLE line 1 where one belongs"),
+    ("two-line file, bad line 2", [L1, L2, L1, wrong_checksum(L2)], 4,
+     "element set '25544', TLE line 2, checksum (column 69)"),
+    ("two-line file, bad line 1", ["", wrong_checksum(L1), L2], 2,
+     "TLE line 1, checksum (column 69)"),
+    ("two-line file ends after line 1", [L1, L2, L1], 3, "TLE line 2 is missing"),
     ("ends after line 1", ["ISS", L1, L2, "LAST", L1], 5, "TLE line 2 is missing"),
     ("ends after the name", ["ISS", L1, L2, "LAST"], 4, "TLE line 1 is missing"),
 ]  # fmt: skip

@@ -21,7 +21,9 @@ is too far from the window start for SGP4 to be trusted there. Every element set
 out is recorded by :func:`exclusion` with the reason.
 """
 
+import re
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import numpy as np
 from sgp4.api import SatrecArray, jday
@@ -39,6 +41,7 @@ __all__ = [
     "mean_motion",
     "newest_element_sets",
     "parse_utc",
+    "read_element_sets",
     "regime",
     "select_objects",
     "sgp4_states",
@@ -447,3 +450,62 @@ def stale_element_sets(element_sets, start_jd, staleness_days=STALENESS_DAYS):
                 )
             )
     return out
+
+
+#: A CCSDS KVN message starts with its version keyword (CCSDS 502.0-B-3, 7.4.3).
+_KVN_OMM = re.compile(r"CCSDS_OMM_VERS\s*=")
+
+
+def read_element_sets(path):
+    """Element sets from a TLE file (two-line or three-line) or an OMM file, by content.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file. Its first non-blank characters decide the reader: ``<`` an NDM/XML
+        file of OMMs (:func:`ssa_privacy.orbits.omm.read_omm`), ``CCSDS_OMM_VERS`` a KVN
+        OMM file (the same reader), anything else a TLE catalogue, three-line or plain
+        two-line (:func:`ssa_privacy.orbits.tle.read_catalogue`). The suffix is not
+        looked at.
+
+    Returns
+    -------
+    list of ssa_privacy.orbits.tle.ElementSet
+        In file order.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` is not a file (the message names it).
+    ValueError
+        Naming the file: not UTF-8 text, empty, a CCSDS message other than an OMM (a
+        KVN file starting with another ``CCSDS_..._VERS``), or an error of the reader
+        (:class:`~ssa_privacy.orbits.tle_format.TLEError` for a TLE file, which is a
+        ValueError).
+
+    Notes
+    -----
+    TLE: Vallado et al., "Revisiting Spacetrack Report #3" (2006); OMM: CCSDS 502.0-B-3,
+    section 4.
+    """
+    from ssa_privacy.orbits.omm import read_omm
+    from ssa_privacy.orbits.tle import read_catalogue
+
+    file = Path(path)
+    if not file.is_file():
+        raise FileNotFoundError(f"{file}: element set file not found (not a file)")
+    raw = file.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        raise ValueError(f"{file}, line {line}: the file is not UTF-8 text") from None
+    start = text.lstrip()
+    if not start:
+        raise ValueError(f"{file}: the file is empty (no element set)")
+    if start.startswith("<") or _KVN_OMM.match(start):
+        return read_omm(file)
+    if start.startswith("CCSDS_"):
+        keyword = start.split("=", 1)[0].split()[0]
+        raise ValueError(f"{file}: a CCSDS message ({keyword}), not an OMM: no element sets in it")
+    return read_catalogue(file)

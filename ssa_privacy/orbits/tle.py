@@ -3,8 +3,10 @@
 The ``sgp4`` package ships real element sets: ``SGP4-VER.TLE``, the 33 verification
 satellites of the SGP4 standard, and an ISS element set in ``sgp4/tests.py``. They are
 read from the installed package (never copied into this repository, never downloaded).
-Whole catalogues in the three-line format (a name line, then lines 1 and 2) are read by
-:func:`read_catalogue` and, from the data folder, :func:`load_catalogue`.
+Whole catalogues in the three-line format (a name line, then lines 1 and 2) or in the
+plain two-line format are read by :func:`read_catalogue` and, from the data folder,
+:func:`load_catalogue`; :func:`ssa_privacy.orbits.catalog.read_element_sets` also reads
+CCSDS OMM files (:mod:`ssa_privacy.orbits.omm`).
 
 An :class:`ElementSet` wraps ``sgp4.api.Satrec``: SGP4 propagation (WGS-72 constants, as
 the standard prescribes) returning states in the TEME frame (true equator, mean equinox
@@ -292,19 +294,22 @@ def _looks_like_tle_line(text):
 
 
 def read_catalogue(file):
-    """Read every element set of a three-line catalogue file (name, line 1, line 2).
+    """Read every element set of a TLE catalogue file: three-line (3LE) or plain two-line.
 
     Parameters
     ----------
     file : str or path-like
-        The catalogue, e.g. CelesTrak's three-line format. Blank lines are skipped; a
-        name line may start with ``"0 "`` (space-track's 3LE), which is dropped.
+        The catalogue, e.g. CelesTrak's three-line format (a name line, then lines 1 and
+        2) or a plain two-line file (lines 1 and 2 only, as space-track's ``tle`` format);
+        the first non-blank line decides which. Blank lines are skipped; a name line may
+        start with ``"0 "`` (space-track's 3LE), which is dropped.
 
     Returns
     -------
     list of ElementSet
-        In file order, named by their name lines. Nothing is dropped: a bad element set
-        is an error.
+        In file order, named by their name lines (a two-line file's sets by their
+        catalogue numbers, e.g. ``"25544"``). Nothing is dropped: a bad element set is an
+        error.
 
     Raises
     ------
@@ -313,8 +318,9 @@ def read_catalogue(file):
     TLEError
         A :class:`ValueError` naming the file, the line number in the file, the element
         set, the TLE line and the field at fault (see :func:`~ssa_privacy.orbits.tle_format.validate_tle`), or a file
-        that ends inside an element set, puts TLE lines where a name line belongs, or
-        holds no element set.
+        that ends inside an element set, puts TLE lines where a name line belongs (a
+        three-line file), has a line other than a TLE line 1 where one belongs (a
+        two-line file), or holds no element set.
 
     Notes
     -----
@@ -332,6 +338,8 @@ def read_catalogue(file):
     lines = [(n, t.rstrip()) for n, t in enumerate(text.splitlines(), 1) if t.strip()]
     if not lines:
         raise TLEError("the file holds no element set", file=str(path))
+    if _looks_like_tle_line(lines[0][1]) and lines[0][1].startswith("1 "):
+        return _read_two_line(lines, str(path))
     sets = []
     for start in range(0, len(lines), 3):
         group = lines[start : start + 3]
@@ -357,6 +365,37 @@ def read_catalogue(file):
             sets.append(ElementSet(name, group[1][1], group[2][1]))
         except TLEError as error:
             raise error.located(str(path), group[error.line or 1][0]) from None
+    return sets
+
+
+def _read_two_line(lines, path):
+    """The element sets of a plain two-line file: ``lines`` are (file line, text) pairs."""
+    sets = []
+    for start in range(0, len(lines), 2):
+        group = lines[start : start + 2]
+        number, first = group[0]
+        if not first.startswith("1 "):
+            raise TLEError(
+                "found a line that is not a TLE line 1 where one belongs (the file starts "
+                "with a TLE line, so it is read as a two-line file: lines 1 and 2 of each "
+                "element set, no name lines)",
+                file=path,
+                file_line=number,
+            )
+        name = first[2:7].strip()
+        if len(group) < 2:
+            raise TLEError(
+                f"the file ends inside the element set that starts at line {number}: TLE "
+                "line 2 is missing",
+                name=name,
+                line=2,
+                file=path,
+                file_line=number,
+            )
+        try:
+            sets.append(ElementSet(name, first, group[1][1]))
+        except TLEError as error:
+            raise error.located(path, group[(error.line or 1) - 1][0]) from None
     return sets
 
 
