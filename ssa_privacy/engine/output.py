@@ -305,6 +305,27 @@ class StudyOutput:
         """
         return self.folder / name
 
+    def target(self, name):
+        """Return where to write file ``name`` now, for a writer of its own (atomically).
+
+        Parameters
+        ----------
+        name : str
+            File name inside the output folder, may hold sub-folders (``ccsds/x.tdm``).
+
+        Returns
+        -------
+        Path
+            The path in the run's writing folder; the file reaches :meth:`path` when the
+            run completes.
+
+        Raises
+        ------
+        ValueError
+            If ``name`` is absolute, empty or leaves the folder.
+        """
+        return self._record(name)
+
     def _record(self, name):
         if Path(name).is_absolute() or ".." in Path(name).parts or not str(name).strip():
             raise ValueError(f"output file name must be relative and inside the folder: {name!r}")

@@ -98,12 +98,14 @@ class ContactMeasurements:
 
     Parameters
     ----------
-    stations : ndarray of int, shape (M / 4,)
-        The station of each four-row measurement.
-    indices : ndarray of int, shape (M / 4,)
+    stations : ndarray of int, shape (N,)
+        The station of each of the contact's N measurements: a radar's has four rows
+        (azimuth, elevation, range, range rate), an optical sensor's two (right ascension,
+        declination); M rows in all, in the order of the measurements.
+    indices : ndarray of int, shape (N,)
         Its index in the time grid.
     z : ndarray, shape (F, M)
-        The released measurements of each filter (rad, rad, km, km/s per measurement).
+        The released measurements of each filter (rad, km, km/s as the rows' units).
     noise : ndarray, shape (F, M, M)
         Their noise covariances (sensor and privacy), positive definite.
     scale : ndarray, shape (M,)
@@ -113,9 +115,13 @@ class ContactMeasurements:
         is a real number (the noise may exceed a turn); it is given on the branch
         nearest to the reference azimuth, and the filter compares it with its own
         prediction on that branch.
+    wrapped : ndarray of bool, shape (M,), optional
+        The rows that are angles taken modulo 2 pi (azimuth, right ascension). Default:
+        every fourth row from 0 (radar measurements only).
     """
 
-    def __init__(self, stations, indices, z, noise, scale, reference):
+    def __init__(self, stations, indices, z, noise, scale, reference, wrapped=None):
+        self.wrapped = None if wrapped is None else np.asarray(wrapped, dtype=bool)
         self.scale = np.asarray(scale, dtype=float)
         self.reference = np.asarray(reference, dtype=float)
         self.stations = np.asarray(stations)
@@ -130,18 +136,24 @@ class ContactMeasurements:
 
 
 def _linearised(stations, earth, contact, times, path, Phi, position):
-    """Predicted measurements h (M,) and maps (M, 6) of the state at the contact's end."""
+    """Predicted measurements h (M,) and maps (M, 6) of the state at the contact's end.
+
+    Each station gives its own number of rows per measurement (``station.rows``: 4 for a
+    radar, 2 for an optical sensor); the rows follow the order of the measurements."""
     rows = np.array([position[int(k)] for k in contact.indices])
-    h, maps = np.empty((len(rows), 4)), np.empty((len(rows), 4, 6))
+    sizes = np.array([stations[s].noise_covariance.shape[0] for s in contact.stations])
+    first = np.cumsum(sizes) - sizes
+    h, maps = np.empty(sizes.sum()), np.empty((sizes.sum(), 6))
     for s in np.unique(contact.stations):
         mine = contact.stations == s
         j, t = rows[mine], times[contact.indices[mine]]
-        h[mine] = stations[s].measure(path[j], t, earth)
-        maps[mine] = stations[s].jacobian(path[j], t, earth) @ Phi[j]
+        where = (first[mine][:, None] + np.arange(sizes[mine][0])).ravel()
+        h[where] = stations[s].measure(path[j], t, earth).ravel()
+        maps[where] = (stations[s].jacobian(path[j], t, earth) @ Phi[j]).reshape(-1, 6)
     end = position[contact.end]
     # H_k Phi(t_k, t_prev) Phi(t_end, t_prev)^{-1}: the maps of the state at the end
-    maps = linalg.solve(Phi[end].T, maps.reshape(-1, 6).T).T
-    return h.ravel(), maps
+    maps = linalg.solve(Phi[end].T, maps.T).T
+    return h, maps
 
 
 def _update(ekf, x_pred, P_pred, contact, f, h, maps):
@@ -153,7 +165,7 @@ def _update(ekf, x_pred, P_pred, contact, f, h, maps):
     The update is rejected when the updated orbit is not plausible (:func:`plausible`).
     """
     scale, noise = contact.scale, contact.noise[f]
-    on_branch = contact.reference + measurement_residual(h, contact.reference)
+    on_branch = contact.reference + measurement_residual(h, contact.reference, contact.wrapped)
     y = (contact.z[f] - on_branch) / scale
     H = maps / scale[:, None]
     ekf.x, ekf.P = x_pred.copy(), P_pred.copy()
@@ -194,7 +206,19 @@ def plausible(state):
     return bool(a * (1.0 - e) > R_EARTH + PERIGEE_FLOOR_KM)
 
 
-def track_contacts(propagator, earth, stations, times, x0, P0, contacts, evaluate, filters=None):
+def track_contacts(
+    propagator,
+    earth,
+    stations,
+    times,
+    x0,
+    P0,
+    contacts,
+    evaluate,
+    filters=None,
+    psd=FILTER_PSD,
+    diagnostics=False,
+):
     """Run F extended Kalman filters of one object through its contacts.
 
     Parameters
@@ -203,7 +227,7 @@ def track_contacts(propagator, earth, stations, times, x0, P0, contacts, evaluat
         The filters' dynamics.
     earth : EarthRotation
         The Earth's orientation.
-    stations : sequence of GroundStation
+    stations : sequence of GroundStation or OpticalStation
         The network (indexed by ``ContactMeasurements.stations``).
     times : ndarray, shape (m,)
         The time grid (s); the filters start at ``times[0]``.
@@ -219,6 +243,12 @@ def track_contacts(propagator, earth, stations, times, x0, P0, contacts, evaluat
         The number F of filters; required without contacts (an object that no station
         sees is tracked by prediction alone, every filter alike), else it must match the
         contacts' releases. Default: that of the contacts.
+    psd : float, optional
+        White-acceleration power spectral density of the process noise (km^2/s^3,
+        :func:`process_noise`), default :data:`FILTER_PSD`.
+    diagnostics : bool, optional
+        Also return each filter's covariance at the evaluation times and the normalized
+        innovation squared (NIS) of its updates (default False).
 
     Returns
     -------
@@ -228,6 +258,14 @@ def track_contacts(propagator, earth, stations, times, x0, P0, contacts, evaluat
     rejected : ndarray of int, shape (F,)
         Each filter's contacts whose update was rejected (the prediction is kept): an
         implausible updated orbit (:func:`plausible`).
+    diagnostics : dict, only with ``diagnostics=True``
+        ``covariances`` (F, E, 6, 6), the filters' covariances at the evaluation times
+        (km^2, km^2/s, km^2/s^2); ``nis`` (F,), the sum over the contacts of
+        ``nu^T S^-1 nu`` (nu the innovation, S its predicted covariance, every update
+        counted, rejected or not); ``nis_dof`` (F,), the sum of the updates' row counts.
+        For a consistent filter ``nis`` is chi-square with ``nis_dof`` degrees of
+        freedom (Bar-Shalom, Li and Kirubarajan, "Estimation with Applications to
+        Tracking and Navigation", 2001, §5.4).
 
     Raises
     ------
@@ -257,6 +295,7 @@ def track_contacts(propagator, earth, stations, times, x0, P0, contacts, evaluat
     x, P = np.tile(x0, (F, 1)), np.tile(P0, (F, 1, 1))
     ekfs = [ExtendedKalmanFilter(6, 4) for _ in range(F)]
     estimates, previous = np.empty((F, len(evaluate), 6)), 0
+    record = _Diagnostics(F, len(evaluate), evaluate) if diagnostics else None
     rejected = np.zeros(F, dtype=int)
     for contact in contacts:
         grid = np.unique(
@@ -267,19 +306,55 @@ def track_contacts(propagator, earth, stations, times, x0, P0, contacts, evaluat
         )
         position = _positions(grid)
         _store(estimates, evaluate, previous, contact.end, paths, position)
+        if record:
+            record.covariances(times, previous, contact.end, P, Phi, position, psd)
         end = position[contact.end]
-        Q = process_noise(times[contact.end] - times[previous])
+        Q = process_noise(times[contact.end] - times[previous], psd)
         for f in range(F):
             prior = (paths[f, end], Phi[f, end] @ P[f] @ Phi[f, end].T + Q)
             h, maps = _linearised(stations, earth, contact, times, paths[f], Phi[f], position)
             updated = _update(ekfs[f], *prior, contact, f, h, maps)
+            if record:
+                record.innovation(f, ekfs[f])
             rejected[f] += updated is None
             x[f], P[f] = prior if updated is None else updated
         previous = contact.end
     rest = np.unique(np.concatenate([[previous], _between(evaluate, previous, len(times))]))
     paths = propagator.propagate_many(times[rest], x, FILTER_TOLERANCE, FILTER_TOLERANCE)
     _store(estimates, evaluate, previous, len(times), paths, _positions(rest))
-    return estimates, rejected
+    if not record:
+        return estimates, rejected
+    _, Phi = propagator.propagate_with_transition(
+        times[rest], x, rtol=FILTER_TOLERANCE, atol=FILTER_TOLERANCE
+    )
+    record.covariances(times, previous, len(times), P, Phi, _positions(rest), psd)
+    return estimates, rejected, record.result()
+
+
+class _Diagnostics:
+    """The covariances at the evaluation times and the NIS of the updates (track_contacts)."""
+
+    def __init__(self, filters, count, evaluate):
+        self.evaluate = evaluate
+        self.P = np.empty((filters, count, 6, 6))
+        self.nis, self.dof = np.zeros(filters), np.zeros(filters, dtype=int)
+
+    def covariances(self, times, first, last, P, Phi, position, psd):
+        """Predicted covariances ``Phi P Phi^T + Q`` at the evaluation indices in [first, last)."""
+        for e in np.flatnonzero((self.evaluate >= first) & (self.evaluate < last)):
+            k = position[int(self.evaluate[e])]
+            Q = process_noise(times[self.evaluate[e]] - times[first], psd)
+            predicted = np.einsum("fij,fjk,flk->fil", Phi[:, k], P, Phi[:, k]) + Q
+            self.P[:, e] = 0.5 * (predicted + np.swapaxes(predicted, 1, 2))
+
+    def innovation(self, f, ekf):
+        """Add the last update's ``nu^T S^-1 nu``: filterpy's Mahalanobis distance, squared
+        (the rows' common scaling cancels)."""
+        self.nis[f] += float(ekf.mahalanobis) ** 2
+        self.dof[f] += len(ekf.y)
+
+    def result(self):
+        return {"covariances": self.P, "nis": self.nis.copy(), "nis_dof": self.dof.copy()}
 
 
 def _filter_count(contacts, filters):

@@ -42,35 +42,58 @@ SIGMA_POINT_PARAMETERS = (1.0, 2.0, 0.0)
 FIRST_STEP = 60.0
 
 
-def _wrap_azimuth(values):
-    """Wrap the azimuth entries (every fourth, from 0) of stacked measurements into (-pi, pi]."""
+def _wrap_azimuth(values, wrapped=None):
+    """Wrap the angle entries of stacked measurements into (-pi, pi].
+
+    ``wrapped`` is a boolean mask over the last axis (the rows that are angles taken
+    modulo 2 pi); by default every fourth entry from 0 (the azimuths of radar rows)."""
     values = np.array(values, dtype=float)
-    values[..., 0::4] = np.angle(np.exp(1j * values[..., 0::4]))
+    if wrapped is None:
+        values[..., 0::4] = np.angle(np.exp(1j * values[..., 0::4]))
+    else:
+        values[..., wrapped] = np.angle(np.exp(1j * values[..., wrapped]))
     return values
 
 
-def measurement_residual(z, z_ref):
-    """Difference of stacked measurements with azimuth differences wrapped into (-pi, pi].
+def measurement_residual(z, z_ref, wrapped=None):
+    """Difference of stacked measurements with angle differences wrapped into (-pi, pi].
 
     Parameters
     ----------
-    z, z_ref : ndarray, shape (4 k,)
-        Stacked ``(azimuth, elevation, range, range rate)`` of k stations.
+    z, z_ref : ndarray, shape (M,)
+        Stacked measurements, e.g. ``(azimuth, elevation, range, range rate)`` of k radars
+        (M = 4 k) or a mix of radar and optical (right ascension, declination) rows.
+    wrapped : array_like of bool, shape (M,), optional
+        Which rows are angles taken modulo 2 pi (azimuth, right ascension). Default: every
+        fourth row from 0 (radar rows only; M must then be a multiple of 4).
 
     Returns
     -------
-    ndarray, shape (4 k,)
-        ``z - z_ref``, the azimuth entries wrapped.
+    ndarray, shape (M,)
+        ``z - z_ref``, the wrapped entries in (-pi, pi].
 
     Raises
     ------
     ValueError
-        If z and z_ref are not finite or not of the same shape ``(4 k,)``.
+        If z and z_ref are not finite or not of one shape (M,), if ``wrapped`` is not a
+        boolean mask of shape (M,), or, without ``wrapped``, if M is not a multiple of 4.
     """
     z, z_ref = as_finite_array(z, "z"), as_finite_array(z_ref, "z_ref")
-    if z.shape != z_ref.shape or z.ndim != 1 or z.size % 4:
-        raise ValueError(f"z and z_ref must have one shape (4 k,), got {z.shape} and {z_ref.shape}")
-    return _wrap_azimuth(z - z_ref)
+    if wrapped is None:
+        if z.shape != z_ref.shape or z.ndim != 1 or z.size % 4:
+            raise ValueError(
+                f"z and z_ref must have one shape (4 k,), got {z.shape} and {z_ref.shape}"
+            )
+        return _wrap_azimuth(z - z_ref)
+    if z.shape != z_ref.shape or z.ndim != 1:
+        raise ValueError(f"z and z_ref must have one shape (M,), got {z.shape} and {z_ref.shape}")
+    wrapped = np.asarray(wrapped)
+    if wrapped.dtype != bool or wrapped.shape != z.shape:
+        raise ValueError(
+            f"wrapped must be a boolean mask of shape {z.shape}, got {wrapped.dtype} "
+            f"of shape {wrapped.shape}"
+        )
+    return _wrap_azimuth(z - z_ref, wrapped)
 
 
 def measurement_mean(sigmas, weights):

@@ -48,10 +48,11 @@ class Pass:
         Index of the station in the list given to :func:`object_stream`.
     indices : ndarray of int, shape (K,)
         Indices of the pass's sample times in the window's time grid.
-    C : ndarray, shape (K, 4, 6)
-        Linearised maps from x0 to (azimuth, elevation, range, range rate), rad, rad,
-        km, km/s per km and km/s.
-    R : ndarray, shape (4, 4)
+    C : ndarray, shape (K, m, 6)
+        Linearised maps from x0 to the station's m measurement rows: (azimuth, elevation,
+        range, range rate) for a radar (m = 4; rad, rad, km, km/s), (right ascension,
+        declination) for an optical sensor (m = 2; rad), per km and km/s.
+    R : ndarray, shape (m, m)
         The station's sensor noise covariance.
     """
 
@@ -70,7 +71,7 @@ def object_stream(state0, times, stations, earth, propagator):
         Nominal ECI state at ``times[0]`` (km, km/s).
     times : array_like, shape (m,)
         Sample times of the window (s since the Earth model's epoch), increasing.
-    stations : sequence of GroundStation
+    stations : sequence of GroundStation or OpticalStation
         The network.
     earth : EarthRotation
         The Earth's orientation.
@@ -97,7 +98,7 @@ def object_stream(state0, times, stations, earth, propagator):
     return nominal[0], Phi[0], passes_of(nominal[0], Phi[0], times, stations, earth)
 
 
-def passes_of(nominal, Phi, times, stations, earth, longest=None):
+def passes_of(nominal, Phi, times, stations, earth, longest=None, visible=None):
     """Every pass of every station over one object's nominal track, with its maps of x0.
 
     Parameters
@@ -112,6 +113,10 @@ def passes_of(nominal, Phi, times, stations, earth, longest=None):
         The most samples of one pass: a longer stretch in view (an object at MEO or GEO
         altitude is in view for hours) is cut into passes at the multiples of
         ``longest`` (:func:`~ssa_privacy.sensors.visibility.split_passes`). Default: no cut.
+    visible : sequence of ndarray of bool, shape (m,) each, optional
+        Per station, the grid epochs at which it measures (for example those of recorded
+        measurements). Default: where the station sees the nominal track
+        (``station.visible``).
 
     Returns
     -------
@@ -126,7 +131,8 @@ def passes_of(nominal, Phi, times, stations, earth, longest=None):
     times = np.asarray(times, dtype=float)
     found = []
     for index, station in enumerate(stations):
-        runs = passes(station.visible(nominal, times, earth))
+        seen = station.visible(nominal, times, earth) if visible is None else visible[index]
+        runs = passes(np.asarray(seen, dtype=bool))
         for start, stop in runs if longest is None else split_passes(runs, longest):
             rows = np.arange(start, stop)
             H = station.jacobian(nominal[rows], times[rows], earth)

@@ -32,7 +32,11 @@ import importlib.util
 import pkgutil
 from dataclasses import dataclass
 
-__all__ = ["StudyInfo", "load_study", "study_info", "study_names"]
+__all__ = ["NOT_STUDIES", "StudyInfo", "load_study", "study_info", "study_names"]
+
+
+#: Public modules of this package that are not studies.
+NOT_STUDIES = frozenset({"scenario"})
 
 
 def study_names():
@@ -46,7 +50,7 @@ def study_names():
     return sorted(
         info.name.replace("_", "-")
         for info in pkgutil.iter_modules(__path__)
-        if not info.name.startswith("_")
+        if not info.name.startswith("_") and info.name not in NOT_STUDIES
     )
 
 

@@ -10,7 +10,6 @@ from ssa_privacy.constants import R_EARTH
 from ssa_privacy.engine.figures import save_figures
 from ssa_privacy.orbits.catalog import sgp4_states
 from ssa_privacy.sensors.geodesy import ground_track
-from ssa_privacy.sensors.networks import ELEVATION_MASK, SITES
 
 __all__ = [
     "COLOURS",
@@ -23,6 +22,7 @@ __all__ = [
     "rmse_cdf",
     "rmse_vs_epsilon",
     "save",
+    "sensor_records",
 ]
 
 FONT = {"font.size": 8, "axes.titlesize": 8, "legend.fontsize": 7.5}
@@ -114,15 +114,31 @@ def rmse_vs_epsilon(rows):
     return fig
 
 
-def _coverage_circle(latitude, longitude, altitude, mask):
-    """Ground points (deg) where an object at ``altitude`` km is at elevation ``mask`` deg."""
+def _coverage_circle(latitude, longitude, altitude, mask, sector=None, range_max=None):
+    """Ground points (deg) bounding where an object at ``altitude`` km is seen from a site.
+
+    The boundary lies where the object is at elevation ``mask`` deg or, nearer, at slant
+    range ``range_max`` km; with an azimuth ``sector`` (deg, clockwise from north, from
+    ``sector[0]`` to ``sector[1]``) it is the wedge from the site over that arc."""
     el = np.radians(mask)
     angle = np.arccos(R_EARTH * np.cos(el) / (R_EARTH + altitude)) - el
-    bearing = np.linspace(0.0, 2.0 * np.pi, 181)
+    if range_max is not None:
+        outer = R_EARTH + altitude
+        cosine = (R_EARTH**2 + outer**2 - range_max**2) / (2.0 * R_EARTH * outer)
+        angle = min(angle, np.arccos(np.clip(cosine, -1.0, 1.0)))
+    if sector is None:
+        bearing = np.linspace(0.0, 2.0 * np.pi, 181)
+    else:
+        width = (sector[1] - sector[0]) % 360.0 or 360.0
+        arc = np.radians(sector[0] + np.linspace(0.0, width, max(3, round(width / 2))))
+        bearing = np.concatenate([[0.0], arc, [0.0]])
+    ground = np.full(bearing.shape, angle)
+    if sector is not None:
+        ground[[0, -1]] = 0.0
     phi, lam = np.radians(latitude), np.radians(longitude)
-    lat = np.arcsin(np.sin(phi) * np.cos(angle) + np.cos(phi) * np.sin(angle) * np.cos(bearing))
+    lat = np.arcsin(np.sin(phi) * np.cos(ground) + np.cos(phi) * np.sin(ground) * np.cos(bearing))
     lon = lam + np.arctan2(
-        np.sin(bearing) * np.sin(angle) * np.cos(phi), np.cos(angle) - np.sin(phi) * np.sin(lat)
+        np.sin(bearing) * np.sin(ground) * np.cos(phi), np.cos(ground) - np.sin(phi) * np.sin(lat)
     )
     return np.degrees(lat), (np.degrees(lon) + 180.0) % 360.0 - 180.0
 
@@ -133,25 +149,45 @@ def _broken(longitude, latitude):
     return np.insert(longitude, wrapped, np.nan), np.insert(latitude, wrapped, np.nan)
 
 
-def network_coverage(tracks, names, hours=TRACK_HOURS):
-    """The radar sites, their coverage at MAP_ALTITUDE_KM, and a few ``hours``-long ground
-    tracks."""
+def sensor_records(stations):
+    """What the coverage map draws of each sensor: name, kind, site, mask, sector, range."""
+    return [
+        {
+            "name": station.name,
+            "kind": station.kind,
+            "latitude": station.latitude,
+            "longitude": station.longitude,
+            "elevation_mask": station.elevation_mask,
+            "azimuth_sector": station.azimuth_sector,
+            "range_max": station.range_max,
+        }
+        for station in stations
+    ]
+
+
+def network_coverage(tracks, names, sensors, hours=TRACK_HOURS):
+    """The sensors' sites (stars: radars, triangles: optical), their coverage of an object
+    at MAP_ALTITUDE_KM (each above its own mask, within its sector and range), and a few
+    ``hours``-long ground tracks."""
     with plt.rc_context(FONT):
         fig, ax = plt.subplots(figsize=(PAGE, 3.6))
-        for n, (name, latitude, longitude, *_rest) in enumerate(SITES):
-            lat, lon = _coverage_circle(latitude, longitude, MAP_ALTITUDE_KM, ELEVATION_MASK)
-            lon, lat = _broken(lon, lat)
-            ax.plot(lon, lat, color=COLOURS[n % len(COLOURS)], lw=0.8)
-            ax.plot(
-                longitude,
-                latitude,
-                "*",
-                color=COLOURS[n % len(COLOURS)],
-                ms=8,
-                mec="black",
-                mew=0.4,
+        for n, sensor in enumerate(sensors):
+            colour = COLOURS[n % len(COLOURS)]
+            lat, lon = _coverage_circle(
+                sensor["latitude"],
+                sensor["longitude"],
+                MAP_ALTITUDE_KM,
+                sensor["elevation_mask"],
+                sensor["azimuth_sector"],
+                sensor["range_max"],
             )
-            ax.annotate(name, (longitude, latitude), xytext=(3, 3), textcoords="offset points")
+            lon, lat = _broken(lon, lat)
+            ax.plot(lon, lat, color=colour, lw=0.8)
+            marker = "*" if sensor["kind"] == "radar" else "^"
+            site = (sensor["longitude"], sensor["latitude"])
+            ax.plot(*site, marker, color=colour, ms=8 if marker == "*" else 6, mec="black", mew=0.4)
+            label = f"{sensor['name']} ({sensor['elevation_mask']:g} deg)"
+            ax.annotate(label, site, xytext=(3, 3), textcoords="offset points")
         for (latitude, longitude), name in zip(tracks, names, strict=True):
             lon, lat = _broken(longitude, latitude)
             ax.plot(lon, lat, color="0.5", lw=0.7, ls="--")
@@ -163,8 +199,9 @@ def network_coverage(tracks, names, hours=TRACK_HOURS):
         ax.set_xlabel("longitude (deg)")
         ax.set_ylabel("geodetic latitude (deg)")
         ax.set_title(
-            f"coverage above {ELEVATION_MASK:g} deg elevation of an object at {MAP_ALTITUDE_KM:g} km "
-            f"(solid) and {hours:g} h ground tracks of sampled objects (dashed)"
+            f"coverage of an object at {MAP_ALTITUDE_KM:g} km above each sensor's mask, within "
+            "its sector and range (solid; stars radar, triangles optical)\n"
+            f"and {hours:g} h ground tracks of tracked objects (dashed)"
         )
         ax.grid(color="0.9", lw=0.5)
     return fig
@@ -217,15 +254,21 @@ def _tracks(scenario, chosen):
 
 
 def save(output, scenario, chosen, rows, per_measurement, runner):
-    """Write the four figures (PNG and PDF) through the runner."""
+    """Write the figures (PNG and PDF) through the runner: four, or two without a truth
+    (recorded measurements: no RMSE)."""
     tracks, names, hours = _tracks(scenario, chosen)
-    jobs = {
-        "rmse_cdf": (rmse_cdf, {"rows": rows}),
-        "rmse_vs_epsilon": (rmse_vs_epsilon, {"rows": rows}),
-        "network_coverage": (
-            network_coverage,
-            {"tracks": tracks, "names": names, "hours": hours},
-        ),
-        "per_measurement_leakage": (per_measurement_leakage, {"rows": per_measurement}),
-    }
+    jobs = {}
+    if rows[0]["position_rmse_km"] is not None:
+        jobs["rmse_cdf"] = (rmse_cdf, {"rows": rows})
+        jobs["rmse_vs_epsilon"] = (rmse_vs_epsilon, {"rows": rows})
+    jobs["network_coverage"] = (
+        network_coverage,
+        {
+            "tracks": tracks,
+            "names": names,
+            "sensors": sensor_records(scenario.stations),
+            "hours": hours,
+        },
+    )
+    jobs["per_measurement_leakage"] = (per_measurement_leakage, {"rows": per_measurement})
     return save_figures(output, jobs, runner)

@@ -30,7 +30,7 @@ integrated with the others of its batch, which changes them at round-off only).
 """
 
 import numpy as np
-from scipy import linalg
+from scipy import linalg, stats
 
 from ssa_privacy._internal.random import random_generator
 from ssa_privacy.estimation.ekf import ContactMeasurements, track_contacts
@@ -38,7 +38,7 @@ from ssa_privacy.estimation.ukf import measurement_residual
 from ssa_privacy.orbits.catalog import regime, sgp4_states
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
 from ssa_privacy.orbits.tle import ElementSet
-from ssa_privacy.privacy.pml.passes import DESIGNERS, PassMechanism, per_measurement_epsilons
+from ssa_privacy.privacy.pml.passes import PassMechanism, per_measurement_epsilons
 from ssa_privacy.privacy.pml.stream import ReleaseStream
 from ssa_privacy.sensors.streams import contacts, passes_of
 
@@ -55,16 +55,34 @@ TRUTH_TOLERANCE = 1.0e-10
 NO_PRIVACY = "none"
 
 
-def _object_setup(scenario, element_set, nominal, Phi, seed):
-    """Prior, truth start, passes and sensor noise of one object."""
+def _object_setup(scenario, element_set, nominal, Phi, seed, recorded):
+    """Prior, truth start, passes and sensor noise of one object.
+
+    With recorded measurements (``recorded``: station index -> (grid indices, values)),
+    the passes are the recorded samples and there is no truth: no deviation, no noise."""
     norad = int(element_set.catalogue_number)
     Sigma_XX = manoeuvre_prior(nominal[0], 2.0 * np.pi / element_set.period)
     x0 = np.linalg.cholesky(Sigma_XX) @ random_generator((seed, norad, 0)).standard_normal(6)
+    visible = None
+    if recorded is not None:
+        visible = np.zeros((len(scenario.stations), len(scenario.times)), dtype=bool)
+        for station, (indices, _) in recorded.items():
+            visible[station, indices] = True
     found = passes_of(
-        nominal, Phi, scenario.times, scenario.stations, scenario.earth, scenario.longest_pass
+        nominal,
+        Phi,
+        scenario.times,
+        scenario.stations,
+        scenario.earth,
+        scenario.longest_pass,
+        visible,
     )
+    if recorded is not None:
+        return norad, Sigma_XX, None, found, None
     sensor = random_generator((seed, norad, 1))
-    noise = [sensor.standard_normal((len(p.indices), 4)) * np.sqrt(np.diag(p.R)) for p in found]
+    noise = [
+        sensor.standard_normal((len(p.indices), len(p.R))) * np.sqrt(np.diag(p.R)) for p in found
+    ]
     return norad, Sigma_XX, x0, found, noise
 
 
@@ -73,7 +91,7 @@ def _level_mechanisms(scenario, Sigma_XX, found):
 
     With no pass, every filter has no mechanism and leaks nothing: it predicts alone."""
     filters = [(NO_PRIVACY, None, None)]
-    filters += [(f"{e:g}", e, d) for e in scenario.epsilons for d in DESIGNERS]
+    filters += [(f"{e:g}", e, d) for e in scenario.epsilons for d in scenario.designers]
     mechanisms, accounts = [], []
     for _, epsilon, designer in filters:
         if epsilon is None:
@@ -84,7 +102,7 @@ def _level_mechanisms(scenario, Sigma_XX, found):
                 PassMechanism.design(
                     p,
                     Sigma_XX,
-                    epsilon,
+                    epsilon + scenario.epsilon_offsets[p.station],
                     scenario.delta,
                     designer=designer,
                     convention=scenario.convention,
@@ -106,18 +124,24 @@ def _account(scenario, Sigma_XX, streams):
     return max(s.epsilon(*level) for s in streams), day.epsilon(*level)
 
 
-def _measured(scenario, nominal, truth, found, noise):
-    """Each pass's sensor measurements (4 K,) and their nominal references.
+def _measured(scenario, nominal, truth, found, noise, recorded):
+    """Each pass's sensor measurements (m K,) and their nominal references.
 
-    A station measures the truth with sensor noise; the azimuth is taken on the branch
-    nearest to the nominal's (public) azimuth.
+    A station measures the truth with sensor noise, or its measurements are the recorded
+    ones (``recorded``, then ``truth`` and ``noise`` are None); angles (azimuth, right
+    ascension) are taken on the branch nearest to the nominal's (public) one.
     """
     measured, references = [], []
-    for item, sensor in zip(found, noise, strict=True):
+    for n, item in enumerate(found):
         station, t = scenario.stations[item.station], scenario.times[item.indices]
         reference = station.measure(nominal[item.indices], t, scenario.earth).ravel()
-        clean = (station.measure(truth[item.indices], t, scenario.earth) + sensor).ravel()
-        measured.append(reference + measurement_residual(clean, reference))
+        if recorded is None:
+            clean = station.measure(truth[item.indices], t, scenario.earth) + noise[n]
+        else:
+            indices, values = recorded[item.station]
+            clean = values[np.searchsorted(indices, item.indices)]
+        wrapped = np.tile(station.wrapped, len(item.indices))
+        measured.append(reference + measurement_residual(clean.ravel(), reference, wrapped))
         references.append(reference)
     return measured, references
 
@@ -151,7 +175,7 @@ def release_passes(mechanisms, measured, keys):
     return out
 
 
-def _contact_measurements(found, measured, references, mechanisms, releases):
+def _contact_measurements(stations, found, measured, references, mechanisms, releases):
     """The releases of each contact for every filter (module docstring, step 5)."""
     out = []
     for group in contacts(found):
@@ -172,6 +196,9 @@ def _contact_measurements(found, measured, references, mechanisms, releases):
         indices = np.concatenate([found[i].indices for i in group])
         scale = [np.tile(np.sqrt(np.diag(found[i].R)), len(found[i].indices)) for i in group]
         reference = np.concatenate([references[i] for i in group])
+        wrapped = [
+            np.tile(stations[found[i].station].wrapped, len(found[i].indices)) for i in group
+        ]
         out.append(
             ContactMeasurements(
                 np.concatenate(rows),
@@ -180,6 +207,7 @@ def _contact_measurements(found, measured, references, mechanisms, releases):
                 np.array(noise),
                 np.concatenate(scale),
                 reference,
+                np.concatenate(wrapped),
             )
         )
     return out
@@ -212,8 +240,12 @@ def certificate_counts(filters, releases):
     return counts
 
 
-def _rmse(errors):
-    """Position (km) and velocity (m/s) RMSE over the evaluation times, shape (F, E, 6)."""
+def _rmse(errors, filters):
+    """Position (km) and velocity (m/s) RMSE over the evaluation times, shape (F, E, 6).
+
+    Without a truth (recorded measurements, ``errors`` None), None for each of the filters."""
+    if errors is None:
+        return [None] * filters, [None] * filters
     position = np.sqrt(np.mean(np.sum(errors[..., :3] ** 2, axis=-1), axis=-1))
     velocity = 1e3 * np.sqrt(np.mean(np.sum(errors[..., 3:] ** 2, axis=-1), axis=-1))
     return position, velocity
@@ -274,7 +306,101 @@ def _per_measurement(scenario, norad, Sigma_XX, found):
     return rows
 
 
-def catalog_task(scenario, elements, seed):
+def _consistency(norad, filters, diagnostics):
+    """One row per filter: the NIS of its updates against the chi-square band (95%)."""
+    rows = []
+    for f, (label, _, designer) in enumerate(filters):
+        dof = int(diagnostics["nis_dof"][f])
+        low, high = stats.chi2.ppf([0.025, 0.975], dof) / dof if dof else (None, None)
+        nis = float(diagnostics["nis"][f]) / dof if dof else None
+        rows.append(
+            {
+                "norad_id": norad,
+                "level": label,
+                "designer": designer or NO_PRIVACY,
+                "nis_per_dof": nis,
+                "dof": dof,
+                "band_low": low,
+                "band_high": high,
+                "consistent": None if nis is None else bool(low <= nis <= high),
+            }
+        )
+    return rows
+
+
+def _ccsds(scenario, norad, filters, found, measured, releases, estimates, diagnostics):
+    """What the CCSDS messages of one object hold: measurements, releases and estimates."""
+
+    def tracks(values):
+        return [
+            (p.station, p.indices, v.reshape(len(p.indices), -1)) for p, v in zip(found, values)
+        ]
+
+    return {
+        "norad_id": norad,
+        "measured": tracks(measured),
+        "releases": [
+            (label, designer, tracks([r.values for r in released]))
+            for (label, _, designer), released in zip(filters, releases, strict=True)
+            if designer is not None
+        ],
+        "filters": [(label, designer or NO_PRIVACY) for label, _, designer in filters],
+        "estimates": estimates,
+        "covariances": diagnostics["covariances"],
+    }
+
+
+def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
+    """Design, release and track one object; its rows and what its messages hold."""
+    norad, Sigma_XX, _, found, noise = setup
+    filters, mechanisms, accounts = _level_mechanisms(scenario, Sigma_XX, found)
+    measured, references = _measured(scenario, nominal, truth, found, noise, recorded)
+    releases = release_passes(mechanisms, measured, (seed, norad, 2))
+    contact = _contact_measurements(
+        scenario.stations, found, measured, references, mechanisms, releases
+    )
+    estimates, rejected, diagnostics = track_contacts(
+        scenario.propagator,
+        scenario.earth,
+        scenario.stations,
+        scenario.times,
+        nominal[0],
+        Sigma_XX,
+        contact,
+        scenario.ephemeris,
+        filters=len(filters),
+        psd=scenario.process_noise_psd,
+        diagnostics=True,
+    )
+    kept = np.searchsorted(scenario.ephemeris, scenario.evaluate)
+    errors = (
+        None
+        if truth is None
+        else np.ascontiguousarray(estimates[:, kept]) - truth[scenario.evaluate]
+    )
+    position, velocity = _rmse(errors, len(filters))
+    out = {
+        "rows": _rows(
+            scenario, element_set, found, filters, accounts, (position, velocity, rejected)
+        ),
+        "per_measurement": _per_measurement(scenario, norad, Sigma_XX, found),
+        "certificates": certificate_counts(filters, releases),
+        "consistency": _consistency(norad, filters, diagnostics),
+        "mechanisms": {
+            f"pass ({designer})": type(d).__name__
+            for (_, _, designer), designs in zip(filters, mechanisms, strict=True)
+            for d in designs
+            if d is not None
+        },
+    }
+    if scenario.ccsds:
+        out["ccsds"] = _ccsds(
+            scenario, norad, filters, found, measured, releases, estimates, diagnostics
+        )
+    return out
+
+
+def catalog_task(scenario, elements, seed, recorded=None):
     """Track a batch of objects at every level (module docstring).
 
     Parameters
@@ -285,17 +411,24 @@ def catalog_task(scenario, elements, seed):
         The batch's element sets as (name, line 1, line 2).
     seed : int
         The run's seed.
+    recorded : dict, optional
+        Recorded measurements instead of simulated ones: ``{norad_id: {station index:
+        (grid indices (K,), values (K, m))}}``; an object of the batch that is not in it
+        has no measurement. Without it, the stations measure the truth.
 
     Returns
     -------
     dict
         ``rows`` (one per object and level; an object without a pass has ``passes =
-        measurements = 0``, leakage 0 and the RMSE of the prediction alone),
-        ``per_measurement`` (one per object and per-measurement level),
-        ``certificates`` (per object, :func:`certificate_counts`), ``mechanisms`` (the
-        class of the mechanism that released each designer's passes) and
-        ``sgp4_difference_km`` (J2 nominal against SGP4 at the end of the window, per
-        object).
+        measurements = 0``, leakage 0 and the RMSE of the prediction alone; with
+        recorded measurements the RMSE columns are None), ``per_measurement`` (one per
+        object and per-measurement level), ``consistency`` (one per object and filter:
+        the NIS of its updates), ``certificates`` (per object,
+        :func:`certificate_counts`), ``mechanisms`` (the class of the mechanism that
+        released each designer's passes), ``sgp4_difference_km`` (J2 nominal against
+        SGP4 at the end of the window, per object) and, when the scenario writes CCSDS
+        messages, ``ccsds`` (per object, the measurements, releases, estimates and
+        covariances).
     """
     sets = [ElementSet(*lines) for lines in elements]
     times = scenario.times
@@ -303,37 +436,25 @@ def catalog_task(scenario, elements, seed):
     nominal, Phi = scenario.propagator.propagate_with_transition(
         times, sgp4[:, 0], rtol=TRUTH_TOLERANCE, atol=TRUTH_TOLERANCE
     )
-    setups = [_object_setup(scenario, e, nominal[i], Phi[i], seed) for i, e in enumerate(sets)]
-    starts = np.array([nominal[i, 0] + s[2] for i, s in enumerate(setups)])
-    truths = scenario.propagator.propagate_many(times, starts, TRUTH_TOLERANCE, TRUTH_TOLERANCE)
-    rows, per_measurement, certificates, used = [], [], [], {}
-    for i, (norad, Sigma_XX, _, found, noise) in enumerate(setups):
-        filters, mechanisms, accounts = _level_mechanisms(scenario, Sigma_XX, found)
-        measured, references = _measured(scenario, nominal[i], truths[i], found, noise)
-        releases = release_passes(mechanisms, measured, (seed, norad, 2))
-        certificates.append(certificate_counts(filters, releases))
-        contact = _contact_measurements(found, measured, references, mechanisms, releases)
-        estimates, rejected = track_contacts(
-            scenario.propagator,
-            scenario.earth,
-            scenario.stations,
-            times,
-            nominal[i, 0],
-            Sigma_XX,
-            contact,
-            scenario.evaluate,
-            filters=len(filters),
-        )
-        position, velocity = _rmse(estimates - truths[i][scenario.evaluate])
-        rows += _rows(scenario, sets[i], found, filters, accounts, (position, velocity, rejected))
-        per_measurement += _per_measurement(scenario, norad, Sigma_XX, found)
-        for (_, _, designer), designs in zip(filters, mechanisms, strict=True):
-            used.update({f"pass ({designer})": type(d).__name__ for d in designs if d is not None})
+    mine = [None if recorded is None else recorded.get(int(e.catalogue_number), {}) for e in sets]
+    setups = [
+        _object_setup(scenario, e, nominal[i], Phi[i], seed, mine[i]) for i, e in enumerate(sets)
+    ]
+    truths = [None] * len(sets)
+    if recorded is None:
+        starts = np.array([nominal[i, 0] + s[2] for i, s in enumerate(setups)])
+        truths = scenario.propagator.propagate_many(times, starts, TRUTH_TOLERANCE, TRUTH_TOLERANCE)
+    parts = [
+        _track_object(scenario, sets[i], nominal[i], truths[i], setups[i], seed, mine[i])
+        for i in range(len(sets))
+    ]
     difference = np.linalg.norm(nominal[:, -1, :3] - sgp4[:, 1, :3], axis=-1)
-    return {
-        "rows": rows,
-        "per_measurement": per_measurement,
-        "certificates": certificates,
-        "mechanisms": used,
-        "sgp4_difference_km": difference.tolist(),
+    out = {
+        key: [row for part in parts for row in part[key]]
+        for key in ("rows", "per_measurement", "consistency")
     }
+    out["certificates"] = [part["certificates"] for part in parts]
+    out["mechanisms"] = {k: v for part in parts for k, v in part["mechanisms"].items()}
+    out["ccsds"] = [part["ccsds"] for part in parts if "ccsds" in part]
+    out["sgp4_difference_km"] = difference.tolist()
+    return out

@@ -34,10 +34,10 @@ covariances at a time: at most 8 stations x one longest pass of 4-row measuremen
 """
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
-from sgp4.propagation import gstime
 
 from ssa_privacy.engine.output import StudyOutput
 from ssa_privacy.engine.runner import Runner, Task
@@ -48,6 +48,7 @@ from ssa_privacy.orbits.catalog import (
     START_SPREAD_DAYS,
     newest_element_sets,
     parse_utc,
+    read_element_sets,
     select_objects,
     sgp4_valid,
     stale_element_sets,
@@ -55,14 +56,21 @@ from ssa_privacy.orbits.catalog import (
     window_start,
 )
 from ssa_privacy.orbits.propagator import J2Propagator
-from ssa_privacy.orbits.tle import load_catalogue
-from ssa_privacy.privacy.accounting import check_epsilon
 from ssa_privacy.privacy.notions import CONVENTIONS
-from ssa_privacy.sensors.geodesy import EarthRotation
-from ssa_privacy.sensors.networks import SITES, radar_network
+from ssa_privacy.sensors.earth_orientation import iers_table_version
+from ssa_privacy.sensors.geodesy import ORIENTATIONS, EarthRotation
 from ssa_privacy.studies import _options as opt
+from ssa_privacy.studies import _ssa_catalog_ccsds as ccsds
 from ssa_privacy.studies import _ssa_catalog_figures as figures
 from ssa_privacy.studies._ssa_catalog_task import NO_PRIVACY, catalog_task
+from ssa_privacy.studies.scenario import (
+    ObjectsSpec,
+    check_window,
+    default_scenario,
+    file_record,
+    load_scenario,
+    with_overrides,
+)
 
 __all__ = [
     "CatalogOptions",
@@ -71,6 +79,7 @@ __all__ = [
     "DESCRIPTION",
     "EVALUATION_STEP",
     "LONGEST_PASS_MINUTES",
+    "SCENARIO_KEYS",
     "START_RULE",
     "Scenario",
     "TRACKED_KM",
@@ -78,6 +87,7 @@ __all__ = [
     "add_arguments",
     "certificate_summary",
     "choose_objects",
+    "earth_model",
     "level_summaries",
     "measurement_summaries",
     "run",
@@ -105,150 +115,282 @@ START_RULE = (
 )
 
 
+#: Command-line option -> the scenario key it overrides (:mod:`ssa_privacy.studies.scenario`).
+SCENARIO_KEYS = {
+    "regime": "regime",
+    "objects": "sample",
+    "epsilons": "pass_epsilons",
+    "measurement_epsilons": "measurement_epsilons",
+    "hours": "hours",
+    "dt": "step_s",
+    "delta": "delta",
+    "convention": "convention",
+    "start": "start",
+    "staleness_days": "staleness_days",
+    "earth_orientation": "orientation",
+}
+
+
 def add_arguments(parser):
-    """Options of ``ssa-privacy run ssa-catalog``."""
+    """Options of ``ssa-privacy run ssa-catalog``: a scenario file and what overrides it."""
     add = parser.add_argument
-    add("--regime", choices=REGIMES, default="leo", help="orbital regime (default leo)")
     add(
-        "--objects",
-        type=opt.positive_int,
-        default=50,
-        help="objects sampled from the regime, seeded by --seed (default 50)",
+        "--scenario",
+        type=opt.checked_by(_existing_file),
+        help="scenario file (TOML) describing the study (default: the shipped scenario: 8 "
+        "radars, 50 LEO objects of the active catalogue, 24 h); the options below override it",
     )
+    add("--tle", type=opt.checked_by(_existing_file), help="element sets (TLE, 3LE or OMM file)")
+    add(
+        "--stations",
+        type=opt.checked_by(_existing_file),
+        help="sensors file (TOML [[sensors]] tables or a GeoJSON FeatureCollection)",
+    )
+    add(
+        "--measurements",
+        type=opt.checked_by(_existing_file),
+        help="recorded sensor measurements (CCSDS TDM) to privatize and filter instead of "
+        "simulated ones",
+    )
+    add("--ccsds", action="store_true", help="write TDM and OEM messages under ccsds/")
+    add("--regime", choices=REGIMES, help="orbital regime of the sample (shipped: leo)")
+    add("--objects", type=opt.positive_int, help="objects sampled, seeded by --seed (shipped: 50)")
     add(
         "--epsilons",
         type=opt.comma_list(opt.positive_float),
-        default=DEFAULT_EPSILONS,
-        help="pass-level budgets (nats, default 10,14,20; each above 8.41 at delta 0.01)",
+        help="pass-level budgets (nats, shipped 10,14,20; each above 8.41 at delta 0.01)",
     )
     add(
         "--measurement-epsilons",
         type=opt.comma_list(opt.positive_float),
-        default=DEFAULT_MEASUREMENT_EPSILONS,
-        help="per-measurement levels whose pass and day leakage is reported (default 7,12,24)",
+        help="per-measurement levels whose pass and day leakage is reported (shipped 7,12,24)",
     )
-    add("--hours", type=opt.positive_float, default=24.0, help="window length (h, default 24)")
-    add("--dt", type=opt.positive_float, default=30.0, help="measurement interval (s, default 30)")
+    add("--hours", type=opt.positive_float, help="window length (h, shipped 24)")
+    add("--dt", type=opt.positive_float, help="measurement interval (s, shipped 30)")
     opt.add_pml_level(parser, 0.01, "failure probability of each budget", CONVENTIONS)
     add(
         "--start",
         type=opt.checked_by(parse_utc),
-        help="window start, UTC in ISO 8601 (default: the newest epoch within 3 days of the "
+        help="window start, UTC in ISO 8601 (shipped: the newest epoch within 3 days of the "
         "catalogue's median epoch)",
     )
     add(
         "--staleness-days",
         type=opt.positive_float,
-        default=STALENESS_DAYS,
         help="leave out element sets whose epoch is further than this from the window start, "
-        "either side (days, default 14)",
+        "either side (days, shipped 14)",
+    )
+    add(
+        "--earth-orientation",
+        choices=ORIENTATIONS,
+        help="UT1-UTC and polar motion from the offline IERS tables, or neglected (shipped: none)",
     )
     add("--batch", type=opt.positive_int, default=5, help="objects per runner task (default 5)")
     opt.add_data_folder(parser, "the catalogue")
+    parser.set_defaults(delta=None, convention=None)
+
+
+def _existing_file(text):
+    """The path of an existing file, or a ValueError naming it."""
+    if not Path(text).expanduser().is_file():
+        raise ValueError(f"file not found: {text!r}")
+    return text
 
 
 @dataclass(frozen=True)
 class CatalogOptions:
-    """The options of a catalogue run and their defaults (``ssa-privacy run ssa-catalog``).
+    """The options of a catalogue run: a scenario and what overrides it.
+
+    Every option left None takes the scenario's value (the shipped scenario's, listed
+    here, when no ``scenario`` is given); :doc:`/reference/scenario-files` documents the
+    keys.
 
     Parameters
     ----------
-    regime : {"leo", "meo", "geo", "all"}
-        Orbital regime of the sample (:mod:`ssa_privacy.orbits.catalog`).
-    objects : int
-        Number of objects sampled, at most the regime's size (13,909 LEO, 206 MEO, 595
-        GEO). An object whose SGP4 fails within the window (a decaying one) is left out
-        and listed in ``results.json`` (``parameters.skipped_sgp4_errors``).
-    epsilons : sequence of float
-        Pass-level budgets (nats), each above condition (9) for a pass that sees all of x0.
-    measurement_epsilons : sequence of float
-        Per-measurement levels whose pass and day epsilons are reported.
-    hours, dt : float
-        Window length (h) and measurement interval (s).
-    delta : float
-        Failure probability in (0, 1).
-    convention : {"exact", "paper"}
-        PML convention.
+    scenario : str or Path, optional
+        Scenario file (TOML, :func:`~ssa_privacy.studies.scenario.load_scenario`); default
+        the shipped one (:func:`~ssa_privacy.studies.scenario.default_scenario`).
+    tle, stations : str or Path, optional
+        Files replacing the scenario's catalogue (TLE, 3LE or OMM) and sensors (TOML
+        ``[[sensors]]`` or GeoJSON), :func:`~ssa_privacy.studies.scenario.with_overrides`.
+        With ``tle`` and neither ``regime`` nor ``objects``, every object of the file is
+        tracked (the scenario's ``norad_ids``, if it has them, are kept).
+    measurements : str or Path, optional
+        Recorded measurements (CCSDS TDM) privatized and filtered instead of simulated
+        ones; the objects are the TDM's, with no truth the RMSE columns are None.
+    ccsds : bool
+        Write the sensors' measurements and releases (TDM) and the estimates (OEM).
+    regime : {"leo", "meo", "geo", "all"}, optional
+        Orbital regime of the sample (shipped: leo). Giving it, or ``objects``, samples
+        instead of the scenario's ``norad_ids``.
+    objects : int, optional
+        Number of objects sampled (shipped: 50), at most the regime's size. An object
+        whose SGP4 fails within the window is left out and listed in ``results.json``
+        (``parameters.skipped_sgp4_errors``).
+    epsilons : sequence of float, optional
+        Pass-level budgets (nats; shipped 10, 14, 20), each above condition (9) for a
+        pass that sees all of x0.
+    measurement_epsilons : sequence of float, optional
+        Per-measurement levels whose pass and day epsilons are reported (shipped 7, 12, 24).
+    hours, dt : float, optional
+        Window length (h; shipped 24) and measurement interval (s; shipped 30).
+    delta : float, optional
+        Failure probability in (0, 1) (shipped 0.01).
+    convention : {"exact", "paper"}, optional
+        PML convention (shipped exact).
+    start : str, optional
+        Window start, UTC in ISO 8601. Default: the newest epoch among the element sets
+        within 3 days of the catalogue's median epoch
+        (:func:`~ssa_privacy.orbits.catalog.window_start`).
+    staleness_days : float, optional
+        A sampled object whose element set's epoch is further than this (days, either
+        side; shipped 14) from the window start is left out, and listed in
+        ``results.json`` (``parameters.excluded_element_sets``) with the reason.
+    earth_orientation : {"iers", "none"}, optional
+        UT1-UTC and polar motion from the offline IERS tables, or neglected (shipped:
+        none, which keeps the published results).
     batch : int
         Objects per runner task. The batch size changes the results at the integrators'
         tolerance only (a batch's tracks are integrated as one system): 1e-8 relative in
         the RMSE, 1e-6 at most in the tests.
     data : str or Path, optional
         Data folder (default: ``$SSA_PRIVACY_DATA``, then ``../shared/data``).
-    start : str, optional
-        Window start, UTC in ISO 8601 (e.g. ``"2026-03-20T14:12:03"``). Default: the
-        newest epoch among the element sets within 3 days of the catalogue's median
-        epoch (:func:`~ssa_privacy.orbits.catalog.window_start`), so that an outlying epoch
-        cannot move the window.
-    staleness_days : float
-        A sampled object whose element set's epoch is further than this (days, either
-        side) from the window start is left out; the catalogue's element sets so left
-        out, and the repeated catalogue numbers (the newest element set is kept), are
-        listed in ``results.json`` (``parameters.excluded_element_sets``) with the
-        reason.
 
     Raises
     ------
-    ValueError
-        On an unknown convention, a ``dt`` outside (0, window], or a budget at or below
-        condition (9) of [LKC] (six directions for ``epsilons``, four for
-        ``measurement_epsilons``); the message names the option.
+    ScenarioError
+        A :class:`ValueError` naming the file and the key, for a bad scenario or override.
     """
 
-    regime: str = "leo"
-    objects: int = 50
-    epsilons: tuple = DEFAULT_EPSILONS
-    measurement_epsilons: tuple = DEFAULT_MEASUREMENT_EPSILONS
-    hours: float = 24.0
-    dt: float = 30.0
-    delta: float = 0.01
-    convention: str = "exact"
+    scenario: str | None = None
+    tle: str | None = None
+    stations: str | None = None
+    measurements: str | None = None
+    ccsds: bool = False
+    regime: str | None = None
+    objects: int | None = None
+    epsilons: tuple | None = None
+    measurement_epsilons: tuple | None = None
+    hours: float | None = None
+    dt: float | None = None
+    delta: float | None = None
+    convention: str | None = None
+    start: str | None = None
+    staleness_days: float | None = None
+    earth_orientation: str | None = None
     batch: int = 5
     data: str | None = None
-    start: str | None = None
-    staleness_days: float = STALENESS_DAYS
 
-    def __post_init__(self):
-        if self.convention not in CONVENTIONS:
-            raise ValueError(f"convention must be one of {CONVENTIONS}, got {self.convention!r}")
-        if not (0 < self.dt <= self.hours * 3600.0):
-            raise ValueError(
-                f"dt must be positive and at most the window, got {self.dt} s for {self.hours} h"
-            )
-        for name, rows in (("epsilons", 6), ("measurement_epsilons", 4)):
-            try:
-                check_epsilon(list(getattr(self, name)), self.delta, rows)
-            except ValueError as error:
-                raise ValueError(f"{name}: {error}") from None
+    def study(self):
+        """The scenario of the run: the file (or the shipped one) with the overrides.
+
+        Returns
+        -------
+        SsaScenario
+            Checked; its provenance says what was overridden.
+
+        Raises
+        ------
+        ScenarioError
+            Naming the file and the key.
+        """
+        if self.scenario is None:
+            spec = default_scenario()
+        else:
+            spec = load_scenario(self.scenario, data_folder=self.data)
+        keys = {key: getattr(self, option) for option, key in SCENARIO_KEYS.items()}
+        spec = with_overrides(spec, tle=self.tle, stations=self.stations, **keys)
+        if self.tle is not None and spec.objects.norad_ids is None and keys["regime"] is None:
+            if keys["sample"] is None:  # the user's own file: every object of it
+                objects = ObjectsSpec(spec.objects.catalogue, regime="all")
+                spec = replace(spec, objects=objects, overrides=(*spec.overrides, _ALL))
+        return spec
+
+
+#: The override recorded when ``--tle`` replaces a sampled catalogue: all its objects.
+_ALL = ("objects.sample", "every object of the --tle file")
 
 
 class Scenario:
-    """What every task shares: time grid, network, Earth, levels (module docstring)."""
+    """What every task shares: time grid, network, Earth, levels (module docstring).
 
-    def __init__(self, start_jd, hours, dt, epsilons, measurement_epsilons, delta, convention):
+    Parameters
+    ----------
+    spec : SsaScenario
+        The study's scenario.
+    start_jd : float
+        Julian date (UTC) of the window start.
+    ccsds : bool
+        Whether the tasks return what the CCSDS messages hold.
+    """
+
+    def __init__(self, spec, start_jd, ccsds=False):
+        window, privacy = spec.window, spec.privacy
         self.start_jd = float(start_jd)
-        self.times = np.arange(0.0, hours * 3600.0 + 1e-9, dt)
-        step = max(1, round(EVALUATION_STEP / dt))
+        self.times = np.arange(0.0, window.hours * 3600.0 + 1e-9, window.step_s)
+        step = max(1, round(EVALUATION_STEP / window.step_s))
         index = np.arange(len(self.times))
         self.evaluate = index[(self.times >= self.times[-1] / 2) & (index % step == 0)]
-        self.earth = EarthRotation(gstime(self.start_jd))
-        self.stations = radar_network()
+        # The filters report at the evaluation times, or, for the OEMs, every step over the
+        # window (a superset: more output times change the estimates in the last place).
+        self.ephemeris = index[index % step == 0] if ccsds else self.evaluate
+        self.earth, self.earth_orientation = earth_model(self.start_jd, spec.earth.orientation)
+        self.stations = spec.build_sensors()
+        self.epsilon_offsets = spec.epsilon_offsets
         self.propagator = J2Propagator()
-        self.epsilons = tuple(sorted(epsilons))
-        self.per_measurement_epsilons = tuple(sorted(measurement_epsilons))
-        self.delta, self.convention = delta, convention
-        self.longest_pass = max(1, round(LONGEST_PASS_MINUTES * 60.0 / dt))
+        self.epsilons = tuple(sorted(privacy.pass_epsilons))
+        self.per_measurement_epsilons = tuple(sorted(privacy.measurement_epsilons))
+        self.designers = tuple(privacy.designers)
+        self.delta, self.convention = privacy.delta, privacy.convention
+        self.process_noise_psd = spec.filter.process_noise_psd
+        self.longest_pass = max(1, round(window.longest_pass_min * 60.0 / window.step_s))
+        self.ccsds = ccsds
 
 
-def _batches(element_sets, size):
-    """The objects as runner tasks of ``size`` each, keyed by the batch's index."""
-    return [
-        Task(
-            ("batch", b // size),
-            {"elements": [(e.name, e.line1, e.line2) for e in element_sets[b : b + size]]},
-        )
-        for b in range(0, len(element_sets), size)
-    ]
+def earth_model(start_jd, orientation):
+    """The Earth's orientation for a window, and what it uses and neglects.
+
+    Parameters
+    ----------
+    start_jd : float
+        Julian date (UTC) of the window start.
+    orientation : {"iers", "none"}
+        UT1-UTC and polar motion from the offline IERS tables, or neglected. A window
+        outside the tables falls back to "none" and says so.
+
+    Returns
+    -------
+    earth : EarthRotation
+        :meth:`~ssa_privacy.sensors.geodesy.EarthRotation.at_utc`.
+    record : dict
+        ``requested``, ``used``, ``table`` (the IERS table's version, or None),
+        ``neglected`` (what the model leaves out and its measured size, or None) and,
+        after a fall-back, ``reason``.
+    """
+    record = {"requested": orientation, "used": orientation, "table": None}
+    try:
+        earth = EarthRotation.at_utc(start_jd, orientation)
+    except ValueError as error:
+        earth = EarthRotation.at_utc(start_jd, "none")
+        record.update(used="none", reason=str(error))
+    if record["used"] == "iers":
+        record["table"] = iers_table_version()
+    record["neglected"] = earth.neglected()
+    return earth, record
+
+
+def _batches(element_sets, size, recorded=None):
+    """The objects as runner tasks of ``size`` each, keyed by the batch's index; with
+    recorded measurements, each task carries those of its objects."""
+    tasks = []
+    for b in range(0, len(element_sets), size):
+        batch = element_sets[b : b + size]
+        payload = {"elements": [(e.name, e.line1, e.line2) for e in batch]}
+        if recorded is not None:
+            numbers = [int(e.catalogue_number) for e in batch]
+            payload["recorded"] = {n: recorded[n] for n in numbers if n in recorded}
+        tasks.append(Task(("batch", b // size), payload))
+    return tasks
 
 
 def _percentile(values, q):
@@ -273,7 +415,7 @@ def level_summaries(rows):
         mine = [r for r in rows if r["level"] == level]
         summary = {"objects": len(mine), "epsilon_pass_design": mine[0]["epsilon_pass_design"]}
         for suffix in ("", "_scaled"):
-            if f"position_rmse_km{suffix}" not in mine[0]:
+            if mine[0].get(f"position_rmse_km{suffix}", None) is None:
                 continue
             position = np.array([r[f"position_rmse_km{suffix}"] for r in mine])
             velocity = np.array([r[f"velocity_rmse_m_s{suffix}"] for r in mine])
@@ -337,7 +479,15 @@ def measurement_summaries(rows):
     return out
 
 
-def choose_objects(catalogue, regime, objects, seed, start=None, staleness_days=STALENESS_DAYS):
+def choose_objects(
+    catalogue,
+    regime,
+    objects,
+    seed,
+    start=None,
+    staleness_days=STALENESS_DAYS,
+    norad_ids=None,
+):
     """The window start, the sampled objects to track and the element sets left out.
 
     Parameters
@@ -345,9 +495,10 @@ def choose_objects(catalogue, regime, objects, seed, start=None, staleness_days=
     catalogue : sequence of ssa_privacy.orbits.tle.ElementSet
         The catalogue as read.
     regime : {"leo", "meo", "geo", "all"}
-        Regime of the sample.
-    objects : int
-        Sample size (:func:`~ssa_privacy.orbits.catalog.select_objects`).
+        Regime of the sample (ignored with ``norad_ids``).
+    objects : int or None
+        Sample size (:func:`~ssa_privacy.orbits.catalog.select_objects`); None takes every
+        object of the regime.
     seed : int
         Seed of the sample.
     start : str, optional
@@ -356,6 +507,8 @@ def choose_objects(catalogue, regime, objects, seed, start=None, staleness_days=
     staleness_days : float
         Largest distance (days, either side) of a tracked element set's epoch from the
         window start.
+    norad_ids : sequence of int, optional
+        Exactly these objects, in this order, instead of a sample.
 
     Returns
     -------
@@ -376,12 +529,20 @@ def choose_objects(catalogue, regime, objects, seed, start=None, staleness_days=
     ------
     ValueError
         On a bad ``start`` (not ISO 8601), ``staleness_days`` (not a finite positive
-        number), regime or size, or when every sampled element set is stale.
+        number), regime or size, a catalogue number of ``norad_ids`` not in the
+        catalogue, or when every sampled element set is stale.
     """
     start_jd = window_start(catalogue) if start is None else parse_utc(start, "start")
     unique, repeated = newest_element_sets(catalogue, start_jd, staleness_days)
     stale = stale_element_sets(unique, start_jd, staleness_days)
-    sample = select_objects(unique, regime, objects, seed)
+    if norad_ids is None:
+        sample = select_objects(unique, regime, objects, seed)
+    else:
+        by_number = {int(e.catalogue_number): e for e in unique}
+        missing = [n for n in norad_ids if n not in by_number]
+        if missing:
+            raise ValueError(f"norad_ids: not in the catalogue: {missing}")
+        sample = [by_number[n] for n in norad_ids]
     drawn = {int(e.catalogue_number) for e in sample}
     excluded = [{**r, "sampled": r["norad_id"] in drawn} for r in repeated + stale]
     left_out = {r["norad_id"] for r in stale}
@@ -395,42 +556,88 @@ def choose_objects(catalogue, regime, objects, seed, start=None, staleness_days=
     return start_jd, fresh, excluded
 
 
+def _objects(spec, catalogue, seed, recorded):
+    """The window start, the objects and those left out; with recorded measurements, every
+    object measured must be one of the scenario's."""
+    objects, window = spec.objects, spec.window
+    start = window_start(catalogue) if spec.start_jd is None else spec.start_jd
+    check_window(spec, [e.epoch_jd for e in catalogue], start)
+    start_jd, sample, excluded = choose_objects(
+        catalogue,
+        objects.regime,
+        objects.sample,
+        seed,
+        window.start,
+        window.staleness_days,
+        objects.norad_ids,
+    )
+    if recorded is not None:
+        tracked = {int(e.catalogue_number) for e in sample}
+        stray = [n for n in recorded.norad_ids if n not in tracked]
+        if stray:
+            raise ValueError(
+                f"{recorded.path}: objects {stray} are measured but not among the scenario's "
+                "objects (give them in objects.norad_ids, or a --tle file that holds them)"
+            )
+    return start_jd, sample, excluded
+
+
 def _scenario(options, seed):
     """The scenario, the objects tracked (SGP4 valid over the window) and the parameters."""
-    catalogue = load_catalogue(path=options.data)
-    start_jd, sample, excluded = choose_objects(
-        catalogue, options.regime, options.objects, seed, options.start, options.staleness_days
+    spec = options.study()
+    catalogue_file = spec.catalogue_file(options.data)
+    catalogue = read_element_sets(catalogue_file)
+    recorded = (
+        None
+        if options.measurements is None
+        else ccsds.read_measurements(options.measurements, spec)
     )
-    levels = ("hours", "dt", "epsilons", "measurement_epsilons", "delta", "convention")
-    scenario = Scenario(start_jd, *(getattr(options, name) for name in levels))
+    start_jd, sample, excluded = _objects(spec, catalogue, seed, recorded)
+    scenario = Scenario(spec, start_jd, options.ccsds)
+    if recorded is not None:
+        scenario.recorded = recorded.on_grid(scenario)
     valid = sgp4_valid(sample, start_jd, scenario.times)
     chosen = [e for e, ok in zip(sample, valid, strict=True) if ok]
     skipped = [int(e.catalogue_number) for e, ok in zip(sample, valid, strict=True) if not ok]
     if not chosen:
         raise ValueError(f"SGP4 fails within the window for every sampled object: {skipped}")
-    params = {
+    params = _parameters(spec, scenario, options, seed, chosen, skipped, excluded)
+    params["data_files"] = {"catalogue": file_record(catalogue_file)}
+    if recorded is not None:
+        params["data_files"]["measurements"] = file_record(options.measurements)
+    return scenario, chosen, params
+
+
+def _parameters(spec, scenario, options, seed, chosen, skipped, excluded):
+    """What ``results.json`` records of the run's parameters and provenance."""
+    window, objects = spec.window, spec.objects
+    return {
         "seed": seed,
-        "regime": options.regime,
-        "objects": options.objects,
+        "scenario": spec.as_record(),
+        "regime": objects.regime,
+        "objects": objects.sample,
         "norad_ids": [int(e.catalogue_number) for e in chosen],
         "skipped_sgp4_errors": skipped,
-        "start_utc": utc_text(start_jd),
-        "start_rule": "given" if options.start is not None else START_RULE,
-        "staleness_days": options.staleness_days,
+        "start_utc": utc_text(scenario.start_jd),
+        "start_rule": "given" if window.start is not None else START_RULE,
+        "staleness_days": window.staleness_days,
         "excluded_element_sets": excluded,
         "epsilons": list(scenario.epsilons),
         "measurement_epsilons": list(scenario.per_measurement_epsilons),
-        **{
-            name: getattr(options, name) for name in ("hours", "dt", "delta", "convention", "batch")
-        },
-        "start_jd": start_jd,
+        "hours": window.hours,
+        "dt": window.step_s,
+        "delta": scenario.delta,
+        "convention": scenario.convention,
+        "batch": options.batch,
+        "start_jd": scenario.start_jd,
         "evaluation": f"every {EVALUATION_STEP:g} s over the second half of the window",
-        "longest_pass_minutes": LONGEST_PASS_MINUTES,
-        "stations": [site[0] for site in SITES],
+        "longest_pass_minutes": window.longest_pass_min,
+        "stations": [station.name for station in scenario.stations],
+        "earth_orientation": scenario.earth_orientation,
+        "recorded_measurements": options.measurements is not None,
         "seed_scheme": "sample default_rng([seed, 7]); object default_rng([seed, norad_id, "
         "0 (deviation) | 1 (sensor noise) | 2 (privacy noise)])",
     }
-    return scenario, chosen, params
 
 
 def _throughput(objects, elapsed, runner):
@@ -458,6 +665,7 @@ def _tables(output, results, throughput):
     output.parameters["mechanisms"] = {NO_PRIVACY: "none (as measured)", **mechanisms}
     summaries = level_summaries(rows)
     output.write_csv("per_measurement.csv", per_measurement)
+    output.write_csv("consistency.csv", [row for r in results for row in r["consistency"]])
     output.write_results(
         rows,
         summaries=summaries,
@@ -520,7 +728,7 @@ def run(out, seed=0, progress=True, runner=None, **options):
     started = time.perf_counter()
     results = runner.map(
         catalog_task,
-        _batches(chosen, options.batch),
+        _batches(chosen, options.batch, getattr(scenario, "recorded", None)),
         shared={"scenario": scenario, "seed": seed},
         name="ssa-catalog",
         fingerprint=params,
@@ -528,6 +736,8 @@ def run(out, seed=0, progress=True, runner=None, **options):
     throughput = _throughput(len(chosen), time.perf_counter() - started, runner)
     output.parameters["runner"] = runner.describe()
     rows, per_measurement, summaries = _tables(output, results, throughput)
+    if scenario.ccsds:
+        ccsds.write_messages(output, scenario, chosen, results)
     figures.save(output, scenario, chosen, rows, per_measurement, runner)
     return {
         "out": str(output.folder),
