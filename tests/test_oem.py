@@ -4,6 +4,7 @@ astropy's UTC calendar, a hand-written OEM in the standard's layout, and named e
 """
 
 import re
+import socket
 import warnings
 
 import numpy as np
@@ -23,6 +24,17 @@ from ssa_privacy.orbits.oem import (
 from ssa_privacy.orbits.tle import iss_element_set
 
 iers.conf.auto_download = False
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """Everything here is offline (astropy included): a connection attempt fails the test."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"network access attempted: {args}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+
 
 ISS = iss_element_set()
 TIMES = np.arange(0.0, 5400.0, 60.0)  # a revolution, every minute
@@ -286,7 +298,7 @@ def test_another_message_type_is_refused(tmp_path):
     [
         ({"times": TIMES[::-1]}, ValueError, "times must be strictly increasing"),
         ({"states": STATES[:, :3]}, ValueError, r"states must have shape \(90, 6\)"),
-        ({"states": np.where(np.eye(90, 6) > 0, np.nan, STATES)}, ValueError, "states contains non"),
+        ({"states": np.where(np.eye(90, 6) > 0, np.nan, STATES)}, ValueError, "states contains"),
         ({"covariances": COVARIANCES[:3]}, ValueError, r"covariances must have shape \(90, 6, 6"),
         ({"covariances": COVARIANCES + np.triu(np.ones((6, 6)), 1)}, ValueError,
          r"covariances\[0\] is not symmetric"),

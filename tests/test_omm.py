@@ -169,6 +169,12 @@ def test_kvn_omms_one_after_another_are_read(tmp_path):
     assert (first.line1, first.line2) == tuple(MARIO_LINES) == (second.line1, second.line2)
 
 
+def test_an_angle_is_taken_modulo_360_degrees(tmp_path):
+    path = _write(tmp_path, "negative.omm", KVN.replace("= 216.2930", "= -143.7070"))
+    [element_set] = read_omm(path)
+    assert (element_set.line1, element_set.line2) == tuple(MARIO_LINES)
+
+
 # (description, text replaced, replacement, keyword and fragment of the message)
 BAD_OMMS = [
     ("frame", "REF_FRAME = TEME", "REF_FRAME = GCRF", "REF_FRAME: 'GCRF' is not supported"),
@@ -178,7 +184,10 @@ BAD_OMMS = [
     ("number", "= 55123", "= 400000", "NORAD_CAT_ID: 400000 cannot be written in a TLE"),
     ("no mean motion", "MEAN_MOTION = 15.99081912\n", "", "MEAN_MOTION: missing"),
     ("no B*", "BSTAR = .1568E-2\n", "", "BSTAR: missing"),
-    ("eccentricity", "= .0014649", "= 1.5", "the elements do not make a valid TLE"),
+    ("eccentricity", "= .0014649", "= 1.5", "ECCENTRICITY: 1.5 is outside [0, 1)"),
+    ("inclination", "= 51.6242", "= -51.6242", "INCLINATION: -51.6242 is outside [0, 180]"),
+    ("mean motion", "= 15.99081912", "= 150.0", "MEAN_MOTION: 150.0 is outside [0, 100)"),
+    ("no motion", "= 15.99081912", "= 0.0", "MEAN_MOTION: 0.0 is not positive"),
     ("epoch", "2023-04-25T10:45:30.642912", "2023-04-31T10:45:30", "not a calendar date"),
 ]
 
@@ -191,7 +200,14 @@ def test_what_is_not_understood_is_named(tmp_path, old, new, fragment):
     path.write_text((KVN + "\n" + KVN).replace(old, new, 2))
     with pytest.raises(ValueError, match=re.escape(fragment)) as error:
         read_omm(path)
-    assert str(error.value).startswith(f"{path}, OMM 1 (MARIO), ")
+    assert str(error.value).startswith(f"{path}, OMM 1 (MARIO)")
+
+
+def test_units_other_than_the_standards_are_refused(tmp_path):
+    text = write_omm(tmp_path / "iss.xml", iss_element_set()).read_text()
+    path = _write(tmp_path, "rad.xml", text.replace("<INCLINATION>", '<INCLINATION units="rad">'))
+    with pytest.raises(ValueError, match=r"OMM 1 \(ISS \(25544\)\), INCLINATION: units 'rad'"):
+        read_omm(path)
 
 
 def test_another_message_is_refused(tmp_path):

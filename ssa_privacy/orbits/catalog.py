@@ -452,7 +452,7 @@ def stale_element_sets(element_sets, start_jd, staleness_days=STALENESS_DAYS):
     return out
 
 
-#: A CCSDS KVN message starts with its version keyword (CCSDS 502.0-B-3, 7.4.3).
+#: A CCSDS KVN message starts with its version keyword (CCSDS 502.0-B-3, KVN syntax).
 _KVN_OMM = re.compile(r"CCSDS_OMM_VERS\s*=")
 
 

@@ -8,22 +8,23 @@ exist only so. :func:`read_omm` turns each OMM into an
 :class:`~ssa_privacy.orbits.tle.ElementSet`: the mean elements initialise an SGP4 record
 (``sgp4.api.Satrec.sgp4init``, WGS-72, the field mapping of ``sgp4.omm.initialize``) and
 ``sgp4.exporter.export_tle`` writes its two lines, so that the element set is its lines
-(pickled, compared and validated like every other). :func:`write_omm` writes element sets
-as OMMs (the field mapping of ``sgp4.exporter.export_omm``) for the round trip and for
-users. KVN and XML are written and parsed by the ``ccsds-ndm`` package.
+(compared, validated and rebuilt from them like every other). :func:`write_omm` writes
+element sets as OMMs (the field mapping of ``sgp4.exporter.export_omm``) for the round
+trip and for users. KVN and XML are written and parsed by the ``ccsds-ndm`` package.
 
 Precision: an element set is defined by its TLE lines, so an OMM read here is rounded to
 the TLE's fields (angles to 1e-4 deg, eccentricity to 1e-7, mean motion to 1e-8 rev/day,
 epoch to 1e-8 day, B* and the second derivative to 5 significant digits). An OMM made
 from a TLE, as every CelesTrak OMM of an object numbered below 100000 is, holds exactly
-those values and loses nothing; one with more digits is rounded (up to about 10 m along
-track in low Earth orbit, from the 1e-4 deg of the mean anomaly). :func:`write_omm`
-writes each field rounded to the TLE's precision, i.e. the TLE's own decimal numbers.
+those values and loses nothing; one with more digits is rounded (in low Earth orbit up to
+about 6 m along track from the mean anomaly's 1e-4 deg and 3 m from the epoch's 1e-8
+day). :func:`write_omm` writes each field rounded to the TLE's precision, i.e. the TLE's
+own decimal numbers.
 
 References
 ----------
 CCSDS 502.0-B-3, "Orbit Data Messages", Blue Book, April 2023 (section 4, OMM: metadata,
-mean elements, TLE-related parameters); CCSDS 505.0-B-3, "XML Specification for
+mean elements, TLE-related parameters); CCSDS 505.0-B, "XML Specification for
 Navigation Data Messages" (the combined NDM/XML instantiation); D. A. Vallado et al.,
 "Revisiting Spacetrack Report #3", AIAA 2006-6753 (SGP4, TEME, the TLE fields); the
 ``sgp4`` package by B. Rhodes (``sgp4.omm``, ``sgp4.exporter``); the ``ccsds-ndm``
@@ -65,6 +66,7 @@ from ssa_privacy.orbits.oem import (
     _read_message,
     _render,
     _text,
+    _units,
     _value,
     _write,
     parse_time_tags,
@@ -96,6 +98,24 @@ _TLE_DECIMALS = {
     "ECCENTRICITY": 7,
     "MEAN_MOTION": 8,
     "MEAN_MOTION_DOT": 8,
+}
+#: Ranges of the mean elements an SGP4 element set can hold: (low, high, high included).
+_ELEMENT_RANGES = {
+    "mean_motion": (0.0, 100.0, False),  # rev/day, and positive (checked too)
+    "eccentricity": (0.0, 1.0, False),
+    "inclination": (0.0, 180.0, True),
+}
+#: The units an OMM may state for each element (CCSDS 502.0-B-3, OMM data).
+_UNITS = {
+    "mean_motion": ("rev/day", "REV/DAY"),
+    "eccentricity": (),
+    "inclination": ("deg", "DEG"),
+    "ra_of_asc_node": ("deg", "DEG"),
+    "arg_of_pericenter": ("deg", "DEG"),
+    "mean_anomaly": ("deg", "DEG"),
+    "bstar": ("1/ER", "1/er"),
+    "mean_motion_dot": ("rev/day**2", "REV/DAY**2"),
+    "mean_motion_ddot": ("rev/day**3", "REV/DAY**3"),
 }
 #: Significant digits of the TLE's exponential fields.
 _TLE_SIGNIFICANT = {"BSTAR": 5, "MEAN_MOTION_DDOT": 5}
@@ -158,13 +178,25 @@ def _element_set(omm, where):
         "mean_anomaly",
     ):
         value = _field(elements, keyword, where)
+        _units(value, _UNITS[keyword], f"{where}, {keyword.upper()}")
         number[keyword] = _number(value, f"{where}, {keyword.upper()}")
+    for keyword, (low, high, closed) in _ELEMENT_RANGES.items():
+        if not (low <= number[keyword] <= high if closed else low <= number[keyword] < high):
+            interval = f"[{low:g}, {high:g}{']' if closed else ')'}"
+            raise ValueError(
+                f"{where}, {keyword.upper()}: {number[keyword]!r} is outside {interval}"
+            )
+    if number["mean_motion"] <= 0.0:
+        raise ValueError(f"{where}, MEAN_MOTION: {number['mean_motion']!r} is not positive")
+    for keyword in ("ra_of_asc_node", "arg_of_pericenter", "mean_anomaly"):
+        number[keyword] %= 360.0  # an angle: any value is the angle modulo 360 deg
     for keyword, required in (
         ("bstar", True),
         ("mean_motion_dot", True),
         ("mean_motion_ddot", False),
     ):
         value = _field(tle, keyword, where, required)
+        _units(value, _UNITS[keyword], f"{where}, {keyword.upper()}")
         number[keyword] = 0.0 if value is None else _number(value, f"{where}, {keyword.upper()}")
     catalogue = _integer(_field(tle, "norad_cat_id", where), f"{where}, NORAD_CAT_ID", None)
     if not 0 < catalogue <= MAX_TLE_CATALOGUE_NUMBER:

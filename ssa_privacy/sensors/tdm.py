@@ -14,7 +14,7 @@ What a segment holds:
   ``START_TIME`` is the segment's ``epoch_jd`` (t = 0, e.g. the window start) unless an
   observation precedes it, so that it round-trips; ``STOP_TIME`` is the last time tag.
 - ``PARTICIPANT_1`` the sensor, ``PARTICIPANT_2`` the object, ``MODE = SEQUENTIAL``.
-  ``PATH`` lists the participants in the order the signal travels (503.0-B-2, 3.3.2):
+  ``PATH`` lists the participants in the order the signal travels (503.0-B-2, metadata):
   a radar transmits, the object reflects and the radar receives, ``PATH = 1,2,1``
   (two-way); an optical sensor receives the light the object sends it, ``PATH = 2,1``
   (one-way). :func:`read_tdm` accepts either numbering (the sensor is the participant
@@ -46,13 +46,17 @@ workaround, in :func:`read_tdm` only: the value of each ``REFERENCE_FRAME`` line
 KVN file is swapped for a listed one before the library parses the text, and put back on
 the parsed segment afterwards. The frame is then checked like every other keyword.
 
+KVN is read with the speed-up of ``ccsds-ndm``'s KVN reader described in
+:mod:`ssa_privacy.orbits.oem` (about 1 s for 15,000 observations instead of 19 s).
+
 References
 ----------
-CCSDS 503.0-B-2, "Tracking Data Message", Blue Book, June 2020 (sections 3.2-3.5: the
-header, metadata and data keywords, PATH, ANGLE_TYPE, RANGE_UNITS, DOPPLER_INSTANTANEOUS);
-CCSDS 505.0-B-3, "XML Specification for Navigation Data Messages"; the ``ccsds-ndm``
-package by E. Imre; D. A. Vallado, "Fundamentals of Astrodynamics and Applications",
-4th ed., Algorithm 27 (RAZEL: azimuth, elevation, range, range rate).
+CCSDS 503.0-B-2, "Tracking Data Message", Blue Book, June 2020 (the header, metadata and
+data keywords: PATH, ANGLE_TYPE, REFERENCE_FRAME, RANGE_UNITS, DOPPLER_INSTANTANEOUS);
+CCSDS 505.0-B, "XML Specification for Navigation Data Messages" (the NDM/XML 4.0.0
+schemas); the ``ccsds-ndm`` package by E. Imre; D. A. Vallado, "Fundamentals of
+Astrodynamics and Applications", 4th ed., Algorithm 27 (RAZEL: azimuth, elevation, range,
+range rate).
 """
 
 import re
@@ -102,7 +106,8 @@ __all__ = [
     "write_tdm",
 ]
 
-#: The data keywords of each kind of segment, in row order, and their units in the file.
+#: The data keywords of each kind of segment, in the order of the rows' columns (in the
+#: file: ANGLE_1 and ANGLE_2 in deg, RANGE in km, DOPPLER_INSTANTANEOUS in km/s).
 KINDS = {
     "radar": ("ANGLE_1", "ANGLE_2", "RANGE", "DOPPLER_INSTANTANEOUS"),
     "optical": ("ANGLE_1", "ANGLE_2"),
@@ -145,7 +150,8 @@ class TrackingData:
         (right ascension rad, declination rad) in the TEME frame. All finite; the range is
         non-negative.
     comments : sequence of str
-        One-line comments, e.g. ``"privatized release: level 14 nats, designer logdet"``.
+        One-line comments, e.g. ``"privatized release: level 14 nats, designer logdet"``,
+        stripped of surrounding blanks (as KVN stores them).
 
     Raises
     ------
@@ -172,7 +178,7 @@ class TrackingData:
     def __post_init__(self):
         object.__setattr__(self, "sensor", _text(self.sensor, "sensor"))
         object.__setattr__(self, "object_id", _text(self.object_id, "object_id"))
-        if self.kind not in KINDS:
+        if not isinstance(self.kind, str) or self.kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
         object.__setattr__(self, "epoch_jd", scalar(self.epoch_jd, "epoch_jd"))
         times = as_finite_array(self.times, "times", ndim=1)
@@ -187,7 +193,7 @@ class TrackingData:
                 f"got {values.shape}"
             )
         if self.kind == "radar" and np.any(values[:, 2] < 0):
-            raise ValueError(f"values: a range is negative ({values[:, 2].min()!r} km)")
+            raise ValueError(f"values: a range is negative ({float(values[:, 2].min())!r} km)")
         object.__setattr__(self, "times", _frozen(times))
         object.__setattr__(self, "values", _frozen(values))
         object.__setattr__(self, "comments", _comments(self.comments, "comments"))
