@@ -194,3 +194,55 @@ def test_bad_scenarios_give_one_line_and_status_2(folder, case, capsys):
     assert str(path) in message or path.name in message, message
     assert key in message, message
     assert not (folder / "never").exists()
+
+
+NETWORK = """\
+[window]
+start = "2026-03-20T12:00:00"
+hours = 3.0
+
+[objects]
+catalogue = "my.tle"
+norad_ids = [25544]
+
+[privacy]
+measurement_epsilons = [9.0]
+
+[[sensors]]
+name = "North-East fence"
+latitude_deg = 48.0
+longitude_deg = 11.0
+azimuth_sector_deg = [300.0, 90.0]
+range_max_km = 3000.0
+
+[[sensors]]
+name = "South"
+latitude_deg = 37.2
+longitude_deg = -5.9
+epsilon_offset = 1.0
+"""
+SMALL = ("--runs", "2", "--cw-runs", "2", "--cw-steps", "60", "--mc-samples", "500")
+
+
+def test_ssa_network_takes_its_object_radars_and_window_from_a_scenario(folder):
+    path, out = folder / "network_radars.toml", folder / "network_run"
+    path.write_text(NETWORK)
+    assert main(["run", "ssa-network", "--scenario", str(path), "--out", str(out), *SMALL]) == 0
+    parameters = json.loads((out / "results.json").read_text())["parameters"]
+    assert parameters["satellite"] == "25544"
+    assert [s["name"] for s in parameters["stations"]] == ["North-East fence", "South"]
+    assert parameters["offsets"] == [0.0, 1.0] and parameters["epsilons"] == [9.0]
+    assert parameters["scenario_record"]["text"] == NETWORK
+    # the window opens at the scenario's start, after the element set's epoch
+    assert parameters["start_hours"] > 0 and parameters["hours"] == 3.0
+    passes = (out / "passes.csv").read_text().splitlines()[1:]
+    assert passes and all(p.split(",")[0] in ("North-East fence", "South") for p in passes)
+
+
+def test_ssa_network_refuses_an_optical_sensor(folder, capsys):
+    path = folder / "network_optical.toml"
+    telescope = "\n[[sensors]]\nname = 'T'\nkind = 'optical'\nlatitude_deg = 1\nlongitude_deg = 2\n"
+    path.write_text(NETWORK + telescope)
+    assert main(["run", "ssa-network", "--scenario", str(path), "--out", str(folder / "no")]) == 2
+    message = capsys.readouterr().err.strip()
+    assert len(message.splitlines()) == 1 and "sensors[2].kind" in message, message

@@ -19,6 +19,7 @@ from ssa_privacy.privacy.pml.passes import PassMechanism
 from ssa_privacy.sensors.streams import passes_of
 from ssa_privacy.studies import ssa_catalog
 from ssa_privacy.studies._ssa_catalog_task import TRUTH_TOLERANCE
+from ssa_privacy.studies.scenario import default_scenario, with_overrides
 
 SEED, OBJECTS, HOURS, DELTA = 1, 2, 6.0, 0.01
 EPSILONS = (10.0, 14.0, 20.0)
@@ -137,9 +138,14 @@ def test_the_reported_epsilons_are_those_of_the_dense_stacked_passes(catalogue, 
     day's, within 1e-6 nats, for the sensor noise alone ("none") and both designers."""
     parameters = json.loads((serial_out / "results.json").read_text())["parameters"]
     by_number = {int(e.catalogue_number): e for e in catalogue}
-    scenario = ssa_catalog.Scenario(
-        parameters["start_jd"], HOURS, 30.0, EPSILONS, MEASUREMENT_EPSILONS, DELTA, "exact"
+    spec = with_overrides(
+        default_scenario(),
+        hours=HOURS,
+        pass_epsilons=EPSILONS,
+        measurement_epsilons=MEASUREMENT_EPSILONS,
+        delta=DELTA,
     )
+    scenario = ssa_catalog.Scenario(spec, parameters["start_jd"])
     times = scenario.times
     for number in parameters["norad_ids"]:
         element_set = by_number[number]
@@ -312,7 +318,7 @@ def test_bad_options_are_refused_before_any_work(tmp_path, options, words):
     "options, words",
     [
         ({"regime": "geo", "objects": 596}, "objects must be at most the 595 geo"),
-        ({"regime": "heo"}, "regime must be one of"),
+        ({"regime": "heo"}, r"regime \(objects.regime\): must be one of"),
     ],
 )
 def test_bad_selections_are_refused(catalogue, tmp_path, options, words):
@@ -325,5 +331,7 @@ def test_the_cli_reports_an_infeasible_budget_in_one_line(tmp_path, capsys):
     assert main([*arguments, "--workers", "1", "--no-progress"]) == 2
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("ssa-privacy: error: epsilons: epsilon = 8 ")
+    assert len(lines) == 1 and lines[0].startswith(
+        "ssa-privacy: error: epsilons (privacy.pass_epsilons[0]): 8 nats is infeasible"
+    )
     assert "infeasible" in lines[0]

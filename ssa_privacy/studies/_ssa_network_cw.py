@@ -21,7 +21,6 @@ from ssa_privacy.estimation.kalman import (
 )
 from ssa_privacy.privacy.pml.design import linear_mechanism_noise
 from ssa_privacy.privacy.pml.leakage import linear_mechanism_covariances, pml_margin
-from ssa_privacy.studies._ssa_network_ukf import STATIONS
 
 __all__ = [
     "CW_SENSOR_STD",
@@ -144,7 +143,7 @@ def cw_task(scenario, options, level, station, noise, seed_keys):
     ``default_rng(seed_keys)``."""
     label, eps = scenario.levels[level]
     rng = random_generator(seed_keys)
-    name = "fusion" if station is None else STATIONS[station].name
+    name = "fusion" if station is None else scenario.stations[station].name
     return {
         "level": label,
         "filter": name,

@@ -15,7 +15,6 @@ from ssa_privacy.privacy.pml.leakage import (
     monte_carlo_leakage_probability,
 )
 from ssa_privacy.studies._ssa_network_cw import C_POSITION
-from ssa_privacy.studies._ssa_network_ukf import STATIONS
 
 __all__ = [
     "CONFIDENCE",
@@ -55,7 +54,7 @@ def privacy_checks(scenario, options, station, cw_noise, seed_keys):
     its CW report, and its radar measurement linearised at its highest elevation on the
     nominal track. The draws come from ``default_rng(seed_keys)``, in row order."""
     rng = random_generator(seed_keys)
-    samples, site = options["mc_samples"], STATIONS[station]
+    samples, site = options["mc_samples"], scenario.stations[station]
     k = int(np.argmax(site.measure(scenario.nominal, scenario.fine, scenario.earth)[:, 1]))
     model = site.linearised_measurement(scenario.nominal[k], scenario.fine[k], scenario.earth)
     H, Sigma = model.H, scenario.prior_eci(model.state)

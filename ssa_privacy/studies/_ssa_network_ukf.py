@@ -28,7 +28,8 @@ __all__ = [
     "ukf_setup",
 ]
 
-#: The three stations (approximate WGS-84 positions of the deep-space antennas).
+#: The default stations: approximate WGS-84 positions of the deep-space antennas (a
+#: scenario file may give others, :class:`~ssa_privacy.studies.ssa_network.NetworkOptions`).
 STATIONS = (
     GroundStation("Goldstone", 35.4259, -116.8895, 1.002),
     GroundStation("Madrid", 40.4313, -4.2480, 0.865),
@@ -82,7 +83,7 @@ def _measurements(scenario, level, truth, time, seen, x_pred, rngs):
     the privacy noises' range standard deviations and the releases."""
     z, R, range_std, releases = [], [], [], []
     for s in seen:
-        station = STATIONS[s]
+        station = scenario.stations[s]
         z_s = station.measure(truth, time, scenario.earth)
         z_s = z_s + np.asarray(station.noise_std) * rngs[0].standard_normal(4)
         R_s = station.noise_covariance
@@ -118,7 +119,7 @@ def _track(scenario, times, level, truth, visible, rngs):
         seen = np.flatnonzero(visible[k])
         if seen.size:
             z, R, stds, made = _measurements(scenario, level, truth[k], t, seen, tracker.x, rngs)
-            tracker.update([STATIONS[s] for s in seen], z, R)
+            tracker.update([scenario.stations[s] for s in seen], z, R)
             range_std.extend(stds)
             releases["releases"] += len(made)
             releases["passed"] += sum(bool(r.certificate.passed) for _, r in made)
@@ -147,7 +148,7 @@ def ukf_setup(scenario, options, seed):
     """The UKF runs' truths (from ``default_rng([seed, run, 0])``) and filter grid."""
     truth = _truths(scenario, options["runs"], seed)
     visible = np.stack(
-        [s.visible(truth, scenario.fine, scenario.earth) for s in STATIONS], axis=-1
+        [s.visible(truth, scenario.fine, scenario.earth) for s in scenario.stations], axis=-1
     )  # (R, m_fine, S)
     index, regular = _grid(visible, options["dt"], options["gap_step"])
     times = scenario.fine[index]

@@ -1044,7 +1044,7 @@ class SsaScenario:
                         sensor=sensor.name,
                     )
                 raise ScenarioError(
-                    f"{epsilon:g} nats is at or below {floor:.4g}, the smallest feasible budget "
+                    f"{epsilon:g} nats is infeasible: at or below {floor:.4g}, the smallest feasible budget "
                     f"of a pass that sees the 6 state directions at delta = {privacy.delta:g} "
                     "([LKC] condition (9))",
                     key=f"privacy.pass_epsilons[{k}]",
@@ -1054,7 +1054,7 @@ class SsaScenario:
         for k, epsilon in enumerate(privacy.measurement_epsilons):
             if epsilon <= floor:
                 raise ScenarioError(
-                    f"{epsilon:g} nats is at or below {floor:.4g}, the smallest feasible level "
+                    f"{epsilon:g} nats is infeasible: at or below {floor:.4g}, the smallest feasible level "
                     f"of a {rows}-row measurement at delta = {privacy.delta:g} ([LKC] "
                     "condition (9))",
                     key=f"privacy.measurement_epsilons[{k}]",

@@ -65,6 +65,7 @@ from ssa_privacy.studies import _ssa_catalog_figures as figures
 from ssa_privacy.studies._ssa_catalog_task import NO_PRIVACY, catalog_task
 from ssa_privacy.studies.scenario import (
     ObjectsSpec,
+    ScenarioError,
     check_window,
     default_scenario,
     file_record,
@@ -299,12 +300,24 @@ class CatalogOptions:
         else:
             spec = load_scenario(self.scenario, data_folder=self.data)
         keys = {key: getattr(self, option) for option, key in SCENARIO_KEYS.items()}
-        spec = with_overrides(spec, tle=self.tle, stations=self.stations, **keys)
+        try:
+            spec = with_overrides(spec, tle=self.tle, stations=self.stations, **keys)
+        except ScenarioError as error:
+            raise _named_option(error) from None
         if self.tle is not None and spec.objects.norad_ids is None and keys["regime"] is None:
             if keys["sample"] is None:  # the user's own file: every object of it
                 objects = ObjectsSpec(spec.objects.catalogue, regime="all")
                 spec = replace(spec, objects=objects, overrides=(*spec.overrides, _ALL))
         return spec
+
+
+def _named_option(error):
+    """A command-line override's error, naming the option (``dt``) and its scenario key."""
+    key = (error.key or "").split(".")[-1].split("[")[0]
+    option = next((o for o, k in SCENARIO_KEYS.items() if k == key), None)
+    if error.source != "<override>" or option is None:
+        return error
+    return ValueError(f"{option} ({error.key}): {error.problem}")
 
 
 #: The override recorded when ``--tle`` replaces a sampled catalogue: all its objects.

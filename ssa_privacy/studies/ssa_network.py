@@ -72,11 +72,13 @@ from ssa_privacy.studies import _ssa_network_figures as figures
 from ssa_privacy.studies import _ssa_network_ukf as ukf
 from ssa_privacy.studies._ssa_network_cw import C_POSITION, cw_designs, cw_task
 from ssa_privacy.studies._ssa_network_privacy import CONFIDENCE, privacy_checks
+from ssa_privacy.studies._ssa_network_scenario import network_values, stations_of
 from ssa_privacy.studies._ssa_network_ukf import FILTER_PSD, FILTER_TOLERANCE, STATIONS  # noqa: F401
 
 __all__ = [
     "CONFIDENCE",
     "CW_SEED_TAG",
+    "BUILT_IN",
     "DEFAULT_EPSILONS",
     "DEFAULT_OFFSETS",
     "DESCRIPTION",
@@ -96,6 +98,17 @@ DESCRIPTION = "SSA network: PML-privatized ground radars tracking a real LEO orb
 
 DEFAULT_EPSILONS = (7.0, 9.0, 12.0, 16.0, 24.0)
 DEFAULT_OFFSETS = (0.0, 1.0, 2.0)
+#: The values of the options a scenario file may set, without one.
+BUILT_IN = {
+    "satellite": "iss",
+    "start_hours": 6.0,
+    "hours": 10.0,
+    "dt": 30.0,
+    "epsilons": DEFAULT_EPSILONS,
+    "offsets": DEFAULT_OFFSETS,
+    "delta": 0.01,
+    "convention": "exact",
+}
 NO_PRIVACY = "none"
 #: Last seed key of a CW row's simulation, ``[seed, level, filter, 3]``, and third of a
 #: station's privacy checks, ``[seed, station, 4]``: no stream coincides with a UKF run's
@@ -108,24 +121,22 @@ def add_arguments(parser):
     """Options of the ssa-network study."""
     add = parser.add_argument
     add(
+        "--scenario",
+        help="scenario file (TOML): one object, its radars, the window and the levels; the "
+        "options below override it",
+    )
+    add(
         "--satellite",
         type=opt.checked_by(load_element_set),
-        default="iss",
-        help="'iss' or a catalogue number of SGP4-VER.TLE",
+        help="'iss' or a catalogue number of SGP4-VER.TLE (default iss)",
     )
     add(
         "--start-hours",
         type=opt.non_negative_float,
-        default=6.0,
         help="window start after epoch (h, default 6)",
     )
-    add(
-        "--hours",
-        type=opt.positive_float,
-        default=10.0,
-        help="tracking window length (h, default 10)",
-    )
-    add("--dt", type=opt.positive_float, default=30.0, help="measurement interval (s, default 30)")
+    add("--hours", type=opt.positive_float, help="tracking window length (h, default 10)")
+    add("--dt", type=opt.positive_float, help="measurement interval (s, default 30)")
     add(
         "--gap-step",
         type=opt.positive_float,
@@ -141,16 +152,15 @@ def add_arguments(parser):
     add(
         "--epsilons",
         type=opt.comma_list(opt.positive_float),
-        default=DEFAULT_EPSILONS,
         help="privacy levels: epsilon of the first station (nats, default 7,9,12,16,24)",
     )
     add(
         "--offsets",
         type=opt.comma_list(opt.finite_float),
-        default=DEFAULT_OFFSETS,
         help="epsilon_i = level + offset_i, one per station (default 0,1,2)",
     )
     opt.add_pml_level(parser, 0.01, conventions=CONVENTIONS)
+    parser.set_defaults(delta=None, convention=None)
     add(
         "--runs",
         type=opt.positive_int,
@@ -175,10 +185,18 @@ def add_arguments(parser):
 class NetworkOptions:
     """The options of an ssa-network run and their defaults (``ssa-privacy run ssa-network``).
 
+    The options a scenario file may set (``satellite`` to ``convention``) default to None:
+    a value given here overrides the scenario's, and without a scenario the defaults
+    below apply.
+
     Parameters
     ----------
+    scenario : str or Path, optional
+        Scenario file (:mod:`ssa_privacy.studies._ssa_network_scenario` says what the
+        study takes of it: the object, its radars, the window, the levels).
     satellite : str
-        ``"iss"`` or a catalogue number of ``SGP4-VER.TLE``.
+        ``"iss"`` or a catalogue number of ``SGP4-VER.TLE`` (default ``"iss"``); with a
+        scenario, the scenario's object.
     start_hours, hours, dt, gap_step, burn_in_hours : float
         Window start after epoch and length (h), measurement interval and filter step
         between passes (s, a multiple of dt within the window), time left out of the
@@ -206,16 +224,17 @@ class NetworkOptions:
         its range, or no level (the message names the option).
     """
 
-    satellite: str = "iss"
-    start_hours: float = 6.0
-    hours: float = 10.0
-    dt: float = 30.0
+    scenario: str | None = None
+    satellite: str | None = None
+    start_hours: float | None = None
+    hours: float | None = None
+    dt: float | None = None
     gap_step: float = 600.0
     burn_in_hours: float = 2.0
-    epsilons: tuple = DEFAULT_EPSILONS
-    offsets: tuple = DEFAULT_OFFSETS
-    delta: float = 0.01
-    convention: str = "exact"
+    epsilons: tuple | None = None
+    offsets: tuple | None = None
+    delta: float | None = None
+    convention: str | None = None
     runs: int = 12
     cw_runs: int = 20
     cw_steps: int = 300
@@ -224,6 +243,14 @@ class NetworkOptions:
     mc_samples: int = 100_000
 
     def __post_init__(self):
+        values, record = dict(BUILT_IN), None
+        if self.scenario is not None:
+            found, record = network_values(self.scenario)
+            values.update(found)
+        for name, value in values.items():
+            if getattr(self, name, None) is None:
+                object.__setattr__(self, name, value)
+        object.__setattr__(self, "_scenario", (values, record))
         for name in ("runs", "cw_runs", "cw_steps", "mc_samples"):
             positive_int(getattr(self, name), name)
         if not 0 <= self.cw_burn_in < self.cw_steps:
@@ -250,15 +277,32 @@ class NetworkOptions:
             Every field, in order.
         """
         options = {f.name: getattr(self, f.name) for f in fields(self)}
-        return options | {"epsilons": list(self.epsilons), "offsets": list(self.offsets)}
+        values, record = self._scenario
+        extra = {key: values.get(key) for key in ("element_set", "stations", "earth_orientation")}
+        return (
+            options
+            | extra
+            | {
+                "epsilons": list(self.epsilons),
+                "offsets": list(self.offsets),
+                "scenario_record": record,
+            }
+        )
 
 
 class Scenario:
     """Fixed quantities of a run: orbit, Earth, manoeuvre prior, nominal track and levels."""
 
     def __init__(self, options):
-        self.element_set = load_element_set(options["satellite"])
-        self.earth = EarthRotation(self.element_set.gmst_epoch)
+        if options.get("element_set"):
+            self.element_set = ElementSet(*options["element_set"])
+            self.stations = stations_of(options["stations"])
+            epoch = self.element_set.epoch_jd
+            self.earth = EarthRotation.at_utc(epoch, options["earth_orientation"])
+        else:
+            self.element_set = load_element_set(options["satellite"])
+            self.stations = STATIONS
+            self.earth = EarthRotation(self.element_set.gmst_epoch)
         self.propagator = J2Propagator()
         self.t0 = options["start_hours"] * 3600.0
         self.fine = self.t0 + np.arange(0.0, options["hours"] * 3600.0 + 1e-9, options["dt"])
@@ -269,8 +313,11 @@ class Scenario:
         self.Sigma_cw = self.cw_plant(C_POSITION, options["cw_dt"]).prior_covariance()
         self.convention, self.delta = options["convention"], options["delta"]
         offsets = np.asarray(options["offsets"], dtype=float)
-        if offsets.shape != (len(STATIONS),):
-            raise ValueError(f"offsets must hold {len(STATIONS)} values, got {options['offsets']}")
+        if offsets.shape != (len(self.stations),):
+            raise ValueError(
+                f"offsets must hold {len(self.stations)} values, one per station, got "
+                f"{options['offsets']}"
+            )
         self.levels = [(f"{e:g}", tuple(e + offsets)) for e in sorted(options["epsilons"])]
         # A radar measurement has rank 4 (the CW report 3, with a lower floor).
         check_epsilon([eps for _, eps in self.levels], self.delta, len(MEASUREMENTS))
@@ -393,16 +440,16 @@ def _tasks(scenario, setup, cw_noise, seed):
         for label, eps in scenario.levels
         for run in range(len(setup.truth))
     ]
-    filters = [*range(len(STATIONS)), None]  # the stations, then the fusion
+    filters = [*range(len(scenario.stations)), None]  # the stations, then the fusion
     for level, (label, _) in enumerate(scenario.levels):
         for index, station in enumerate(filters):
             noise = cw_noise[label] if station is None else cw_noise[label][station]
-            name = "fusion" if station is None else STATIONS[station].name
+            name = "fusion" if station is None else scenario.stations[station].name
             keys = (seed, level, index, CW_SEED_TAG)
             tasks.append(
                 _task(("cw", label, name), "cw", keys, level=level, station=station, noise=noise)
             )
-    for station, site in enumerate(STATIONS):
+    for station, site in enumerate(scenario.stations):
         keys = (seed, station, PRIVACY_SEED_TAG)
         tasks.append(
             _task(("privacy", site.name), "privacy", keys, station=station, cw_noise=cw_noise)
@@ -415,7 +462,8 @@ def _designs(scenario, options, seed):
     setup = ukf.ukf_setup(scenario, options, seed)
     station_plant = scenario.cw_plant(C_POSITION, options["cw_dt"])
     cw_noise = {
-        label: cw_designs(scenario, STATIONS, station_plant, eps) for label, eps in scenario.levels
+        label: cw_designs(scenario, scenario.stations, station_plant, eps)
+        for label, eps in scenario.levels
     }
     return setup, cw_noise
 
@@ -450,7 +498,7 @@ def _tables(output, scenario, tracking, rows, cw_rows, privacy_rows):
     their certificates passed (``radar_releases``)."""
     monotone = ukf.monotone(rows)
     table = [{k: v for k, v in row.items() if not k.startswith("_")} for row in rows]
-    passes = figures.pass_rows(scenario, STATIONS)
+    passes = figures.pass_rows(scenario, scenario.stations)
     output.write_csv("cw_bounds.csv", cw_rows)
     output.write_csv("privacy_checks.csv", privacy_rows)
     output.write_csv("passes.csv", passes)
@@ -532,7 +580,7 @@ def run(out, seed, progress, runner=None, **options):
     output.parameters["runner"] = runner.describe()
     tracking, rows, cw_rows, privacy_rows = _gather(scenario, setup, tasks, results)
     summary = _tables(output, scenario, tracking, rows, cw_rows, privacy_rows)
-    figures.ground_tracks(output, scenario, STATIONS)
+    figures.ground_tracks(output, scenario, scenario.stations)
     figures.tracking_errors(output, scenario, tracking)
     figures.rmse_vs_epsilon(output, rows)
     figures.cw_bounds(output, cw_rows, scenario)

@@ -1,0 +1,130 @@
+"""A scenario file for the ssa-network study: one object, its radars, window and levels.
+
+ssa-network tracks one object with an unscented Kalman filter fed by radars. From a
+scenario file (:mod:`ssa_privacy.studies.scenario`) it takes:
+
+- the object: the one catalogue number of ``objects.norad_ids``, or the one object of
+  ``objects.catalogue``;
+- the sensors: every ``[[sensors]]`` entry, each a radar (the filter's measurement model
+  is the radar's), with its ``epsilon_offset`` as the station's offset;
+- the window: ``window.start`` (default: 6 h after the element set's epoch), ``hours``
+  and ``step_s``;
+- the levels: ``privacy.measurement_epsilons`` (the first station's epsilon per level),
+  ``delta`` and ``convention``; and ``earth.orientation``.
+
+Everything else (the Monte Carlo runs, the CW part, the filter's gap step) stays an
+option of the study.
+"""
+
+from ssa_privacy.orbits.catalog import read_element_sets
+from ssa_privacy.studies.scenario import ScenarioError, SensorSpec, load_scenario
+
+__all__ = [
+    "network_values",
+    "stations_of",
+]
+
+
+def _element_set(spec, data):
+    """The one element set the scenario names."""
+    sets = read_element_sets(spec.catalogue_file(data))
+    ids = spec.objects.norad_ids
+    if ids is None:
+        if len(sets) != 1:
+            raise ScenarioError(
+                f"ssa-network tracks one object: give its catalogue number (the catalogue "
+                f"holds {len(sets)} element sets)",
+                source=spec.source,
+                key="objects.norad_ids",
+            )
+        return sets[0]
+    if len(ids) != 1:
+        raise ScenarioError(
+            f"ssa-network tracks one object: give one catalogue number, got {len(ids)}",
+            source=spec.source,
+            key="objects.norad_ids",
+        )
+    found = [e for e in sets if int(e.catalogue_number) == ids[0]]
+    if not found:
+        raise ScenarioError(
+            f"catalogue number {ids[0]} is not in {spec.objects.catalogue}",
+            source=spec.source,
+            key="objects.norad_ids",
+        )
+    return max(found, key=lambda e: e.epoch_jd)
+
+
+def network_values(path, data=None):
+    """The ssa-network options a scenario file sets, and its record.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The scenario file.
+    data : str or path-like, optional
+        Data folder in which relative file names are also looked up.
+
+    Returns
+    -------
+    values : dict
+        ``satellite`` (the catalogue number, text), ``element_set`` (name, line 1,
+        line 2), ``stations`` (each sensor's keys, :meth:`SensorSpec.to_dict`),
+        ``start_hours`` (h after the element set's epoch), ``hours``, ``dt``,
+        ``epsilons``, ``offsets``, ``delta``, ``convention`` and ``earth_orientation``.
+    record : dict
+        :meth:`~ssa_privacy.studies.scenario.SsaScenario.as_record`.
+
+    Raises
+    ------
+    ScenarioError
+        Naming the file and the key: a bad scenario, an optical sensor, not exactly one
+        object, or a window start before the element set's epoch.
+    """
+    spec = load_scenario(path, data_folder=data)
+    for k, sensor in enumerate(spec.sensors):
+        if sensor.kind != "radar":
+            raise ScenarioError(
+                "ssa-network's filter models radars only; this sensor is optical (use "
+                "ssa-catalog for mixed networks)",
+                source=spec.source,
+                key=f"sensors[{k}].kind",
+            )
+    element_set = _element_set(spec, data)
+    start_hours = 6.0
+    if spec.start_jd is not None:
+        start_hours = (spec.start_jd - element_set.epoch_jd) * 24.0
+        if start_hours < 0:
+            raise ScenarioError(
+                "must not precede the element set's epoch (ssa-network propagates forward from it)",
+                source=spec.source,
+                key="window.start",
+            )
+    values = {
+        "satellite": str(int(element_set.catalogue_number)),
+        "element_set": [element_set.name, element_set.line1, element_set.line2],
+        "stations": [s.to_dict() for s in spec.sensors],
+        "start_hours": start_hours,
+        "hours": spec.window.hours,
+        "dt": spec.window.step_s,
+        "epsilons": list(spec.privacy.measurement_epsilons),
+        "offsets": list(spec.epsilon_offsets),
+        "delta": spec.privacy.delta,
+        "convention": spec.privacy.convention,
+        "earth_orientation": spec.earth.orientation,
+    }
+    return values, spec.as_record()
+
+
+def stations_of(values):
+    """The radars of :func:`network_values`' ``stations`` entry, built.
+
+    Parameters
+    ----------
+    values : list of dict
+        Each sensor's scenario keys.
+
+    Returns
+    -------
+    tuple of GroundStation
+    """
+    return tuple(SensorSpec(**sensor).build() for sensor in values)
