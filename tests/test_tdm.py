@@ -246,7 +246,6 @@ def test_the_creation_date_can_be_fixed(tmp_path):
         (("S", "1", "radar", 0.0, [0.0], [[0.0, 0.0]]), ValueError, r"shape \(1, 4\)"),
         (("S", "1", "optical", 0.0, [1.0, 0.0], [[0, 0], [0, 0]]), ValueError, "increasing"),
         (("S", "1", "optical", 0.0, [0.0], [[np.nan, 0.0]]), ValueError, "values contains non-fin"),
-        (("S", "1", "radar", 0.0, [0.0], [[0.0, 0.0, -1.0, 0.0]]), ValueError, "range is negative"),
         (("S", "1", "optical", 0.0, [], np.zeros((0, 2))), ValueError, "at least one time"),
         (("", "1", "optical", 0.0, [0.0], [[0.0, 0.0]]), ValueError, "sensor must be one"),
         (("S", 25544, "optical", 0.0, [0.0], [[0.0, 0.0]]), TypeError, "object_id must be a str"),

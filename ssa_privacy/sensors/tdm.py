@@ -147,8 +147,9 @@ class TrackingData:
         Seconds since ``epoch_jd``, strictly increasing, at least one.
     values : array_like, shape (K, 4) or (K, 2)
         Radar rows (azimuth rad, elevation rad, range km, range rate km/s); optical rows
-        (right ascension rad, declination rad) in the TEME frame. All finite; the range is
-        non-negative.
+        (right ascension rad, declination rad) in the TEME frame. All finite. A privatized
+        release may hold a negative range (the noise added to a short range), which the
+        message carries as it is.
     comments : sequence of str
         One-line comments, e.g. ``"privatized release: level 14 nats, designer logdet"``,
         stripped of surrounding blanks (as KVN stores them).
@@ -159,7 +160,7 @@ class TrackingData:
         If a name or comment is not a str, or a number is not real.
     ValueError
         On an empty or multi-line name, an unknown kind, non-finite values, times that do
-        not increase, rows of the wrong width or a negative range.
+        not increase or rows of the wrong width.
 
     Notes
     -----
@@ -192,8 +193,6 @@ class TrackingData:
                 f"values of a {self.kind} segment must have shape ({times.size}, {width}), "
                 f"got {values.shape}"
             )
-        if self.kind == "radar" and np.any(values[:, 2] < 0):
-            raise ValueError(f"values: a range is negative ({float(values[:, 2].min())!r} km)")
         object.__setattr__(self, "times", _frozen(times))
         object.__setattr__(self, "values", _frozen(values))
         object.__setattr__(self, "comments", _comments(self.comments, "comments"))
