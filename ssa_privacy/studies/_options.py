@@ -24,6 +24,8 @@ __all__ = [
     "add_replications",
     "checked_by",
     "comma_list",
+    "add_scenario",
+    "existing_file",
     "existing_folder",
     "finite_float",
     "int_at_least",
@@ -295,6 +297,48 @@ def existing_folder(text):
     if not os.access(folder, os.R_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"folder {text!r} cannot be read")
     return folder
+
+
+def existing_file(text):
+    """Return ``text`` if it names an existing file (``--scenario``, ``--tle``).
+
+    Parameters
+    ----------
+    text : str
+        The file.
+
+    Returns
+    -------
+    str
+        ``text`` as given (the study resolves it).
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        If ``text`` is empty or no file of that name exists.
+    """
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a file, got an empty string")
+    if not Path(text).expanduser().is_file():
+        raise argparse.ArgumentTypeError(f"file {text!r} not found")
+    return text
+
+
+def add_scenario(parser, what):
+    """Add ``--scenario``, a scenario file of an SSA study (:mod:`ssa_privacy.studies.scenario`).
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser or argument group
+        Where the option goes.
+    what : str
+        What the study takes of the scenario, e.g. ``"one object, its radars"``.
+    """
+    parser.add_argument(
+        "--scenario",
+        type=existing_file,
+        help=f"scenario file (TOML): {what}; the options below override it",
+    )
 
 
 def scheduler_address(text):

@@ -1677,27 +1677,13 @@ def with_overrides(scenario, tle=None, stations=None, **keys):
     """
     if not isinstance(scenario, SsaScenario):
         raise TypeError(f"scenario must be an SsaScenario, got {type(scenario).__name__}")
-    changes, recorded = {}, []
-    for key, value in keys.items():
-        if value is None:
-            continue
-        section, name = _override_key(key)
-        changes.setdefault(section, {})[name] = value
-        recorded.append((f"{section}.{name}", value))
+    changes, recorded = _key_changes(keys)
     inputs = list(scenario.inputs)
     if tle is not None:
-        path = Path(tle).expanduser()
-        if not path.is_file():
-            raise ScenarioError(f"file not found: {str(path)!r}", source="<override>", key="tle")
+        path = _override_file(tle, "tle")
         changes.setdefault("objects", {})["catalogue"] = str(path.resolve())
         inputs.append({"role": "objects.catalogue (override)", **file_record(path)})
         recorded.append(("objects.catalogue", str(path.resolve())))
-    objects = changes.get("objects", {})
-    if "norad_ids" in objects:
-        objects.setdefault("regime", None)
-        objects.setdefault("sample", None)
-    elif "regime" in objects or "sample" in objects:
-        objects["norad_ids"] = None
     sections = {}
     for section, values in changes.items():
         try:
@@ -1706,11 +1692,7 @@ def with_overrides(scenario, tle=None, stations=None, **keys):
             raise error.within(section, source="<override>") from None
     sensors = scenario.sensors
     if stations is not None:
-        path = Path(stations).expanduser()
-        if not path.is_file():
-            raise ScenarioError(
-                f"file not found: {str(path)!r}", source="<override>", key="stations"
-            )
+        path = _override_file(stations, "stations")
         sensors = read_stations(path)
         inputs.append({"role": "sensors (override)", **file_record(path)})
         recorded.append(("sensors", str(path.resolve())))
@@ -1724,6 +1706,34 @@ def with_overrides(scenario, tle=None, stations=None, **keys):
         )
     except ScenarioError as error:
         raise error.within(source="<override>") from None
+
+
+def _key_changes(keys):
+    """Overridden keys by section, and the (dotted key, value) record; None keeps a key.
+
+    Catalogue numbers and sampling exclude each other: giving one clears the other."""
+    changes, recorded = {}, []
+    for key, value in keys.items():
+        if value is None:
+            continue
+        section, name = _override_key(key)
+        changes.setdefault(section, {})[name] = value
+        recorded.append((f"{section}.{name}", value))
+    objects = changes.get("objects", {})
+    if "norad_ids" in objects:
+        objects.setdefault("regime", None)
+        objects.setdefault("sample", None)
+    elif "regime" in objects or "sample" in objects:
+        objects["norad_ids"] = None
+    return changes, recorded
+
+
+def _override_file(name, key):
+    """The path of an override file, or a ScenarioError naming ``key``."""
+    path = Path(name).expanduser()
+    if not path.is_file():
+        raise ScenarioError(f"file not found: {str(path)!r}", source="<override>", key=key)
+    return path
 
 
 # -- writing -----------------------------------------------------------------------------------

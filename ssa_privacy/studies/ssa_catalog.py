@@ -1,41 +1,48 @@
-"""Catalogue-scale privatized SSA: real element sets, eight ground radars, pass-level privacy.
+"""Catalogue-scale privatized SSA: real element sets, a sensor network, pass-level privacy.
 
-Scenario (:doc:`/studies/ssa-catalog`). Objects are drawn, seeded, from the active
-catalogue (``active_satellites_2026-03-19.tle`` in the data folder) by regime, each
-catalogue number once (its newest element set). The window opens at ``start`` (by
-default the newest epoch among the element sets within 3 days of the median epoch,
-:func:`~ssa_privacy.orbits.catalog.window_start`) and lasts ``hours``; a sampled object whose
-epoch is further than ``staleness_days`` from the start is left out, and every element
-set left out is listed with the reason. The nominal state of each object at the start
-comes from SGP4, its nominal track and state transition from the J2 model; an object
-that no station sees in the window is tracked by prediction alone.
+Scenario (:doc:`/studies/ssa-catalog`): a scenario file
+(:mod:`ssa_privacy.studies.scenario`; the shipped one by default, the options of
+:mod:`~ssa_privacy.studies._ssa_catalog_options` override it) names the element sets,
+the objects, the window, the sensors, the Earth orientation, the privacy levels and the
+filter. The shipped scenario draws 50 LEO objects, seeded, from the active catalogue
+(``active_satellites_2026-03-19.tle`` in the data folder), each catalogue number once
+(its newest element set), tracked for 24 h by the eight radars of
+:mod:`ssa_privacy.sensors.networks`. The window opens at ``start`` (by default the
+newest epoch among the element sets within 3 days of the median epoch,
+:func:`~ssa_privacy.orbits.catalog.window_start`) and lasts ``hours``; a sampled object
+whose epoch is further than ``staleness_days`` from the start is left out, and every
+element set left out is listed with the reason. The nominal state of each object at the
+start comes from SGP4, its nominal track and state transition from the J2 model; an
+object that no sensor sees in the window is tracked by prediction alone.
 What is private is the manoeuvre deviation x0 at the window start, under the
 station-kept CW prior of the ssa-network study
-(:func:`~ssa_privacy.orbits.relative_motion.manoeuvre_prior`); the truth is the J2 propagation
-of ``nominal + x0``. The eight radars of :mod:`ssa_privacy.sensors.networks` measure
-(azimuth, elevation, range, range rate) every ``dt`` seconds above a 5 deg mask; a
-stretch in view longer than ``LONGEST_PASS_MINUTES`` (MEO and GEO objects) is cut into
-passes of that length on a common grid, so that the stations' passes align.
+(:func:`~ssa_privacy.orbits.relative_motion.manoeuvre_prior`); the truth is the J2
+propagation of ``nominal + x0``. A radar measures (azimuth, elevation, range, range
+rate), an optical sensor (right ascension, declination), every ``step_s`` seconds within
+its field of regard; a stretch in view longer than the longest pass (20 min by default:
+MEO and GEO objects) is cut into passes of that length on a common grid, so that the
+sensors' passes align. With recorded measurements (a CCSDS TDM) the passes are the
+recorded ones and there is no truth.
 
-Privacy: every station privatizes each pass with the pass-level designers of
-:mod:`ssa_privacy.privacy.pml.passes`, for each budget of ``epsilons`` (the whole pass is
-(epsilon, delta)-PML private about x0): the exact minimum-trace stacked design
-(``"logdet"``, the study's mechanism) and, for comparison at the same guarantee, the
-per-measurement design scaled to meet it (``"scaled"``). The level ``"none"`` releases
-the sensor data as measured. The fusion centre tracks each object at every level with an
-extended Kalman filter (:mod:`ssa_privacy.estimation.ekf`); the RMSE is taken against the
-truth every ``EVALUATION_STEP`` seconds over the second half of the window.
+Privacy: every sensor privatizes each pass with the pass-level designers of
+:mod:`ssa_privacy.privacy.pml.passes`, for each budget of ``epsilons`` plus the sensor's
+offset (the whole pass is (epsilon, delta)-PML private about x0): the exact
+minimum-trace stacked design (``"logdet"``, the study's mechanism) and, for comparison
+at the same guarantee, the per-measurement design scaled to meet it (``"scaled"``). The
+level ``"none"`` releases the sensor data as measured. The fusion centre tracks each
+object at every level with an extended Kalman filter (:mod:`ssa_privacy.estimation.ekf`);
+the RMSE is taken against the truth every ``EVALUATION_STEP`` seconds over the second
+half of the window, and the NIS of the updates against its chi-square band.
 
 Work: one runner task per batch of ``batch`` objects
-(:mod:`~ssa_privacy.studies._ssa_catalog_task`); each task returns only its table rows,
+(:mod:`~ssa_privacy.studies._ssa_catalog_task`); each task returns only its table rows
+(and, with ``--ccsds``, what the messages hold, :mod:`~ssa_privacy.studies._ssa_catalog_ccsds`),
 and with a checkpoint folder each finished task is stored on disk. A worker holds one
-batch's tracks (``hours * 3600 / dt`` samples per object) and one contact's dense noise
-covariances at a time: at most 8 stations x one longest pass of 4-row measurements.
+batch's tracks (``hours * 3600 / step_s`` samples per object) and one contact's dense
+noise covariances at a time: at most every sensor x one longest pass of measurements.
 """
 
 import time
-from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 
@@ -43,7 +50,6 @@ from ssa_privacy.engine.output import StudyOutput
 from ssa_privacy.engine.runner import Runner, Task
 from ssa_privacy.engine.transaction import transactional
 from ssa_privacy.orbits.catalog import (
-    REGIMES,
     STALENESS_DAYS,
     START_SPREAD_DAYS,
     newest_element_sets,
@@ -56,21 +62,28 @@ from ssa_privacy.orbits.catalog import (
     window_start,
 )
 from ssa_privacy.orbits.propagator import J2Propagator
-from ssa_privacy.privacy.notions import CONVENTIONS
 from ssa_privacy.sensors.earth_orientation import iers_table_version
-from ssa_privacy.sensors.geodesy import ORIENTATIONS, EarthRotation
-from ssa_privacy.studies import _options as opt
+from ssa_privacy.sensors.geodesy import EarthRotation
 from ssa_privacy.studies import _ssa_catalog_ccsds as ccsds
 from ssa_privacy.studies import _ssa_catalog_figures as figures
+from ssa_privacy.studies._ssa_catalog_options import (
+    SCENARIO_KEYS,
+    CatalogOptions,
+    add_arguments,
+)
+from ssa_privacy.studies._ssa_catalog_summaries import (
+    TRACKED_KM,
+    certificate_summary,
+    level_summaries,
+    measurement_summaries,
+    percentile,
+)
 from ssa_privacy.studies._ssa_catalog_task import NO_PRIVACY, catalog_task
 from ssa_privacy.studies.scenario import (
-    ObjectsSpec,
-    ScenarioError,
+    LONGEST_PASS_MIN,
+    PrivacySpec,
     check_window,
-    default_scenario,
     file_record,
-    load_scenario,
-    with_overrides,
 )
 
 __all__ = [
@@ -99,229 +112,20 @@ DESCRIPTION = (
     "Catalogue-scale SSA: real element sets, 8 radars, pass-level PML designs, EKF tracking"
 )
 
-#: Pass-level budgets (nats): above the 8.41-nat floor of a pass that sees all of x0.
-DEFAULT_EPSILONS = (10.0, 14.0, 20.0)
+#: Pass-level budgets of the shipped scenario (nats): above the 8.41-nat floor of a pass
+#: that sees all of x0.
+DEFAULT_EPSILONS = PrivacySpec().pass_epsilons
 #: Per-measurement levels whose pass and day epsilons are reported (ssa-network's range).
-DEFAULT_MEASUREMENT_EPSILONS = (7.0, 12.0, 24.0)
+DEFAULT_MEASUREMENT_EPSILONS = PrivacySpec().measurement_epsilons
 #: Spacing of the times at which the RMSE is taken (s), over the window's second half.
 EVALUATION_STEP = 300.0
-#: An object is "tracked" when its position RMSE is at most this (km).
-TRACKED_KM = 1.0
 #: The longest pass (min): a stretch in view beyond it (MEO and GEO objects are in view
 #: for hours) is cut into passes of this length, each with its own budget.
-LONGEST_PASS_MINUTES = 20.0
+LONGEST_PASS_MINUTES = LONGEST_PASS_MIN
 #: How the window start is chosen when it is not given (``parameters.start_rule``).
 START_RULE = (
     f"newest epoch among the element sets within {START_SPREAD_DAYS:g} days of the median epoch"
 )
-
-
-#: Command-line option -> the scenario key it overrides (:mod:`ssa_privacy.studies.scenario`).
-SCENARIO_KEYS = {
-    "regime": "regime",
-    "objects": "sample",
-    "epsilons": "pass_epsilons",
-    "measurement_epsilons": "measurement_epsilons",
-    "hours": "hours",
-    "dt": "step_s",
-    "delta": "delta",
-    "convention": "convention",
-    "start": "start",
-    "staleness_days": "staleness_days",
-    "earth_orientation": "orientation",
-}
-
-
-def add_arguments(parser):
-    """Options of ``ssa-privacy run ssa-catalog``: a scenario file and what overrides it."""
-    add = parser.add_argument
-    add(
-        "--scenario",
-        type=opt.checked_by(_existing_file),
-        help="scenario file (TOML) describing the study (default: the shipped scenario: 8 "
-        "radars, 50 LEO objects of the active catalogue, 24 h); the options below override it",
-    )
-    add("--tle", type=opt.checked_by(_existing_file), help="element sets (TLE, 3LE or OMM file)")
-    add(
-        "--stations",
-        type=opt.checked_by(_existing_file),
-        help="sensors file (TOML [[sensors]] tables or a GeoJSON FeatureCollection)",
-    )
-    add(
-        "--measurements",
-        type=opt.checked_by(_existing_file),
-        help="recorded sensor measurements (CCSDS TDM) to privatize and filter instead of "
-        "simulated ones",
-    )
-    add("--ccsds", action="store_true", help="write TDM and OEM messages under ccsds/")
-    add("--regime", choices=REGIMES, help="orbital regime of the sample (shipped: leo)")
-    add("--objects", type=opt.positive_int, help="objects sampled, seeded by --seed (shipped: 50)")
-    add(
-        "--epsilons",
-        type=opt.comma_list(opt.positive_float),
-        help="pass-level budgets (nats, shipped 10,14,20; each above 8.41 at delta 0.01)",
-    )
-    add(
-        "--measurement-epsilons",
-        type=opt.comma_list(opt.positive_float),
-        help="per-measurement levels whose pass and day leakage is reported (shipped 7,12,24)",
-    )
-    add("--hours", type=opt.positive_float, help="window length (h, shipped 24)")
-    add("--dt", type=opt.positive_float, help="measurement interval (s, shipped 30)")
-    opt.add_pml_level(parser, 0.01, "failure probability of each budget", CONVENTIONS)
-    add(
-        "--start",
-        type=opt.checked_by(parse_utc),
-        help="window start, UTC in ISO 8601 (shipped: the newest epoch within 3 days of the "
-        "catalogue's median epoch)",
-    )
-    add(
-        "--staleness-days",
-        type=opt.positive_float,
-        help="leave out element sets whose epoch is further than this from the window start, "
-        "either side (days, shipped 14)",
-    )
-    add(
-        "--earth-orientation",
-        choices=ORIENTATIONS,
-        help="UT1-UTC and polar motion from the offline IERS tables, or neglected (shipped: none)",
-    )
-    add("--batch", type=opt.positive_int, default=5, help="objects per runner task (default 5)")
-    opt.add_data_folder(parser, "the catalogue")
-    parser.set_defaults(delta=None, convention=None)
-
-
-def _existing_file(text):
-    """The path of an existing file, or a ValueError naming it."""
-    if not Path(text).expanduser().is_file():
-        raise ValueError(f"file not found: {text!r}")
-    return text
-
-
-@dataclass(frozen=True)
-class CatalogOptions:
-    """The options of a catalogue run: a scenario and what overrides it.
-
-    Every option left None takes the scenario's value (the shipped scenario's, listed
-    here, when no ``scenario`` is given); :doc:`/reference/scenario-files` documents the
-    keys.
-
-    Parameters
-    ----------
-    scenario : str or Path, optional
-        Scenario file (TOML, :func:`~ssa_privacy.studies.scenario.load_scenario`); default
-        the shipped one (:func:`~ssa_privacy.studies.scenario.default_scenario`).
-    tle, stations : str or Path, optional
-        Files replacing the scenario's catalogue (TLE, 3LE or OMM) and sensors (TOML
-        ``[[sensors]]`` or GeoJSON), :func:`~ssa_privacy.studies.scenario.with_overrides`.
-        With ``tle`` and neither ``regime`` nor ``objects``, every object of the file is
-        tracked (the scenario's ``norad_ids``, if it has them, are kept).
-    measurements : str or Path, optional
-        Recorded measurements (CCSDS TDM) privatized and filtered instead of simulated
-        ones; the objects are the TDM's, with no truth the RMSE columns are None.
-    ccsds : bool
-        Write the sensors' measurements and releases (TDM) and the estimates (OEM).
-    regime : {"leo", "meo", "geo", "all"}, optional
-        Orbital regime of the sample (shipped: leo). Giving it, or ``objects``, samples
-        instead of the scenario's ``norad_ids``.
-    objects : int, optional
-        Number of objects sampled (shipped: 50), at most the regime's size. An object
-        whose SGP4 fails within the window is left out and listed in ``results.json``
-        (``parameters.skipped_sgp4_errors``).
-    epsilons : sequence of float, optional
-        Pass-level budgets (nats; shipped 10, 14, 20), each above condition (9) for a
-        pass that sees all of x0.
-    measurement_epsilons : sequence of float, optional
-        Per-measurement levels whose pass and day epsilons are reported (shipped 7, 12, 24).
-    hours, dt : float, optional
-        Window length (h; shipped 24) and measurement interval (s; shipped 30).
-    delta : float, optional
-        Failure probability in (0, 1) (shipped 0.01).
-    convention : {"exact", "paper"}, optional
-        PML convention (shipped exact).
-    start : str, optional
-        Window start, UTC in ISO 8601. Default: the newest epoch among the element sets
-        within 3 days of the catalogue's median epoch
-        (:func:`~ssa_privacy.orbits.catalog.window_start`).
-    staleness_days : float, optional
-        A sampled object whose element set's epoch is further than this (days, either
-        side; shipped 14) from the window start is left out, and listed in
-        ``results.json`` (``parameters.excluded_element_sets``) with the reason.
-    earth_orientation : {"iers", "none"}, optional
-        UT1-UTC and polar motion from the offline IERS tables, or neglected (shipped:
-        none, which keeps the published results).
-    batch : int
-        Objects per runner task. The batch size changes the results at the integrators'
-        tolerance only (a batch's tracks are integrated as one system): 1e-8 relative in
-        the RMSE, 1e-6 at most in the tests.
-    data : str or Path, optional
-        Data folder (default: ``$SSA_PRIVACY_DATA``, then ``../shared/data``).
-
-    Raises
-    ------
-    ScenarioError
-        A :class:`ValueError` naming the file and the key, for a bad scenario or override.
-    """
-
-    scenario: str | None = None
-    tle: str | None = None
-    stations: str | None = None
-    measurements: str | None = None
-    ccsds: bool = False
-    regime: str | None = None
-    objects: int | None = None
-    epsilons: tuple | None = None
-    measurement_epsilons: tuple | None = None
-    hours: float | None = None
-    dt: float | None = None
-    delta: float | None = None
-    convention: str | None = None
-    start: str | None = None
-    staleness_days: float | None = None
-    earth_orientation: str | None = None
-    batch: int = 5
-    data: str | None = None
-
-    def study(self):
-        """The scenario of the run: the file (or the shipped one) with the overrides.
-
-        Returns
-        -------
-        SsaScenario
-            Checked; its provenance says what was overridden.
-
-        Raises
-        ------
-        ScenarioError
-            Naming the file and the key.
-        """
-        if self.scenario is None:
-            spec = default_scenario()
-        else:
-            spec = load_scenario(self.scenario, data_folder=self.data)
-        keys = {key: getattr(self, option) for option, key in SCENARIO_KEYS.items()}
-        try:
-            spec = with_overrides(spec, tle=self.tle, stations=self.stations, **keys)
-        except ScenarioError as error:
-            raise _named_option(error) from None
-        if self.tle is not None and spec.objects.norad_ids is None and keys["regime"] is None:
-            if keys["sample"] is None:  # the user's own file: every object of it
-                objects = ObjectsSpec(spec.objects.catalogue, regime="all")
-                spec = replace(spec, objects=objects, overrides=(*spec.overrides, _ALL))
-        return spec
-
-
-def _named_option(error):
-    """A command-line override's error, naming the option (``dt``) and its scenario key."""
-    key = (error.key or "").split(".")[-1].split("[")[0]
-    option = next((o for o, k in SCENARIO_KEYS.items() if k == key), None)
-    if error.source != "<override>" or option is None:
-        return error
-    return ValueError(f"{option} ({error.key}): {error.problem}")
-
-
-#: The override recorded when ``--tle`` replaces a sampled catalogue: all its objects.
-_ALL = ("objects.sample", "every object of the --tle file")
 
 
 class Scenario:
@@ -404,92 +208,6 @@ def _batches(element_sets, size, recorded=None):
             payload["recorded"] = {n: recorded[n] for n in numbers if n in recorded}
         tasks.append(Task(("batch", b // size), payload))
     return tasks
-
-
-def _percentile(values, q):
-    return float(np.percentile(values, q)) if len(values) else float("nan")
-
-
-def level_summaries(rows):
-    """Per-level medians and 90th percentiles of the RMSE, fraction tracked, epsilons.
-
-    Parameters
-    ----------
-    rows : list of dict
-        The results table.
-
-    Returns
-    -------
-    dict
-        Level -> summary (``logdet`` and, for privatized levels, ``scaled`` RMSEs).
-    """
-    out = {}
-    for level in dict.fromkeys(r["level"] for r in rows):
-        mine = [r for r in rows if r["level"] == level]
-        summary = {"objects": len(mine), "epsilon_pass_design": mine[0]["epsilon_pass_design"]}
-        for suffix in ("", "_scaled"):
-            if mine[0].get(f"position_rmse_km{suffix}", None) is None:
-                continue
-            position = np.array([r[f"position_rmse_km{suffix}"] for r in mine])
-            velocity = np.array([r[f"velocity_rmse_m_s{suffix}"] for r in mine])
-            name = "scaled" if suffix else ("none" if level == NO_PRIVACY else "logdet")
-            summary[name] = {
-                "position_rmse_km_median": _percentile(position, 50),
-                "position_rmse_km_p90": _percentile(position, 90),
-                "velocity_rmse_m_s_median": _percentile(velocity, 50),
-                "velocity_rmse_m_s_p90": _percentile(velocity, 90),
-                "fraction_tracked_within_1_km": float(np.mean(position <= TRACKED_KM)),
-                "epsilon_pass_achieved_max": max(r[f"epsilon_pass_achieved{suffix}"] for r in mine),
-                "epsilon_day_achieved_median": _percentile(
-                    [r[f"epsilon_day_achieved{suffix}"] for r in mine], 50
-                ),
-                "epsilon_day_achieved_max": max(r[f"epsilon_day_achieved{suffix}"] for r in mine),
-                "updates_rejected": sum(r[f"updates_rejected{suffix}"] for r in mine),
-                "objects_with_rejected_updates": sum(
-                    r[f"updates_rejected{suffix}"] > 0 for r in mine
-                ),
-            }
-        out[level] = summary
-    return out
-
-
-def certificate_summary(counts):
-    """The pass designs of a run and how many have a passing certificate, per level and designer.
-
-    Parameters
-    ----------
-    counts : iterable of dict
-        Per object, ``{level: {designer: {"designs": int, "passed": int}}}``
-        (:func:`~ssa_privacy.studies._ssa_catalog_task.certificate_counts`).
-
-    Returns
-    -------
-    dict
-        The same keys, the counts summed over the objects.
-    """
-    out = {}
-    for mine in counts:
-        for level, designers in mine.items():
-            for designer, count in designers.items():
-                total = out.setdefault(level, {}).setdefault(designer, {"designs": 0, "passed": 0})
-                for key in total:
-                    total[key] += count[key]
-    return out
-
-
-def measurement_summaries(rows):
-    """Per per-measurement level: the pass and day epsilons its designs reach (medians, p90)."""
-    out = {}
-    for epsilon in dict.fromkeys(r["epsilon_measurement"] for r in rows):
-        mine = [r for r in rows if r["epsilon_measurement"] == epsilon]
-        out[f"{epsilon:g}"] = {
-            key: {
-                "median": _percentile([r[key] for r in mine], 50),
-                "p90": _percentile([r[key] for r in mine], 90),
-            }
-            for key in ("epsilon_pass_median", "epsilon_pass_max", "epsilon_day")
-        }
-    return out
 
 
 def choose_objects(
@@ -685,8 +403,8 @@ def _tables(output, results, throughput):
         per_measurement_summaries=measurement_summaries(per_measurement),
         pass_certificates=certificate_summary(c for r in results for c in r["certificates"]),
         truth_vs_sgp4_km={
-            "median": _percentile(difference, 50),
-            "p90": _percentile(difference, 90),
+            "median": percentile(difference, 50),
+            "p90": percentile(difference, 90),
             "max": float(difference.max()),
             "what": "J2 nominal track against SGP4 of the element set at the window's end",
         },

@@ -120,11 +120,7 @@ PRIVACY_SEED_TAG = 4
 def add_arguments(parser):
     """Options of the ssa-network study."""
     add = parser.add_argument
-    add(
-        "--scenario",
-        help="scenario file (TOML): one object, its radars, the window and the levels; the "
-        "options below override it",
-    )
+    opt.add_scenario(parser, "one object, its radars, the window and the levels")
     add(
         "--satellite",
         type=opt.checked_by(load_element_set),
