@@ -18,9 +18,11 @@ from ccsds_ndm.ndm_io import NdmIo
 
 from ssa_privacy.cli import main
 from ssa_privacy.orbits.oem import read_oem
+from ssa_privacy.sensors.earth_orientation import NEGLECTED_EFFECTS, iers_table_range
 from ssa_privacy.sensors.tdm import read_tdm
 from ssa_privacy.studies import _ssa_catalog_figures as figures
 from ssa_privacy.studies.scenario import load_scenario
+from ssa_privacy.studies.ssa_catalog import earth_model
 
 TUTORIAL = Path(__file__).resolve().parent.parent / "docs" / "tutorials" / "your-own-network"
 OBJECTS = (25544, 20580, 43013, 37816, 36830)
@@ -246,3 +248,14 @@ def test_ssa_network_refuses_an_optical_sensor(folder, capsys):
     assert main(["run", "ssa-network", "--scenario", str(path), "--out", str(folder / "no")]) == 2
     message = capsys.readouterr().err.strip()
     assert len(message.splitlines()) == 1 and "sensors[2].kind" in message, message
+
+
+def test_the_run_says_what_the_earth_model_neglects():
+    first, last = iers_table_range()
+    _, used = earth_model(first + 100.0, "iers")
+    assert used["used"] == "iers" and used["neglected"] is None and used["table"]
+    _, neglected = earth_model(first + 100.0, "none")
+    assert neglected["used"] == "none" and neglected["neglected"] == NEGLECTED_EFFECTS
+    _, outside = earth_model(last + 30.0, "iers")  # after the table: falls back, says why
+    assert outside["used"] == "none" and "jd_utc" in outside["reason"]
+    assert outside["neglected"] == NEGLECTED_EFFECTS

@@ -439,7 +439,8 @@ def run(out, seed=0, progress=True, runner=None, **options):
     -------
     dict
         Output folder, number of objects, per-level median RMSE and tracked fraction,
-        throughput (objects per second per worker).
+        throughput (objects per second per worker) and the Earth orientation: what the
+        model neglects (and its measured size), or the IERS table used.
 
     Raises
     ------
@@ -478,4 +479,6 @@ def run(out, seed=0, progress=True, runner=None, **options):
             for level, s in summaries.items()
         },
         "objects_per_second_per_worker": round(throughput["objects_per_second_per_worker"], 3),
+        "earth_orientation": scenario.earth_orientation["neglected"]
+        or scenario.earth_orientation["table"],
     }
