@@ -314,7 +314,8 @@ def _objects(spec, catalogue, seed, recorded):
 
 
 def _scenario(options, seed):
-    """The scenario, the objects tracked (SGP4 valid over the window) and the parameters."""
+    """The scenario, the objects tracked (SGP4 valid over the window), the parameters and
+    the recorded measurements on the scenario's grid (None without them)."""
     spec = options.study()
     catalogue_file = spec.catalogue_file(options.data)
     catalogue = read_element_sets(catalogue_file)
@@ -325,8 +326,6 @@ def _scenario(options, seed):
     )
     start_jd, sample, excluded = _objects(spec, catalogue, seed, recorded)
     scenario = Scenario(spec, start_jd, options.ccsds)
-    if recorded is not None:
-        scenario.recorded = recorded.on_grid(scenario)
     valid = sgp4_valid(sample, start_jd, scenario.times)
     chosen = [e for e, ok in zip(sample, valid, strict=True) if ok]
     skipped = [int(e.catalogue_number) for e, ok in zip(sample, valid, strict=True) if not ok]
@@ -334,9 +333,10 @@ def _scenario(options, seed):
         raise ValueError(f"SGP4 fails within the window for every sampled object: {skipped}")
     params = _parameters(spec, scenario, options, seed, chosen, skipped, excluded)
     params["data_files"] = {"catalogue": file_record(catalogue_file)}
-    if recorded is not None:
-        params["data_files"]["measurements"] = file_record(options.measurements)
-    return scenario, chosen, params
+    if recorded is None:
+        return scenario, chosen, params, None
+    params["data_files"]["measurements"] = file_record(options.measurements)
+    return scenario, chosen, params, recorded.on_grid(scenario)
 
 
 def _parameters(spec, scenario, options, seed, chosen, skipped, excluded):
@@ -454,13 +454,13 @@ def run(out, seed=0, progress=True, runner=None, **options):
         If the catalogue is not in the data folder.
     """
     options = CatalogOptions(**options)
-    scenario, chosen, params = _scenario(options, seed)
+    scenario, chosen, params, recorded = _scenario(options, seed)
     output = StudyOutput(out, "ssa-catalog", params)
     runner = Runner(workers=1, progress=progress) if runner is None else runner
     started = time.perf_counter()
     results = runner.map(
         catalog_task,
-        _batches(chosen, options.batch, getattr(scenario, "recorded", None)),
+        _batches(chosen, options.batch, recorded),
         shared={"scenario": scenario, "seed": seed},
         name="ssa-catalog",
         fingerprint=params,
