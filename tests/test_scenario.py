@@ -24,8 +24,8 @@ from ssa_privacy.orbits.tle import iss_element_set
 from ssa_privacy.privacy.accounting import minimum_epsilon
 from ssa_privacy.sensors.networks import ELEVATION_MASK, NOISE_STD, SITES, radar_network
 from ssa_privacy.sensors.stations import GroundStation
-from ssa_privacy.studies import scenario as sc
 from ssa_privacy.studies.scenario import (
+    DEFAULT_SOURCE,
     EarthSpec,
     ObjectsSpec,
     ScenarioError,
@@ -40,6 +40,8 @@ from ssa_privacy.studies.scenario import (
     with_overrides,
     write_scenario,
 )
+from ssa_privacy.studies.scenario import sensors as sensor_keys
+from ssa_privacy.studies.scenario import ssa_scenario as whole
 
 DOCS_PAGE = Path(__file__).resolve().parent.parent / "docs" / "reference" / "scenario-files.rst"
 
@@ -142,7 +144,7 @@ def test_default_is_the_built_in_radar_network():
 
 def test_default_reproduces_the_catalogue_study():
     scenario = default_scenario()
-    assert scenario.source == sc.DEFAULT_SOURCE and scenario.folder is None
+    assert scenario.source == DEFAULT_SOURCE and scenario.folder is None
     window, objects, privacy = scenario.window, scenario.objects, scenario.privacy
     assert window.start is None and scenario.start_jd is None
     assert (window.hours, window.step_s, window.staleness_days, window.longest_pass_min) == (
@@ -745,10 +747,10 @@ def _page():
 
 def test_reference_page_documents_every_key():
     page = _page()
-    keys = set(sc._TOP_KEYS) | set(sc._COMMON_KEYS)
-    keys |= {k for kind in sc._KIND_KEYS.values() for k in kind}
-    keys |= {k for cls in sc._SECTION_TYPES.values() for k in sc._section_keys(cls)}
-    written = {k: f"``[{k}]``" for k in sc._SECTION_TYPES} | {"sensors": "``[[sensors]]``"}
+    keys = set(whole._TOP_KEYS) | set(sensor_keys._COMMON_KEYS)
+    keys |= {k for kind in sensor_keys._KIND_KEYS.values() for k in kind}
+    keys |= {k for cls in whole._SECTION_TYPES.values() for k in whole._section_keys(cls)}
+    written = {k: f"``[{k}]``" for k in whole._SECTION_TYPES} | {"sensors": "``[[sensors]]``"}
     missing = sorted(k for k in keys if written.get(k, f"``{k}``") not in page)
     assert not missing
 

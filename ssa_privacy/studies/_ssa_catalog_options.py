@@ -13,13 +13,10 @@ from ssa_privacy.orbits.catalog import REGIMES, parse_utc
 from ssa_privacy.privacy.notions import CONVENTIONS
 from ssa_privacy.sensors.geodesy import ORIENTATIONS
 from ssa_privacy.studies import _options as opt
-from ssa_privacy.studies.scenario import (
-    ObjectsSpec,
-    ScenarioError,
-    default_scenario,
-    load_scenario,
-    with_overrides,
-)
+from ssa_privacy.studies.scenario.checks import ScenarioError
+from ssa_privacy.studies.scenario.overrides import with_overrides
+from ssa_privacy.studies.scenario.reading import default_scenario, load_scenario
+from ssa_privacy.studies.scenario.sections import ObjectsSpec
 
 __all__ = [
     "CatalogOptions",

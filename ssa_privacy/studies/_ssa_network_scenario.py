@@ -17,7 +17,9 @@ option of the study.
 """
 
 from ssa_privacy.orbits.catalog import read_element_sets
-from ssa_privacy.studies.scenario import ScenarioError, SensorSpec, load_scenario
+from ssa_privacy.studies.scenario.checks import ScenarioError
+from ssa_privacy.studies.scenario.reading import load_scenario
+from ssa_privacy.studies.scenario.sensors import SensorSpec
 
 __all__ = [
     "network_values",

@@ -79,12 +79,10 @@ from ssa_privacy.studies._ssa_catalog_summaries import (
     percentile,
 )
 from ssa_privacy.studies._ssa_catalog_task import NO_PRIVACY, catalog_task
-from ssa_privacy.studies.scenario import (
-    LONGEST_PASS_MIN,
-    PrivacySpec,
-    check_window,
-    file_record,
-)
+from ssa_privacy.studies.scenario.checks import LONGEST_PASS_MIN
+from ssa_privacy.studies.scenario.files import file_record
+from ssa_privacy.studies.scenario.overrides import check_window
+from ssa_privacy.studies.scenario.sections import PrivacySpec
 
 __all__ = [
     "CatalogOptions",

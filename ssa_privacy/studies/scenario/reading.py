@@ -1,0 +1,402 @@
+"""Reading scenario files and sensor networks (TOML and GeoJSON).
+
+Part of :mod:`ssa_privacy.studies.scenario`.
+"""
+
+import hashlib
+import json
+import re
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+from ssa_privacy.studies.scenario.checks import (
+    _DEFAULT_FILE,
+    _GEOJSON_TOLERANCE,
+    _SCENARIOS,
+    DEFAULT_SOURCE,
+    SENSOR_KINDS,
+    ScenarioError,
+    _array,
+    _check_keys,
+    _kind_of,
+    _locate,
+    _number,
+    _string,
+)
+from ssa_privacy.studies.scenario.files import file_record, resolve
+from ssa_privacy.studies.scenario.sensors import _COMMON_KEYS, _KIND_KEYS, SensorSpec, _wrong_kind
+from ssa_privacy.studies.scenario.ssa_scenario import (
+    _SECTION_TYPES,
+    _TOP_KEYS,
+    SsaScenario,
+    _section_keys,
+)
+
+__all__ = [
+    "default_scenario",
+    "load_scenario",
+    "read_stations",
+]
+
+
+def _decode(raw, source):
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        raise ScenarioError("the file is not UTF-8 text", source=source, line=line) from None
+
+
+def _parse_toml(text, source):
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        message = str(error)
+        found = re.search(r"\(at line (\d+), column (\d+)\)", message)
+        if found is None:
+            found = re.search(r"\(at end of document\)", message)
+            line = text.count("\n") + 1 if found else None
+            column = None
+        else:
+            line, column = int(found.group(1)), int(found.group(2))
+        what = re.sub(r"\s*\(at [^)]*\)\s*$", "", message)
+        place = f" at column {column}" if column else ""
+        raise ScenarioError(f"TOML syntax error{place}: {what}", source=source, line=line) from None
+
+
+def _read_file(path, what):
+    """Bytes of a file named by the caller, or ScenarioError naming it."""
+    path = Path(path)
+    if not path.is_file():
+        problem = "is a folder, not a file" if path.is_dir() else "file not found"
+        raise ScenarioError(f"{what} {problem}", source=str(path))
+    return path.read_bytes()
+
+
+def _table(value, key, *, array=False):
+    """A TOML table (or, with ``array``, an array of tables), checked."""
+    if array:
+        if isinstance(value, dict):
+            raise ScenarioError(
+                f"must be an array of tables ([[{key}]] for each), got a single table ([{key}])",
+                key=key,
+            )
+        values = _array(value, key, empty=True)
+        for k, item in enumerate(values):
+            if not isinstance(item, dict):
+                raise ScenarioError(f"must be a table, got {_kind_of(item)}", key=f"{key}[{k}]")
+        return values
+    if isinstance(value, list):
+        raise ScenarioError(
+            f"must be a table ([{key}]), got an array of tables ([[{key}]])", key=key
+        )
+    if not isinstance(value, dict):
+        raise ScenarioError(f"must be a table ([{key}]), got {_kind_of(value)}", key=key)
+    return value
+
+
+def _section(name, table):
+    cls = _SECTION_TYPES[name]
+    table = _table(table, name)
+    try:
+        _check_keys(table, _section_keys(cls), None)
+        return cls(**table)
+    except ScenarioError as error:
+        raise error.within(name) from None
+
+
+def _sensor(table, prefix=""):
+    """A SensorSpec from a table of file keys; errors name ``prefix.key``."""
+    name = table.get("name") if isinstance(table.get("name"), str) else None
+    try:
+        kind = table.get("kind", "radar")
+        if kind in SENSOR_KINDS:
+            valid = _COMMON_KEYS + _KIND_KEYS[kind]
+            other = SENSOR_KINDS[1 - SENSOR_KINDS.index(kind)]
+            wrong = {k: _wrong_kind(k, kind) for k in _KIND_KEYS[other]}
+            _check_keys(table, valid, None, others=wrong)
+        else:
+            _check_keys(table, _COMMON_KEYS + _KIND_KEYS["radar"] + _KIND_KEYS["optical"], None)
+        for required in ("name", "latitude_deg", "longitude_deg"):
+            if required not in table:
+                raise ScenarioError(
+                    "is missing (every sensor needs name, latitude_deg and longitude_deg)",
+                    key=required,
+                )
+        return SensorSpec(**table)
+    except ScenarioError as error:
+        raise error.within(prefix, sensor=name) from None
+
+
+def _sensor_tables(tables, prefix, source, text):
+    sensors = []
+    for k, table in enumerate(tables):
+        try:
+            sensors.append(_sensor(table, f"{prefix}[{k}]"))
+        except ScenarioError as error:
+            raise error.within(source=source, text=text) from None
+    return sensors
+
+
+def _from_document(document, source, text, base, sha256):
+    """An SsaScenario from a parsed TOML document; every error located in the file."""
+    try:
+        _check_keys(document, _TOP_KEYS, None)
+        sections = {
+            name: _section(name, document[name]) for name in _SECTION_TYPES if name in document
+        }
+        description = _string(document.get("description", ""), "description")
+        inputs = []
+        has_tables = "sensors" in document
+        tables = _table(document["sensors"], "sensors", array=True) if has_tables else ()
+        sensors = _sensor_tables(tables, "sensors", source, text)
+        if "sensors_file" in document:
+            if has_tables:
+                raise ScenarioError(
+                    "give either sensors_file or [[sensors]] tables, not both", key="sensors_file"
+                )
+            name = _string(document["sensors_file"], "sensors_file")
+            path = resolve(name, base=base, source=source, key="sensors_file", text=text)
+            sensors = list(read_stations(path))
+            inputs.append({"role": "sensors_file", **file_record(path)})
+        return SsaScenario(
+            **sections,
+            sensors=tuple(sensors),
+            description=description,
+            source=source,
+            text=text,
+            sha256=sha256,
+            inputs=tuple(inputs),
+        )
+    except ScenarioError as error:
+        raise error.within(source=source, text=text) from None
+
+
+def load_scenario(path, *, data_folder=None, check_files=True):
+    """Read a scenario file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The TOML file (:doc:`/reference/scenario-files`).
+    data_folder : str or path-like, optional
+        Data folder (``--data``) for the catalogue check.
+    check_files : bool
+        Check now that ``objects.catalogue`` is found (:meth:`SsaScenario.catalogue_file`);
+        the sensors file is always read now.
+
+    Returns
+    -------
+    SsaScenario
+        ``source`` the file's absolute path, ``text`` and ``sha256`` of the file.
+
+    Raises
+    ------
+    ScenarioError
+        One line naming the file, line and key: a missing file, text that is not UTF-8,
+        a TOML syntax error (with tomllib's line and column), an unknown key (with the
+        nearest valid key), a wrong type or value, a missing catalogue or sensors file;
+        see the section classes.
+
+    Notes
+    -----
+    TOML v1.0.0 (:mod:`tomllib`).
+    """
+    path = Path(path).expanduser().absolute()
+    raw = _read_file(path, "scenario")
+    source = str(path)
+    text = _decode(raw, source)
+    document = _parse_toml(text, source)
+    scenario = _from_document(document, source, text, path.parent, hashlib.sha256(raw).hexdigest())
+    if check_files:
+        scenario.catalogue_file(data_folder)
+    return scenario
+
+
+def default_scenario():
+    """The shipped scenario ``scenarios/default.toml``: the ``ssa-catalog`` study.
+
+    Returns
+    -------
+    SsaScenario
+        ``source`` ``"<default>"``: the eight radars of
+        :data:`~ssa_privacy.sensors.networks.SITES` with their 5-deg mask and noise, 50 LEO
+        objects of ``active_satellites_2026-03-19.tle``, a 24-h window in 30-s steps,
+        14 days' staleness, 20-min passes, pass budgets 10/14/20 and measurement levels
+        7/12/24 nats at delta 0.01 (exact convention), Earth orientation ``"none"``. Its
+        files are looked up in the data folder.
+
+    Raises
+    ------
+    ScenarioError
+        If the packaged file is missing or broken (an installation error).
+
+    Notes
+    -----
+    Read through :mod:`importlib.resources`; :doc:`/studies/ssa-catalog`.
+
+    Examples
+    --------
+    >>> from ssa_privacy.studies.scenario import default_scenario
+    >>> scenario = default_scenario()
+    >>> [sensor.name for sensor in scenario.sensors[:3]], scenario.window.hours
+    (['Eglin', 'Cobra Dane', 'Clear'], 24.0)
+    >>> scenario.build_sensors()[0].elevation_mask
+    5.0
+    """
+    resource = resources.files("ssa_privacy.studies").joinpath(_SCENARIOS, _DEFAULT_FILE)
+    if not resource.is_file():
+        raise ScenarioError(
+            f"the packaged scenario {_SCENARIOS}/{_DEFAULT_FILE} is missing (check the "
+            "installation's package data)",
+            source=DEFAULT_SOURCE,
+        )
+    raw = resource.read_bytes()
+    text = _decode(raw, DEFAULT_SOURCE)
+    document = _parse_toml(text, DEFAULT_SOURCE)
+    return _from_document(document, DEFAULT_SOURCE, text, None, hashlib.sha256(raw).hexdigest())
+
+
+def read_stations(path):
+    """A sensor network from a TOML file of ``[[sensors]]`` tables or a GeoJSON file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``.toml``: only ``[[sensors]]`` tables (the keys of :class:`SensorSpec`).
+        ``.geojson`` or ``.json``: a GeoJSON FeatureCollection of Point features; each
+        Point's ``coordinates`` are ``[longitude, latitude]`` or ``[longitude, latitude,
+        height]`` with the height in **metres** above the WGS-84 ellipsoid (RFC 7946
+        §3.1.1 and §4); its ``properties`` carry the other sensor keys (``name``
+        required). ``latitude_deg``, ``longitude_deg`` and ``height_km`` in the properties
+        must be absent or agree with the Point (to 1e-9 deg and 1e-9 km); without a third
+        coordinate the height is ``height_km`` of the properties, else 0.
+
+    Returns
+    -------
+    tuple of SensorSpec
+        In file order.
+
+    Raises
+    ------
+    ScenarioError
+        One line naming the file and the key (``sensors[i].key`` in TOML,
+        ``features[i].properties.key`` or ``features[i].geometry.coordinates`` in
+        GeoJSON): a missing file, an unknown suffix, a syntax error (with its line), a
+        feature that is not a Point, a position with fewer than 2 or more than 3 numbers,
+        a disagreeing property, no sensor, a repeated name, or any error of
+        :class:`SensorSpec`.
+
+    Notes
+    -----
+    H. Butler et al., "The GeoJSON Format", RFC 7946 (2016), §3.1.1, §3.2, §3.3, §4.
+    """
+    path = Path(path).expanduser()
+    source = str(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".toml", ".geojson", ".json"):
+        raise ScenarioError(
+            f"stations file must end in .toml, .geojson or .json, got {path.name!r}", source=source
+        )
+    text = _decode(_read_file(path, "stations"), source)
+    if suffix == ".toml":
+        document = _parse_toml(text, source)
+        try:
+            _check_keys(document, ("sensors",), None)
+            tables = _table(document.get("sensors", []), "sensors", array=True)
+        except ScenarioError as error:
+            raise error.within(source=source, text=text) from None
+        sensors = _sensor_tables(tables, "sensors", source, text)
+        prefix = "sensors"
+    else:
+        sensors = _geojson_sensors(text, source)
+        prefix = "features"
+    if not sensors:
+        raise ScenarioError("the stations file holds no sensor", source=source, key=prefix)
+    for k, sensor in enumerate(sensors):
+        first = next(j for j, s in enumerate(sensors) if s.name == sensor.name)
+        if first != k:
+            key = f"{prefix}[{k}].name" if prefix == "sensors" else f"{prefix}[{k}].properties.name"
+            raise ScenarioError(
+                f"{sensor.name!r} is also the name of {prefix}[{first}]; names must be distinct",
+                source=source,
+                key=key,
+                sensor=sensor.name,
+                line=_locate(text, key) if prefix == "sensors" else None,
+            )
+    return tuple(sensors)
+
+
+def _geojson_sensors(text, source):
+    """The sensors of a GeoJSON FeatureCollection of Points (RFC 7946)."""
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ScenarioError(
+            f"JSON syntax error at column {error.colno}: {error.msg}",
+            source=source,
+            line=error.lineno,
+        ) from None
+
+    def fail(problem, key, sensor=None):
+        return ScenarioError(problem, source=source, key=key, sensor=sensor)
+
+    if not isinstance(document, dict) or document.get("type") != "FeatureCollection":
+        found = document.get("type") if isinstance(document, dict) else _kind_of(document)
+        raise fail(f"must be a GeoJSON FeatureCollection, got {found!r}", "type")
+    features = document.get("features")
+    if not isinstance(features, list):
+        raise fail(f"must be an array of features, got {_kind_of(features)}", "features")
+    sensors = []
+    for k, feature in enumerate(features):
+        where = f"features[{k}]"
+        if not isinstance(feature, dict) or feature.get("type") != "Feature":
+            raise fail('must be a GeoJSON Feature ("type": "Feature")', f"{where}.type")
+        properties = feature.get("properties") or {}
+        if not isinstance(properties, dict):
+            raise fail(f"must be an object, got {_kind_of(properties)}", f"{where}.properties")
+        name = properties.get("name") if isinstance(properties.get("name"), str) else None
+        geometry = feature.get("geometry")
+        if not isinstance(geometry, dict) or geometry.get("type") != "Point":
+            found = geometry.get("type") if isinstance(geometry, dict) else geometry
+            raise fail(f"must be a Point, got {found!r}", f"{where}.geometry.type", name)
+        position = geometry.get("coordinates")
+        if not isinstance(position, list) or not 2 <= len(position) <= 3:
+            raise fail(
+                "must be [longitude, latitude] or [longitude, latitude, height in metres] "
+                f"(RFC 7946 §3.1.1), got {position!r}",
+                f"{where}.geometry.coordinates",
+                name,
+            )
+        keys = ("longitude_deg", "latitude_deg", "height_m")
+        try:
+            values = [_number(v, keys[j]) for j, v in enumerate(position)]
+        except ScenarioError as error:
+            raise fail(
+                error.problem, f"{where}.geometry.coordinates[{keys.index(error.key)}]", name
+            ) from None
+        site = {"longitude_deg": values[0], "latitude_deg": values[1]}
+        if len(values) == 3:
+            site["height_km"] = values[2] / 1000.0
+        table = dict(properties)
+        for key, value in site.items():
+            if key in table:
+                given = table[key]
+                number = not isinstance(given, bool) and isinstance(given, int | float)
+                if not number or abs(given - value) > _GEOJSON_TOLERANCE[key]:
+                    shown = (
+                        f"{value:g} (from {values[2]:g} m)" if key == "height_km" else f"{value:g}"
+                    )
+                    raise fail(
+                        f"must be absent or agree with the Point's coordinates ({shown}), got "
+                        f"{given!r}",
+                        f"{where}.properties.{key}",
+                        name,
+                    )
+            table[key] = value
+        try:
+            sensors.append(_sensor(table, f"{where}.properties"))
+        except ScenarioError as error:
+            raise error.within(source=source) from None
+    return sensors
