@@ -13,14 +13,8 @@ from astropy.time import Time
 from astropy.utils import iers
 from ccsds_ndm.ndm_io import NdmIo
 
-from ssa_privacy.orbits.oem import (
-    COVARIANCE_KEYWORDS,
-    Ephemeris,
-    parse_time_tags,
-    read_oem,
-    time_tags,
-    write_oem,
-)
+from ssa_privacy._internal.ccsds import parse_time_tags, time_tags
+from ssa_privacy.orbits.oem import COVARIANCE_KEYWORDS, Ephemeris, read_oem, write_oem
 from ssa_privacy.orbits.tle import iss_element_set
 
 iers.conf.auto_download = False

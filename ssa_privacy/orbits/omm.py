@@ -55,7 +55,7 @@ from ccsds_ndm.models.ndmxml4.ndmxml_4_0_0_omm_3_0 import (
 from sgp4.api import WGS72, Satrec
 from sgp4.exporter import export_omm, export_tle
 
-from ssa_privacy.orbits.oem import (
+from ssa_privacy._internal.ccsds import (
     _comments,
     _creation_date,
     _file_format,

@@ -10,7 +10,7 @@ KVN and XML (NDM/XML), are written and parsed by the ``ccsds-ndm`` package.
 What a segment holds:
 
 - ``TIME_SYSTEM = UTC``; time tags ``YYYY-MM-DDThh:mm:ss.fffffffff`` (nanoseconds,
-  computed exactly from ``epoch_jd`` and the times, :func:`ssa_privacy.orbits.oem.time_tags`).
+  computed exactly from ``epoch_jd`` and the times, ``ssa_privacy._internal.ccsds.time_tags``).
   ``START_TIME`` is the segment's ``epoch_jd`` (t = 0, e.g. the window start) unless an
   observation precedes it, so that it round-trips; ``STOP_TIME`` is the last time tag.
 - ``PARTICIPANT_1`` the sensor, ``PARTICIPANT_2`` the object, ``MODE = SEQUENTIAL``.
@@ -78,8 +78,7 @@ from ccsds_ndm.models.ndmxml4.ndmxml_4_0_0_tdm_2_0 import (
     TrackingDataObservationType,
 )
 
-from ssa_privacy._internal.validation import as_finite_array, scalar
-from ssa_privacy.orbits.oem import (
+from ssa_privacy._internal.ccsds import (
     _comments,
     _creation_date,
     _file_format,
@@ -97,6 +96,7 @@ from ssa_privacy.orbits.oem import (
     parse_time_tags,
     time_tags,
 )
+from ssa_privacy._internal.validation import as_finite_array, scalar
 
 __all__ = [
     "KINDS",
