@@ -42,8 +42,8 @@ from ssa_privacy.orbits._checks import vectors
 from ssa_privacy.sensors.geodesy import _earth_rotation
 from ssa_privacy.sensors.illumination import sun_elevation, sun_position, sunlit
 from ssa_privacy.sensors.stations import (
+    SiteSensor,
     _azimuth_elevation_range,
-    _check_site,
     _in_field,
     _linearise,
     _topocentric,
@@ -70,7 +70,7 @@ OPTICAL_UNITS = ("rad", "rad")
 
 
 @dataclass(frozen=True)
-class OpticalStation:
+class OpticalStation(SiteSensor):
     """A telescope at a fixed geodetic position measuring right ascension and declination.
 
     Parameters
@@ -146,27 +146,12 @@ class OpticalStation:
     wrapped = (True, False)
 
     def __post_init__(self):
-        _check_site(self)
+        super().__post_init__()
         if not -90 <= scalar(self.sun_elevation_max, "sun_elevation_max") <= 90:
             raise ValueError(
                 f"sun_elevation_max must lie in [-90, 90] degrees, got {self.sun_elevation_max!r}"
             )
         object.__setattr__(self, "sun_elevation_max", float(self.sun_elevation_max))
-
-    @property
-    def ecef(self):
-        """ECEF position of the station (km), shape (3,)."""
-        return self._geometry[0].copy()
-
-    @property
-    def enu_rotation(self):
-        """Rotation from ECEF to the station's east-north-up axes, shape (3, 3) (rows E, N, U)."""
-        return self._geometry[1].copy()
-
-    @property
-    def noise_covariance(self):
-        """Sensor noise covariance ``diag(noise_std^2)``, shape (2, 2), rad^2."""
-        return np.diag(np.square(self.noise_std))
 
     def _line_of_sight(self, states, times, earth):
         """ECI line of sight site -> object (km), ``states.shape[:-1] + (3,)``."""

@@ -42,6 +42,7 @@ __all__ = [
     "GroundStation",
     "LinearisedMeasurement",
     "MEASUREMENTS",
+    "SiteSensor",
     "UNITS",
 ]
 
@@ -266,8 +267,47 @@ def _linearise(sensor, state, time, earth):
     )
 
 
+class SiteSensor:
+    """A sensor at a fixed geodetic site: what radars and telescopes share.
+
+    The base of :class:`GroundStation` and
+    :class:`~ssa_privacy.sensors.optical.OpticalStation`, frozen dataclasses with the
+    fields ``name``, ``latitude``, ``longitude`` (deg), ``altitude`` (km),
+    ``elevation_mask`` (deg), ``noise_std`` (one per measured row), ``azimuth_sector``
+    and ``range_max``, and the class attribute ``rows``. Checking the fields when a
+    sensor is made, it stores the site's ECEF position and ENU axes.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the field, as the subclasses say.
+
+    Notes
+    -----
+    Vallado §3.2 (site position on the WGS-84 ellipsoid), Algorithm 27 (ENU axes).
+    """
+
+    def __post_init__(self):
+        _check_site(self)
+
+    @property
+    def ecef(self):
+        """ECEF position of the site (km), shape (3,)."""
+        return self._geometry[0].copy()
+
+    @property
+    def enu_rotation(self):
+        """Rotation from ECEF to the site's east-north-up axes, shape (3, 3) (rows E, N, U)."""
+        return self._geometry[1].copy()
+
+    @property
+    def noise_covariance(self):
+        """Sensor noise covariance ``diag(noise_std^2)``, shape (rows, rows), units^2 of the rows."""
+        return np.diag(np.square(self.noise_std))
+
+
 @dataclass(frozen=True)
-class GroundStation:
+class GroundStation(SiteSensor):
     """A tracking radar at a fixed geodetic position.
 
     Parameters
@@ -336,24 +376,6 @@ class GroundStation:
     names = MEASUREMENTS
     units = UNITS
     wrapped = (True, False, False, False)
-
-    def __post_init__(self):
-        _check_site(self)
-
-    @property
-    def ecef(self):
-        """ECEF position of the station (km), shape (3,)."""
-        return self._geometry[0].copy()
-
-    @property
-    def enu_rotation(self):
-        """Rotation from ECEF to the station's east-north-up axes, shape (3, 3) (rows E, N, U)."""
-        return self._geometry[1].copy()
-
-    @property
-    def noise_covariance(self):
-        """Sensor noise covariance ``diag(noise_std^2)``, shape (4, 4), measurement units^2."""
-        return np.diag(np.square(self.noise_std))
 
     def _topocentric(self, states, times, earth):
         """Line of sight and its rate in ENU (km, km/s), each ``states.shape[:-1] + (3,)``."""
