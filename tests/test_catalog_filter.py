@@ -5,7 +5,12 @@ import numpy as np
 import pytest
 from scipy import linalg, stats
 
-from ssa_privacy.estimation.ekf import ContactMeasurements, process_noise, track_contacts
+from ssa_privacy.estimation.ekf import (
+    FILTER_PSD,
+    ContactMeasurements,
+    process_noise,
+    track_contacts,
+)
 from ssa_privacy.estimation.ukf import measurement_residual
 from ssa_privacy.orbits.frames import hill_to_inertial
 from ssa_privacy.orbits.propagator import BATCH, J2Propagator
@@ -112,8 +117,9 @@ def test_process_noise_is_the_white_acceleration_covariance(dt):
         assert np.all(Q == 0)
     else:
         assert eigenvalues.min() > 0
-    # default PSD: the module's constant, linear in q
-    np.testing.assert_allclose(process_noise(dt), process_noise(dt, 1.0) * 1.0e-14, rtol=1e-12)
+    # default PSD: the module's constant (none: the model error is measured), linear in q
+    np.testing.assert_allclose(process_noise(dt), process_noise(dt, 1.0) * FILTER_PSD, rtol=1e-12)
+    np.testing.assert_allclose(process_noise(dt, 2 * q), 2 * Q, rtol=1e-12)
 
 
 # --- the J2 flow with its transition ----------------------------------------------------
