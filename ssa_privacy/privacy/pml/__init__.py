@@ -1,5 +1,5 @@
 """Pointwise maximal leakage (PML) of linear Gaussian releases [LKC]: leakage closed forms,
-noise design, certificates, streams, pass noise and distributed aggregation.
+noise design, certificates, streams, pass and day noise, and distributed aggregation.
 
 Every public name of the modules below is importable from ``ssa_privacy.privacy.pml``:
 
@@ -12,6 +12,8 @@ Every public name of the modules below is importable from ``ssa_privacy.privacy.
 - :mod:`ssa_privacy.privacy.pml.stream`
 - :mod:`ssa_privacy.privacy.pml.stream_design`
 - :mod:`ssa_privacy.privacy.pml.passes`
+- :mod:`ssa_privacy.privacy.pml.day_noise`
+- :mod:`ssa_privacy.privacy.pml.day_design`
 - :mod:`ssa_privacy.privacy.pml.aggregation`
 """
 
@@ -20,6 +22,8 @@ from ssa_privacy.privacy.pml import (
     aggregation,
     certificate,
     cone_design,
+    day_design,
+    day_noise,
     design,
     information_form,
     leakage,
@@ -31,6 +35,8 @@ from ssa_privacy.privacy.pml import (
 from ssa_privacy.privacy.pml.aggregation import *  # noqa: F403
 from ssa_privacy.privacy.pml.certificate import *  # noqa: F403
 from ssa_privacy.privacy.pml.cone_design import *  # noqa: F403
+from ssa_privacy.privacy.pml.day_design import *  # noqa: F403
+from ssa_privacy.privacy.pml.day_noise import *  # noqa: F403
 from ssa_privacy.privacy.pml.design import *  # noqa: F403
 from ssa_privacy.privacy.pml.information_form import *  # noqa: F403
 from ssa_privacy.privacy.pml.leakage import *  # noqa: F403
@@ -49,6 +55,8 @@ __all__ = [
     *stream.__all__,
     *stream_design.__all__,
     *passes.__all__,
+    *day_noise.__all__,
+    *day_design.__all__,
     *aggregation.__all__,
 ]
 

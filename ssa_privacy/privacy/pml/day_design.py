@@ -1,0 +1,590 @@
+"""One (epsilon, delta)-PML budget for an object's whole day, over every station's passes.
+
+A pass budget (:class:`~ssa_privacy.privacy.pml.passes.PassMechanism`) bounds the PML of
+one pass; the day's passes then compose
+(:meth:`~ssa_privacy.privacy.pml.stream.ReleaseStream.compose`) to a leakage nobody
+designed. :class:`DayMechanism` designs the day instead, before it starts, from the
+predicted passes (their maps C are known from the public element set): each pass gets
+its own noise, independent of the other passes' (block diagonal over the day, as each
+station adds its own), and the composed day stream, privacy noise alone, meets
+``epsilon_day`` exactly (to within 1e-9 nats below) with a passing rigorous certificate.
+Four designers (:data:`DAY_DESIGNERS`), compared at equal day leakage:
+
+``"day"``
+    Of the ``"trace"`` and ``"pass"`` designs, the one whose releases leave the least
+    predicted estimation error ``tr(W P)``, ``P = (Sigma_XX^{-1} + J)^{-1}`` the
+    posterior covariance of x0 given the day's releases (J their information, privacy
+    noise alone) and W the user's error metric (default ``Sigma_XX^{-1}``: the error in
+    units of the prior; a tracking study passes the squared position error at its
+    evaluation times). Equal leakage leaves the same mutual information, but not the
+    same error: the trace design concentrates it where the noise is cheap, which may not
+    be where the estimate needs it.
+``"trace"``
+    The least total noise trace ``sum_p tr Theta_p`` (rows in units of their sensor noise)
+    subject to ``I(x0; day) <= (epsilon_day - F^{-1}_{chi^2_l}(1 - delta) / 2) / w``
+    ([LKC] Theorem 3.3, (8)), a convex problem (the information is convex in the block
+    diagonal noise), solved by block-coordinate descent on the passes' sufficient
+    statistics (:func:`~ssa_privacy.privacy.pml.day_noise.day_logdet_noise`).
+``"pass"``
+    Every pass's log-det design (``PassMechanism.design(..., designer="logdet")``) at
+    one common pass budget t, the root at which the day composes to ``epsilon_day``.
+``"measurement"``
+    Today's per-measurement designs ([LKC] Corollary 3.7) scaled by one common factor
+    over the whole day (as :func:`~ssa_privacy.privacy.pml.stream_design.design_stream_noise`).
+
+Passes whose maps are zero get no noise and add nothing. Theory: :doc:`/theory/pml-stream`.
+"""
+
+from functools import cached_property
+
+import numpy as np
+from scipy import linalg, optimize
+
+from ssa_privacy._internal.matrix_validation import pd_cholesky
+from ssa_privacy._internal.random import random_generator, seed_record
+from ssa_privacy._internal.validation import as_finite_array, unit_interval
+from ssa_privacy.privacy.mechanism import Release
+from ssa_privacy.privacy.notions import convention_weight
+from ssa_privacy.privacy.pml.day_noise import (
+    BlockDiagonalCovariance,
+    _modelled_information,
+    _pass_blocks,
+    _pass_model,
+    _rank,
+    _scale_root,
+    day_logdet_noise,
+    sufficient_statistics,
+)
+from ssa_privacy.privacy.pml.design import linear_mechanism_noise
+from ssa_privacy.privacy.pml.passes import PassMechanism
+from ssa_privacy.privacy.pml.stream import (
+    ReleaseStream,
+    _floor,
+    stream_certificate,
+    stream_leakage,
+)
+from ssa_privacy.privacy.pml.stream_design import (
+    FIRST_SLACK,
+    SLACK_LIMIT,
+    _tightened,
+)
+
+__all__ = [
+    "DAY_DESIGNERS",
+    "DayMechanism",
+]
+
+#: The day-level designers of :meth:`DayMechanism.design`.
+DAY_DESIGNERS = ("day", "trace", "pass", "measurement")
+#: A pass of a day design carries its achieved epsilon plus this many nats as its own
+#: budget, so that its certificate (rounding bound about 1e-12 nats) passes.
+PASS_ROUNDING = 1e-9
+
+
+def _day_stream(n, streams):
+    """The passes' streams composed (none: the empty stream)."""
+    return ReleaseStream.empty(n).compose(*streams)
+
+
+def _member(item, Sigma_XX, factor, stream, budget, designer):
+    """A pass's mechanism with its own achieved epsilon (plus PASS_ROUNDING) as its budget."""
+    delta, convention = budget
+    achieved = stream_leakage(Sigma_XX, stream, delta, convention).epsilon
+    parameters = (item.C, Sigma_XX, factor, achieved + PASS_ROUNDING, delta)
+    return PassMechanism(*parameters, convention=convention, designer=designer, stream=stream)
+
+
+def _silent(item, Sigma_XX, budget, designer):
+    """The mechanism of a pass whose maps are zero: no noise, no information."""
+    C = np.asarray(item.C, dtype=float)
+    stream = ReleaseStream(np.zeros((C.shape[2], C.shape[2])), len(C), C.shape[0] * C.shape[1])
+    return _member(item, Sigma_XX, np.zeros((C.shape[0] * C.shape[1], 0)), stream, budget, designer)
+
+
+class _Problem:
+    """The validated inputs of a day design and each pass's sufficient statistic."""
+
+    def __init__(self, passes, Sigma_XX, epsilon, delta, convention):
+        self.weight = convention_weight(convention)
+        self.delta = float(unit_interval(delta, "delta"))
+        self.epsilon = float(as_finite_array(epsilon, "epsilon_day", ndim=0))
+        self.convention, self.passes = convention, _checked_passes(passes)
+        n = np.shape(self.passes[0].C)[-1]
+        self.L = pd_cholesky(Sigma_XX, "Sigma_XX", n)
+        self.Sigma_XX = np.asarray(Sigma_XX, dtype=float)
+        self.statistics = sufficient_statistics(self.passes, self.L)
+        maps = [B for _, _, B in self.statistics if len(B)]
+        if not maps:
+            raise ValueError("the passes' maps are all zero: the day reveals nothing about x0")
+        stacked = np.vstack(maps)
+        self.rank = _rank(linalg.svdvals(stacked), len(stacked), n)
+        self.floor = _floor(self.delta, self.rank)
+        if self.epsilon <= self.floor:
+            raise ValueError(
+                f"epsilon_day must exceed {self.floor:.6g} nats, the leakage of a day that sees "
+                f"{self.rank} directions of x0 however much noise is added (condition (9) of "
+                f"[LKC]): {self.epsilon:g} is infeasible"
+            )
+
+    @property
+    def budget(self):
+        return self.delta, self.convention
+
+    def silent(self, p, designer):
+        return _silent(self.passes[p], self.Sigma_XX, self.budget, designer)
+
+
+def _checked_passes(passes):
+    """The passes as a non-empty list of objects with maps C (K, m, n) and noise R (m, m)."""
+    if not isinstance(passes, list | tuple) or len(passes) == 0:
+        raise ValueError(f"passes must be a non-empty list of Pass, got {passes!r:.60}")
+    for i, item in enumerate(passes):
+        if not (hasattr(item, "C") and hasattr(item, "R")):
+            raise TypeError(f"passes[{i}] must be a Pass (maps C, noise R), got {type(item)}")
+        C, R = np.shape(item.C), np.shape(item.R)
+        if len(C) != 3 or R != (C[1], C[1]) or C[0] == 0:
+            raise ValueError(f"passes[{i}] has maps {C} and noise {R}: need (K, m, n), (m, m)")
+    return list(passes)
+
+
+def _design_trace(problem, target, cache):
+    """The "trace" designer for a budget ``target``: block-coordinate descent, one scale."""
+    if "noise" not in cache:
+        maps = [B for _, _, B in problem.statistics if len(B)]
+        information = (problem.epsilon - problem.floor) / problem.weight
+        cache["noise"] = day_logdet_noise(maps, information)
+    noise, streams, parts = iter(cache["noise"]), [], []
+    for scale, U, B in problem.statistics:
+        if len(B):
+            E, theta = next(noise)
+            R = np.linalg.solve(problem.L.T, B.T).T  # B L^{-1}: the map of x0
+            parts.append((scale, U, E, theta, R))
+            streams.append(ReleaseStream.of(R, (E * theta) @ E.T))
+    n = len(problem.L)
+    c = _scale_root(
+        problem.Sigma_XX, _day_stream(n, streams), target, problem.delta, problem.weight
+    )
+    members, part = [], iter(parts)
+    for p, (_, _, B) in enumerate(problem.statistics):
+        if not len(B):
+            members.append(problem.silent(p, "trace"))
+            continue
+        scale, U, E, theta, R = next(part)
+        stream = ReleaseStream.of(R, (E * (c * theta)) @ E.T)
+        factor = scale[:, None] * (U @ (E * np.sqrt(c * theta)))
+        members.append(
+            _member(problem.passes[p], problem.Sigma_XX, factor, stream, problem.budget, "trace")
+        )
+    return members
+
+
+def _design_pass(problem, target, cache):
+    """The "pass" designer: every pass's log-det design at one common pass budget t."""
+    if "model" not in cache:
+        maps = [B for _, _, B in problem.statistics if len(B)]
+        cache["model"] = _pass_model(maps, problem.delta)
+    t = _common_pass_budget(problem, cache["model"], target)
+    members = []
+    for p, (_, _, B) in enumerate(problem.statistics):
+        if not len(B):
+            members.append(problem.silent(p, "pass"))
+            continue
+        parameters = (problem.passes[p], problem.Sigma_XX, t, problem.delta)
+        members.append(
+            PassMechanism.design(*parameters, designer="logdet", convention=problem.convention)
+        )
+    return members
+
+
+def _common_pass_budget(problem, model, target):
+    """The pass budget t at which the modelled day epsilon is ``target`` (Brent's root)."""
+
+    def excess(t):
+        information = _modelled_information(model, t - FIRST_SLACK, problem.weight)
+        return problem.weight * information + problem.floor - target
+
+    low = float(np.max(model[2])) + FIRST_SLACK + 1e-9
+    if (least := excess(low)) >= 0.0:
+        raise ValueError(
+            f"epsilon_day {problem.epsilon:g} is infeasible for the 'pass' designer: at the "
+            f"least common pass budget {low:.6g} nats (the largest pass floor, condition (9) "
+            f"of [LKC]) the day already leaks {least + target:.6g} nats"
+        )
+    high = low + 1.0
+    while excess(high) <= 0.0:
+        high = low + 2.0 * (high - low)
+    return optimize.brentq(excess, low, high, xtol=1e-13)
+
+
+def _measurement_noises(problem, p):
+    """Pass p's per-measurement noises (K, m, m) at epsilon_day, None for zero maps."""
+    C = np.asarray(problem.passes[p].C, dtype=float)
+    if not len(problem.statistics[p][2]):
+        return None
+    if np.any(np.linalg.matrix_rank(C) < C.shape[1]):
+        raise ValueError(
+            f"passes[{p}] has a measurement map of rank below {C.shape[1]}: the "
+            "'measurement' designer's noise C_k Sigma_XX C_k^T would be singular"
+        )
+    return linear_mechanism_noise(C, problem.Sigma_XX, problem.epsilon, *problem.budget)
+
+
+def _design_measurement(problem, target, cache):
+    """The "measurement" designer: [LKC] Corollary 3.7 per measurement, one day scale."""
+    if "noises" not in cache:
+        noises = [_measurement_noises(problem, p) for p in range(len(problem.passes))]
+        streams = [
+            ReleaseStream.of(p.C, N) for p, N in zip(problem.passes, noises) if N is not None
+        ]
+        cache["noises"], cache["stream"] = noises, _day_stream(len(problem.L), streams)
+    c = _scale_root(problem.Sigma_XX, cache["stream"], target, problem.delta, problem.weight)
+    members = []
+    for p, Theta in enumerate(cache["noises"]):
+        if Theta is None:
+            members.append(problem.silent(p, "measurement"))
+            continue
+        item = problem.passes[p]
+        factor = linalg.block_diag(*np.linalg.cholesky(c * Theta))
+        stream = ReleaseStream.of(item.C, c * Theta)
+        members.append(
+            _member(item, problem.Sigma_XX, factor, stream, problem.budget, "measurement")
+        )
+    return members
+
+
+_DESIGNS = {"trace": _design_trace, "pass": _design_pass, "measurement": _design_measurement}
+
+
+def _posterior_trace(Sigma_XX, J, W):
+    """``tr(W P)``, ``P = L (I + L^T J L)^{-1} L^T`` by Cholesky factors."""
+    L = np.linalg.cholesky(Sigma_XX)
+    J_u = L.T @ J @ L
+    root = np.linalg.cholesky(np.eye(len(L)) + 0.5 * (J_u + J_u.T))
+    A = linalg.solve_triangular(root, L.T, lower=True)  # P = A^T A
+    return float(np.trace(A @ W @ A.T))
+
+
+class DayMechanism:
+    """The day's passes of one object, each with its own noise, certified for one day budget.
+
+    Built by :meth:`design` from the predicted passes; the constructor composes given pass
+    mechanisms (for audits, :meth:`with_noise`).
+
+    Parameters
+    ----------
+    passes : sequence of PassMechanism
+        The day's passes in release order, with noises independent of each other.
+    Sigma_XX : array_like, shape (n, n)
+        Prior covariance of x0 (km^2, km^2/s, km^2/s^2), positive definite.
+    epsilon : float
+        The day budget epsilon_day, nats.
+    delta : float
+        Failure probability in (0, 1).
+    convention : {"exact", "paper"}, optional
+        Which leakage formula.
+    designer : str, optional
+        One of :data:`DAY_DESIGNERS`, or ``"given"`` (default).
+    row_scales : sequence of ndarray, shape (K_p m,), optional
+        Each pass's sensor noise standard deviations per row, the units of ``trace``
+        (default 1: release units).
+
+    Attributes
+    ----------
+    passes : list of PassMechanism
+        Per pass its mechanism: its factor, its stream, its own achieved epsilon (plus
+        ``PASS_ROUNDING`` nats so its own certificate passes; the pass budget t for
+        ``"pass"``) as its ``epsilon``, and the designer's name.
+    stream : ReleaseStream
+        The passes' streams composed: what the adversary learns from the day.
+    leakage : StreamLeakage
+        Its PML at delta (``leakage.epsilon`` the achieved day epsilon).
+    epsilon, delta, convention, designer, Sigma_XX
+        The budget and the validated arguments.
+    trace : float
+        ``sum_p tr Theta_p`` with each row in units of its sensor noise (dimensionless).
+
+    Raises
+    ------
+    ValueError
+        If ``passes`` is empty or holds mechanisms about another x0, or on an invalid
+        budget, delta or convention.
+    TypeError
+        If an element of ``passes`` is not a PassMechanism.
+    """
+
+    def __init__(
+        self,
+        passes,
+        Sigma_XX,
+        epsilon,
+        delta,
+        *,
+        convention="exact",
+        designer="given",
+        row_scales=None,
+    ):
+        convention_weight(convention)
+        if not isinstance(passes, list | tuple) or len(passes) == 0:
+            raise ValueError("passes must be a non-empty list of PassMechanism")
+        if not all(isinstance(p, PassMechanism) for p in passes):
+            raise TypeError("passes must hold PassMechanism objects only")
+        self.passes, self.designer, self.convention = list(passes), designer, convention
+        self.candidate = designer
+        self.Sigma_XX = np.asarray(Sigma_XX, dtype=float)
+        pd_cholesky(self.Sigma_XX, "Sigma_XX", self.passes[0].C.shape[2])
+        self.epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
+        self.delta = float(unit_interval(delta, "delta"))
+        self.stream = _day_stream(len(self.Sigma_XX), [p.stream for p in self.passes])
+        self.leakage = stream_leakage(self.Sigma_XX, self.stream, self.delta, convention)
+        if row_scales is None:
+            row_scales = [np.ones(len(p.factor)) for p in self.passes]
+        pairs = zip(self.passes, row_scales, strict=True)
+        self.trace = float(sum(np.sum((p.factor / s[:, None]) ** 2) for p, s in pairs))
+        self._certificate = None
+
+    @classmethod
+    def design(
+        cls,
+        passes,
+        Sigma_XX,
+        epsilon_day,
+        delta,
+        *,
+        designer="day",
+        convention="exact",
+        weight=None,
+    ):
+        """The day mechanism of an object that meets (epsilon_day, delta)-PML exactly.
+
+        Parameters
+        ----------
+        passes : list of Pass
+            The day's predicted passes (:class:`~ssa_privacy.sensors.streams.Pass`, maps C
+            (K, m, n) and sensor covariance R (m, m)), in release order.
+        Sigma_XX : array_like, shape (n, n)
+            Prior covariance of x0, positive definite.
+        epsilon_day : float
+            The day budget, nats, above ``F^{-1}_{chi^2_l}(1 - delta) / 2``, l the rank of
+            the day's maps ([LKC] condition (9)).
+        delta : float
+            Failure probability in (0, 1).
+        designer : {"day", "trace", "pass", "measurement"}, optional
+            Module docstring (default ``"day"``, the least predicted error).
+        convention : {"exact", "paper"}, optional
+            Which leakage formula.
+        weight : array_like, shape (n, n), optional
+            The error metric W of the ``"day"`` designer, symmetric positive
+            semi-definite (default ``Sigma_XX^{-1}``); ignored by the others.
+
+        Returns
+        -------
+        DayMechanism
+            Its ``leakage.epsilon`` in ``[epsilon_day - 1e-9, epsilon_day]`` and its day
+            certificate passes.
+
+        Raises
+        ------
+        ValueError
+            On an unknown designer, no passes, passes whose maps are all zero, an
+            ``epsilon_day`` at or below the floor (infeasible), or invalid arguments.
+        TypeError
+            If a pass is not a Pass.
+        RuntimeError
+            If tightening the budget by up to ``SLACK_LIMIT`` nats does not certify it.
+
+        Notes
+        -----
+        Each designer is solved for ``epsilon_day - s``, s from ``FIRST_SLACK``, then past
+        twice the certificate's deficit (as
+        :func:`~ssa_privacy.privacy.pml.stream_design.stream_logdet_design`).
+        """
+        if designer not in DAY_DESIGNERS:
+            raise ValueError(
+                f"designer must be one of {', '.join(DAY_DESIGNERS)}, got {designer!r}"
+            )
+        if designer == "day":
+            return cls._least_error(passes, Sigma_XX, epsilon_day, delta, convention, weight)
+        problem = _Problem(passes, Sigma_XX, epsilon_day, delta, convention)
+        slack, cache = FIRST_SLACK, {}
+        scales = [scale for scale, _, _ in problem.statistics]
+        while slack <= SLACK_LIMIT:
+            members = _DESIGNS[designer](problem, problem.epsilon - slack, cache)
+            mechanism = cls(
+                members,
+                problem.Sigma_XX,
+                problem.epsilon,
+                problem.delta,
+                convention=convention,
+                designer=designer,
+                row_scales=scales,
+            )
+            certificate = mechanism.certificate()
+            if certificate.passed and mechanism.leakage.epsilon <= problem.epsilon:
+                return mechanism
+            slack = _tightened(slack, certificate)
+        raise RuntimeError(
+            f"the {designer!r} day design does not certify epsilon_day {problem.epsilon!r} "
+            f"after tightening it by {SLACK_LIMIT:g} nats"
+        )
+
+    @classmethod
+    def _least_error(cls, passes, Sigma_XX, epsilon_day, delta, convention, weight):
+        """The "day" designer: the "trace" or "pass" design of least predicted error."""
+        candidates = [
+            cls.design(
+                passes, Sigma_XX, epsilon_day, delta, designer="trace", convention=convention
+            )
+        ]
+        try:
+            candidates.append(
+                cls.design(
+                    passes, Sigma_XX, epsilon_day, delta, designer="pass", convention=convention
+                )
+            )
+        except ValueError:  # a common pass budget may be infeasible where the day is not
+            pass
+        best = min(candidates, key=lambda m: m.predicted_error(weight))
+        best.candidate, best.designer = best.designer, "day"
+        return best
+
+    def predicted_error(self, weight=None):
+        """``tr(W P)``: the error the day's releases leave about x0 (linear model).
+
+        Parameters
+        ----------
+        weight : array_like, shape (n, n), or list of (mask, array_like), optional
+            W, symmetric positive semi-definite (default ``Sigma_XX^{-1}``); or
+            checkpoints ``(mask (P,) of bool, W_e (n, n))``, each the metric of an
+            estimate made from the passes the mask selects (a filter's estimate at a time
+            uses the passes that ended by then), averaged.
+
+        Returns
+        -------
+        float
+            ``tr(W P)`` with ``P = L (I + L^T J L)^{-1} L^T`` (``Sigma_XX = L L^T``, J the
+            information of the releases, privacy noise alone): the posterior covariance
+            of x0, in the units of W times those of x0 squared; for checkpoints, the mean
+            over them.
+
+        Raises
+        ------
+        ValueError
+            If a W is not a finite symmetric n x n matrix or a mask not of the passes.
+        """
+        n = len(self.Sigma_XX)
+        if weight is None:
+            weight = np.linalg.inv(self.Sigma_XX)
+        if not isinstance(weight, list):
+            weight = [(np.ones(len(self.passes), dtype=bool), weight)]
+        informations = np.array([p.stream.information for p in self.passes])
+        total = 0.0
+        for mask, W in weight:
+            W = as_finite_array(W, "weight")
+            mask = np.asarray(mask, dtype=bool)
+            if W.shape != (n, n) or not np.allclose(W, W.T, rtol=1e-10, atol=0.0):
+                raise ValueError(f"weight must be symmetric {n} x {n}, got shape {W.shape}")
+            if mask.shape != (len(self.passes),):
+                raise ValueError(f"weight masks must have {len(self.passes)} entries")
+            total += _posterior_trace(self.Sigma_XX, informations[mask].sum(axis=0), W)
+        return total / len(weight)
+
+    def __repr__(self):
+        return (
+            f"DayMechanism(passes={len(self.passes)}, epsilon={self.epsilon:g}, "
+            f"delta={self.delta:g}, designer={self.designer!r})"
+        )
+
+    def certificate(self):
+        """The day's (epsilon, delta)-PML certificate, recomputed from the composed stream.
+
+        Returns
+        -------
+        Certificate
+            :func:`~ssa_privacy.privacy.pml.stream.stream_certificate` of ``stream``.
+        """
+        if self._certificate is None:
+            self._certificate = stream_certificate(
+                self.Sigma_XX, self.stream, self.epsilon, self.delta, self.convention
+            )
+        return self._certificate
+
+    @cached_property
+    def noise_covariance(self):
+        """The day's noise, block diagonal over passes (over measurements where the
+        pass's factor is), a :class:`~ssa_privacy.privacy.pml.day_noise.BlockDiagonalCovariance`."""
+        return BlockDiagonalCovariance.of(
+            [block for p in self.passes for block in _pass_blocks(p)], self.designer
+        )
+
+    def with_noise(self, noise_covariances):
+        """The same passes and budget with other noises (for audits).
+
+        Parameters
+        ----------
+        noise_covariances : sequence of FactoredCovariance or array_like
+            One per pass, (K_p m, K_p m), as ``PassMechanism.with_noise``.
+
+        Returns
+        -------
+        DayMechanism
+            With ``designer="given"``; its stream and certificate are recomputed.
+
+        Raises
+        ------
+        ValueError
+            If the number of noises is not that of the passes, or as
+            ``PassMechanism.with_noise``.
+        """
+        if len(noise_covariances) != len(self.passes):
+            raise ValueError(f"noise_covariances must hold {len(self.passes)} noises")
+        passes = [p.with_noise(N) for p, N in zip(self.passes, noise_covariances, strict=True)]
+        return DayMechanism(
+            passes, self.Sigma_XX, self.epsilon, self.delta, convention=self.convention
+        )
+
+    def release(self, data, *, seed=None):
+        """Release the day: each pass's ``y_p + F_p e_p``, concatenated.
+
+        Parameters
+        ----------
+        data : sequence of array_like, shape (K_p m,) or (K_p, m)
+            The passes' measurements, in the order of ``passes``.
+        seed : None, int, sequence of int, SeedSequence or Generator, optional
+            Randomness; each pass draws its K_p m normals in turn from one generator, as
+            ``passes[p].release(y_p, seed=rng)`` does, so that releasing pass by pass from
+            the same generator gives the same values.
+
+        Returns
+        -------
+        Release
+            ``values`` (sum K_p m,), the block-diagonal noise covariance, the day
+            certificate and the seed record; ``details`` holds ``designer`` and ``ranks``.
+
+        Raises
+        ------
+        ValueError
+            If ``data`` does not hold one finite array of the right shape per pass.
+        TypeError
+            On an invalid seed.
+        """
+        if not isinstance(data, list | tuple) or len(data) != len(self.passes):
+            raise ValueError(f"data must be a list of {len(self.passes)} measurement arrays")
+        rng = random_generator(seed)
+        values = []
+        for i, (p, y) in enumerate(zip(self.passes, data, strict=True)):
+            K, m, _ = p.C.shape
+            y = as_finite_array(y, f"data[{i}]")
+            if y.shape not in ((K * m,), (K, m)):
+                raise ValueError(
+                    f"data[{i}] must have shape ({K * m},) or ({K}, {m}), got {y.shape}"
+                )
+            normals = rng.standard_normal(K * m)
+            values.append(y.reshape(-1) + p.factor @ normals[: p.factor.shape[1]])
+        details = {"designer": self.designer, "ranks": [p.factor.shape[1] for p in self.passes]}
+        return Release(
+            np.concatenate(values),
+            self.noise_covariance,
+            self.certificate(),
+            seed_record(seed),
+            details,
+        )
