@@ -31,6 +31,7 @@ SCENARIO_KEYS = {
     "objects": "sample",
     "epsilons": "pass_epsilons",
     "measurement_epsilons": "measurement_epsilons",
+    "day_epsilons": "day_epsilons",
     "hours": "hours",
     "dt": "step_s",
     "delta": "delta",
@@ -71,6 +72,12 @@ def add_arguments(parser):
         "--measurement-epsilons",
         type=opt.comma_list(opt.positive_float),
         help="per-measurement levels whose pass and day leakage is reported (shipped 7,12,24)",
+    )
+    add(
+        "--day-epsilons",
+        type=opt.comma_list(opt.positive_float),
+        help="per-object day budgets over all stations (nats, each above 8.41 at delta 0.01; "
+        "shipped: none)",
     )
     add("--hours", type=opt.positive_float, help="window length (h, shipped 24)")
     add("--dt", type=opt.positive_float, help="measurement interval (s, shipped 30)")
@@ -132,6 +139,10 @@ class CatalogOptions:
         pass that sees all of x0.
     measurement_epsilons : sequence of float, optional
         Per-measurement levels whose pass and day epsilons are reported (shipped 7, 12, 24).
+    day_epsilons : sequence of float, optional
+        Per-object day budgets (nats; shipped none), each met by the three day designs
+        (:mod:`ssa_privacy.privacy.pml.day_design`), whose tracking is compared in
+        ``day_budgets.csv``.
     hours, dt : float, optional
         Window length (h; shipped 24) and measurement interval (s; shipped 30).
     delta : float, optional
@@ -171,6 +182,7 @@ class CatalogOptions:
     objects: int | None = None
     epsilons: tuple | None = None
     measurement_epsilons: tuple | None = None
+    day_epsilons: tuple | None = None
     hours: float | None = None
     dt: float | None = None
     delta: float | None = None

@@ -1,14 +1,18 @@
 """The summaries of the ssa-catalog study's tables (``results.json``)."""
 
 import numpy as np
+from scipy import stats
 
-from ssa_privacy.studies._ssa_catalog_task import NO_PRIVACY
+from ssa_privacy.studies._ssa_catalog_rows import NO_PRIVACY
 
 __all__ = [
     "TRACKED_KM",
     "certificate_summary",
+    "consistency_summary",
+    "day_summaries",
     "level_summaries",
     "measurement_summaries",
+    "nees_band",
     "percentile",
 ]
 
@@ -99,4 +103,107 @@ def measurement_summaries(rows):
             }
             for key in ("epsilon_pass_median", "epsilon_pass_max", "epsilon_day")
         }
+    return out
+
+
+def nees_band(objects, dof=6, confidence=0.95):
+    """Two-sided chi-square band of the NEES averaged over ``objects`` independent objects.
+
+    Parameters
+    ----------
+    objects : int
+        N, the objects averaged (1 for one object's time average).
+    dof : int
+        The state dimension (6).
+    confidence : float
+        Probability inside the band.
+
+    Returns
+    -------
+    tuple of float
+        ``F^{-1}_{chi^2_{dof N}}((1 -+ confidence) / 2) / N``. For one object the band is
+        that of one epoch's NEES: a time average of NEES values that are each chi-square
+        with ``dof`` degrees of freedom is smaller in convex order than one of them
+        (Jensen), so the band holds it at least as tightly as the spread allows
+        (Bar-Shalom, Li and Kirubarajan, 2001, §5.4.2).
+    """
+    tail = (1.0 - confidence) / 2.0
+    low, high = stats.chi2.ppf([tail, 1.0 - tail], dof * objects) / objects
+    return float(low), float(high)
+
+
+def consistency_summary(rows):
+    """Per level and designer: how many objects' time-averaged NEES lie in the band.
+
+    Parameters
+    ----------
+    rows : list of dict
+        ``level``, ``designer``, ``nees_mean`` (None without a truth) per object.
+
+    Returns
+    -------
+    dict
+        ``{level: {designer: {...}}}`` with ``objects``, ``band`` (one object's),
+        ``fraction_inside``, ``below`` and ``above`` (counts), ``mean`` (over objects) and
+        ``mean_band`` (that of the mean of N independent objects).
+    """
+    out = {}
+    for row in rows:
+        if row["nees_mean"] is None:
+            continue
+        out.setdefault(row["level"], {}).setdefault(row["designer"], []).append(row["nees_mean"])
+    low, high = nees_band(1)
+    for designers in out.values():
+        for designer, values in designers.items():
+            values = np.array(values)
+            designers[designer] = {
+                "objects": len(values),
+                "band": [low, high],
+                "fraction_inside": float(np.mean((values >= low) & (values <= high))),
+                "below": int(np.sum(values < low)),
+                "above": int(np.sum(values > high)),
+                "mean": float(values.mean()),
+                "mean_band": list(nees_band(len(values))),
+            }
+    return out
+
+
+def day_summaries(rows):
+    """Per day budget and designer: feasibility, achieved day epsilon and tracking.
+
+    Parameters
+    ----------
+    rows : list of dict
+        ``day_budgets.csv`` (:func:`~ssa_privacy.studies._ssa_catalog_day.day_rows`).
+
+    Returns
+    -------
+    dict
+        ``{level: {designer: {...}}}``: ``objects``, ``infeasible``, ``certificates_passed``,
+        ``largest_shortfall_nats`` (budget minus achieved, over objects with passes),
+        ``position_rmse_km_median`` and ``_p90``, ``velocity_rmse_m_s_median`` (feasible
+        objects).
+    """
+    out = {}
+    for level in dict.fromkeys(r["level"] for r in rows):
+        for designer in dict.fromkeys(r["designer"] for r in rows if r["level"] == level):
+            mine = [r for r in rows if r["level"] == level and r["designer"] == designer]
+            done = [r for r in mine if r["feasible"]]
+            seen = [r for r in done if r["passes"]]
+            position = [r["position_rmse_km"] for r in done if r["position_rmse_km"] is not None]
+            velocity = [r["velocity_rmse_m_s"] for r in done if r["velocity_rmse_m_s"] is not None]
+            out.setdefault(level, {})[designer] = {
+                "objects": len(mine),
+                "infeasible": len(mine) - len(done),
+                "certificates_passed": sum(r["certificate_passed"] for r in done),
+                "largest_shortfall_nats": max(
+                    (r["epsilon_day"] - r["epsilon_day_achieved"] for r in seen), default=None
+                ),
+                "epsilon_day_achieved_max": max(
+                    (r["epsilon_day_achieved"] for r in seen), default=None
+                ),
+                "position_rmse_km_median": percentile(position, 50),
+                "position_rmse_km_p90": percentile(position, 90),
+                "velocity_rmse_m_s_median": percentile(velocity, 50),
+            }
     return out

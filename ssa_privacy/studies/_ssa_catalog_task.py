@@ -30,7 +30,7 @@ integrated with the others of its batch, which changes them at round-off only).
 """
 
 import numpy as np
-from scipy import linalg, stats
+from scipy import linalg
 
 from ssa_privacy._internal.random import random_generator
 from ssa_privacy.estimation.ekf import ContactMeasurements, track_contacts
@@ -38,12 +38,20 @@ from ssa_privacy.estimation.ukf import measurement_residual
 from ssa_privacy.orbits.catalog import regime, sgp4_states
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
 from ssa_privacy.orbits.tle import ElementSet
-from ssa_privacy.privacy.pml.passes import PassMechanism, per_measurement_epsilons
+from ssa_privacy.privacy.pml.passes import PassMechanism
 from ssa_privacy.privacy.pml.stream import ReleaseStream
 from ssa_privacy.sensors.streams import contacts, passes_of
+from ssa_privacy.studies._ssa_catalog_day import day_filters, day_rows, position_metric
+from ssa_privacy.studies._ssa_catalog_rows import (
+    NO_PRIVACY,
+    consistency_rows,
+    level_rows,
+    normalized_errors,
+    per_measurement_rows,
+    tracking_errors,
+)
 
 __all__ = [
-    "NO_PRIVACY",
     "TRUTH_TOLERANCE",
     "catalog_task",
     "certificate_counts",
@@ -52,7 +60,6 @@ __all__ = [
 
 #: Integration tolerance (rtol = atol) of the nominal tracks and of the truth.
 TRUTH_TOLERANCE = 1.0e-10
-NO_PRIVACY = "none"
 
 
 def _object_setup(scenario, element_set, nominal, Phi, seed, recorded):
@@ -78,12 +85,12 @@ def _object_setup(scenario, element_set, nominal, Phi, seed, recorded):
         visible,
     )
     if recorded is not None:
-        return norad, Sigma_XX, None, found, None
+        return norad, Sigma_XX, None, found, None, Phi
     sensor = random_generator((seed, norad, 1))
     noise = [
         sensor.standard_normal((len(p.indices), len(p.R))) * np.sqrt(np.diag(p.R)) for p in found
     ]
-    return norad, Sigma_XX, x0, found, noise
+    return norad, Sigma_XX, x0, found, noise, Phi
 
 
 def _level_mechanisms(scenario, Sigma_XX, found):
@@ -240,94 +247,6 @@ def certificate_counts(filters, releases):
     return counts
 
 
-def _rmse(errors, filters):
-    """Position (km) and velocity (m/s) RMSE over the evaluation times, shape (F, E, 6).
-
-    Without a truth (recorded measurements, ``errors`` None), None for each of the filters."""
-    if errors is None:
-        return [None] * filters, [None] * filters
-    position = np.sqrt(np.mean(np.sum(errors[..., :3] ** 2, axis=-1), axis=-1))
-    velocity = 1e3 * np.sqrt(np.mean(np.sum(errors[..., 3:] ** 2, axis=-1), axis=-1))
-    return position, velocity
-
-
-def _rows(scenario, element_set, found, filters, accounts, tracking):
-    """One row per level: the logdet filter's RMSE, and the scaled designer's beside it."""
-    ident = {"norad_id": int(element_set.catalogue_number), "regime": regime(element_set)}
-    counts = {"measurements": int(sum(len(p.indices) for p in found)), "passes": len(found)}
-    by_label = {}
-    for f, (label, epsilon, designer) in enumerate(filters):
-        entry = by_label.setdefault(label, {"epsilon": epsilon})
-        entry[designer or "logdet"] = (accounts[f], *(column[f] for column in tracking))
-    rows = []
-    for label, entry in by_label.items():
-        (pass_eps, day_eps), pos, vel, rejected = entry["logdet"]
-        row = {
-            **ident,
-            "level": label,
-            "epsilon_pass_design": np.inf if entry["epsilon"] is None else entry["epsilon"],
-            "epsilon_pass_achieved": pass_eps,
-            "epsilon_day_achieved": day_eps,
-            "position_rmse_km": pos,
-            "velocity_rmse_m_s": vel,
-            **counts,
-            "updates_rejected": int(rejected),
-        }
-        if "scaled" in entry:
-            (pass_s, day_s), pos_s, vel_s, rejected_s = entry["scaled"]
-            row.update(
-                epsilon_pass_achieved_scaled=pass_s,
-                epsilon_day_achieved_scaled=day_s,
-                position_rmse_km_scaled=pos_s,
-                velocity_rmse_m_s_scaled=vel_s,
-                updates_rejected_scaled=int(rejected_s),
-            )
-        rows.append(row)
-    return rows
-
-
-def _per_measurement(scenario, norad, Sigma_XX, found):
-    """Pass and day epsilons of today's per-measurement designs, one row per level."""
-    rows = []
-    for epsilon in scenario.per_measurement_epsilons:
-        passes_eps, day = per_measurement_epsilons(
-            Sigma_XX, found, epsilon, scenario.delta, scenario.convention
-        )
-        rows.append(
-            {
-                "norad_id": norad,
-                "epsilon_measurement": epsilon,
-                "epsilon_pass_median": float(np.median(passes_eps)) if found else 0.0,
-                "epsilon_pass_max": float(np.max(passes_eps)) if found else 0.0,
-                "epsilon_day": day,
-                "passes": len(found),
-            }
-        )
-    return rows
-
-
-def _consistency(norad, filters, diagnostics):
-    """One row per filter: the NIS of its updates against the chi-square band (95%)."""
-    rows = []
-    for f, (label, _, designer) in enumerate(filters):
-        dof = int(diagnostics["nis_dof"][f])
-        low, high = stats.chi2.ppf([0.025, 0.975], dof) / dof if dof else (None, None)
-        nis = float(diagnostics["nis"][f]) / dof if dof else None
-        rows.append(
-            {
-                "norad_id": norad,
-                "level": label,
-                "designer": designer or NO_PRIVACY,
-                "nis_per_dof": nis,
-                "dof": dof,
-                "band_low": low,
-                "band_high": high,
-                "consistent": None if nis is None else bool(low <= nis <= high),
-            }
-        )
-    return rows
-
-
 def _ccsds(scenario, norad, filters, found, measured, releases, estimates, diagnostics):
     """What the CCSDS messages of one object hold: measurements, releases and estimates."""
 
@@ -350,15 +269,8 @@ def _ccsds(scenario, norad, filters, found, measured, releases, estimates, diagn
     }
 
 
-def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
-    """Design, release and track one object; its rows and what its messages hold."""
-    norad, Sigma_XX, _, found, noise = setup
-    filters, mechanisms, accounts = _level_mechanisms(scenario, Sigma_XX, found)
-    measured, references = _measured(scenario, nominal, truth, found, noise, recorded)
-    releases = release_passes(mechanisms, measured, (seed, norad, 2))
-    contact = _contact_measurements(
-        scenario.stations, found, measured, references, mechanisms, releases
-    )
+def _tracking(scenario, nominal, truth, Sigma_XX, contact, count):
+    """Run the filters of one object; per filter RMSE, rejections, NEES and NIS columns."""
     estimates, rejected, diagnostics = track_contacts(
         scenario.propagator,
         scenario.earth,
@@ -368,24 +280,49 @@ def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
         Sigma_XX,
         contact,
         scenario.ephemeris,
-        filters=len(filters),
+        filters=count,
         psd=scenario.process_noise_psd,
         diagnostics=True,
     )
     kept = np.searchsorted(scenario.ephemeris, scenario.evaluate)
-    errors = (
-        None
-        if truth is None
-        else np.ascontiguousarray(estimates[:, kept]) - truth[scenario.evaluate]
+    if truth is None:
+        errors, nees = None, [None] * count
+    else:
+        errors = np.ascontiguousarray(estimates[:, kept]) - truth[scenario.evaluate]
+        nees = normalized_errors(errors, diagnostics["covariances"][:, kept])
+        diagnostics["nees"] = nees
+        nees = nees.mean(axis=1)
+    nis = [n / d if d else None for n, d in zip(diagnostics["nis"], diagnostics["nis_dof"])]
+    position, velocity = tracking_errors(errors, count)
+    return (position, velocity, rejected, nees, nis), estimates, diagnostics
+
+
+def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
+    """Design, release and track one object; its rows and what its messages hold."""
+    norad, Sigma_XX, _, found, noise, Phi = setup
+    filters, mechanisms, accounts = _level_mechanisms(scenario, Sigma_XX, found)
+    weight = position_metric(Phi, scenario.evaluate, found)
+    day, day_mechanisms, infeasible = day_filters(scenario, Sigma_XX, found, weight)
+    members = [[] if m is None else m.passes for m in day_mechanisms]
+    measured, references = _measured(scenario, nominal, truth, found, noise, recorded)
+    releases = release_passes(mechanisms + members, measured, (seed, norad, 2))
+    contact = _contact_measurements(
+        scenario.stations, found, measured, references, mechanisms + members, releases
     )
-    position, velocity = _rmse(errors, len(filters))
+    tracking, estimates, diagnostics = _tracking(
+        scenario, nominal, truth, Sigma_XX, contact, len(filters) + len(day)
+    )
+    mine = [column[: len(filters)] for column in tracking]
+    ident = {"norad_id": norad, "regime": regime(element_set), "passes": len(found)}
     out = {
-        "rows": _rows(
-            scenario, element_set, found, filters, accounts, (position, velocity, rejected)
+        "rows": level_rows(element_set, found, filters, accounts, mine),
+        "day_rows": day_rows(
+            ident, day, day_mechanisms, infeasible, [c[len(filters) :] for c in tracking]
         ),
-        "per_measurement": _per_measurement(scenario, norad, Sigma_XX, found),
-        "certificates": certificate_counts(filters, releases),
-        "consistency": _consistency(norad, filters, diagnostics),
+        "per_measurement": per_measurement_rows(scenario, norad, Sigma_XX, found),
+        "certificates": certificate_counts(filters, releases[: len(filters)]),
+        "consistency": consistency_rows(norad, filters + day, diagnostics),
+        "nees": _nees_series(norad, filters + day, diagnostics),
         "mechanisms": {
             f"pass ({designer})": type(d).__name__
             for (_, _, designer), designs in zip(filters, mechanisms, strict=True)
@@ -398,6 +335,16 @@ def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
             scenario, norad, filters, found, measured, releases, estimates, diagnostics
         )
     return out
+
+
+def _nees_series(norad, filters, diagnostics):
+    """Per filter label and designer, the NEES at the evaluation times (None without truth)."""
+    if "nees" not in diagnostics:
+        return []
+    return [
+        {"norad_id": norad, "level": label, "designer": designer or NO_PRIVACY, "nees": row}
+        for (label, _, designer), row in zip(filters, diagnostics["nees"].tolist())
+    ]
 
 
 def catalog_task(scenario, elements, seed, recorded=None):
@@ -451,7 +398,7 @@ def catalog_task(scenario, elements, seed, recorded=None):
     difference = np.linalg.norm(nominal[:, -1, :3] - sgp4[:, 1, :3], axis=-1)
     out = {
         key: [row for part in parts for row in part[key]]
-        for key in ("rows", "per_measurement", "consistency")
+        for key in ("rows", "day_rows", "per_measurement", "consistency", "nees")
     }
     out["certificates"] = [part["certificates"] for part in parts]
     out["mechanisms"] = {k: v for part in parts for k, v in part["mechanisms"].items()}

@@ -71,14 +71,17 @@ from ssa_privacy.studies._ssa_catalog_options import (
     CatalogOptions,
     add_arguments,
 )
+from ssa_privacy.studies._ssa_catalog_rows import NO_PRIVACY
 from ssa_privacy.studies._ssa_catalog_summaries import (
     TRACKED_KM,
     certificate_summary,
+    consistency_summary,
+    day_summaries,
     level_summaries,
     measurement_summaries,
     percentile,
 )
-from ssa_privacy.studies._ssa_catalog_task import NO_PRIVACY, catalog_task
+from ssa_privacy.studies._ssa_catalog_task import catalog_task
 from ssa_privacy.studies.scenario.checks import LONGEST_PASS_MIN
 from ssa_privacy.studies.scenario.files import file_record
 from ssa_privacy.studies.scenario.overrides import check_window
@@ -155,6 +158,7 @@ class Scenario:
         self.propagator = J2Propagator()
         self.epsilons = tuple(sorted(privacy.pass_epsilons))
         self.per_measurement_epsilons = tuple(sorted(privacy.measurement_epsilons))
+        self.day_epsilons = tuple(sorted(privacy.day_epsilons))
         self.designers = tuple(privacy.designers)
         self.delta, self.convention = privacy.delta, privacy.convention
         self.process_noise_psd = spec.filter.process_noise_psd
@@ -353,6 +357,7 @@ def _parameters(spec, scenario, options, seed, chosen, skipped, excluded):
         "excluded_element_sets": excluded,
         "epsilons": list(scenario.epsilons),
         "measurement_epsilons": list(scenario.per_measurement_epsilons),
+        "day_epsilons": list(scenario.day_epsilons),
         "hours": window.hours,
         "dt": window.step_s,
         "delta": scenario.delta,
@@ -393,11 +398,19 @@ def _tables(output, results, throughput):
         mechanisms.update(r["mechanisms"])
     output.parameters["mechanisms"] = {NO_PRIVACY: "none (as measured)", **mechanisms}
     summaries = level_summaries(rows)
+    consistency = [row for r in results for row in r["consistency"]]
+    day = [row for r in results for row in r["day_rows"]]
     output.write_csv("per_measurement.csv", per_measurement)
-    output.write_csv("consistency.csv", [row for r in results for row in r["consistency"]])
+    output.write_csv("consistency.csv", consistency)
+    extra = {}
+    if day:
+        output.write_csv("day_budgets.csv", day)
+        extra["day_budget_summaries"] = day_summaries(day)
     output.write_results(
         rows,
         summaries=summaries,
+        consistency=consistency_summary(consistency),
+        **extra,
         per_measurement_summaries=measurement_summaries(per_measurement),
         pass_certificates=certificate_summary(c for r in results for c in r["certificates"]),
         truth_vs_sgp4_km={

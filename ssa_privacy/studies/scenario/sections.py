@@ -201,6 +201,10 @@ class PrivacySpec:
     measurement_epsilons : sequence of float
         Per-measurement levels whose pass and day leakage is reported (nats), distinct,
         positive, possibly none; default (7, 12, 24).
+    day_epsilons : sequence of float
+        Per-object day budgets (nats) over all stations' passes, distinct, positive,
+        possibly none (default): each is met by the day designs of
+        :mod:`ssa_privacy.privacy.pml.day_design`.
     designers : sequence of {"logdet", "scaled"}
         Pass designers compared (:data:`~ssa_privacy.privacy.pml.passes.DESIGNERS`),
         distinct; default both.
@@ -223,6 +227,7 @@ class PrivacySpec:
     pass_epsilons: tuple = (10.0, 14.0, 20.0)
     measurement_epsilons: tuple = (7.0, 12.0, 24.0)
     designers: tuple = DESIGNERS
+    day_epsilons: tuple = ()
 
     def __post_init__(self):
         _set(
@@ -237,6 +242,7 @@ class PrivacySpec:
             "measurement_epsilons",
             _budgets(self.measurement_epsilons, "measurement_epsilons", empty=True),
         )
+        _set(self, "day_epsilons", _budgets(self.day_epsilons, "day_epsilons", empty=True))
         designers = _array(self.designers, "designers")
         for k, designer in enumerate(designers):
             _choice(designer, f"designers[{k}]", DESIGNERS)
@@ -253,7 +259,8 @@ class FilterSpec:
     ----------
     process_noise_psd : float
         White-acceleration power spectral density of the process noise (km^2/s^3), >= 0;
-        default :data:`~ssa_privacy.estimation.ekf.FILTER_PSD` (1e-14).
+        default :data:`~ssa_privacy.estimation.ekf.FILTER_PSD` (0: the filter's own model
+        error, its integration error, is measured and added at each prediction).
 
     Raises
     ------

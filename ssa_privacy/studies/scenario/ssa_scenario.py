@@ -146,6 +146,14 @@ class SsaScenario:
                     "([LKC] condition (9))",
                     key=f"privacy.pass_epsilons[{k}]",
                 )
+        for k, epsilon in enumerate(privacy.day_epsilons):
+            if epsilon <= floor:
+                raise ScenarioError(
+                    f"{epsilon:g} nats is infeasible: at or below {floor:.4g}, the smallest "
+                    f"feasible budget of a day that sees the 6 state directions at delta = "
+                    f"{privacy.delta:g} ([LKC] condition (9))",
+                    key=f"privacy.day_epsilons[{k}]",
+                )
         rows = max(s.measurement_rows for s in self.sensors)
         floor = float(minimum_epsilon(privacy.delta, rows))
         for k, epsilon in enumerate(privacy.measurement_epsilons):

@@ -1,0 +1,154 @@
+"""The day budgets of the ssa-catalog study: one (epsilon_day, delta) per object over all passes.
+
+For each day budget of the scenario and each designer of :data:`DESIGNERS` (``"day"``:
+of the least-noise design that meets the day budget with noise independent across passes
+and the ``"pass"`` design, the one whose releases leave the least predicted position
+error at the evaluation times; ``"pass"``: the
+pass-level log-det design at one common pass budget, lowered until the day meets the
+budget; ``"measurement"``: today's per-measurement designs scaled by one factor over the
+day), the object's passes are designed before the day from the predicted schedule
+(:meth:`DayMechanism.design <ssa_privacy.privacy.pml.day_design.DayMechanism.design>`),
+released pass by pass through the day mechanism's members and tracked like the other
+levels. A designer that cannot meet a budget for an object (a pass that sees few
+directions has a lower floor, so a common pass budget may leak too much already) is
+recorded as infeasible there; an object without a pass leaks nothing and is tracked by
+prediction alone.
+"""
+
+import numpy as np
+
+from ssa_privacy.privacy.pml.day_design import DayMechanism
+
+__all__ = ["DESIGNERS", "day_filters", "day_rows", "position_metric"]
+
+#: The day designers the study compares (:mod:`ssa_privacy.privacy.pml.day_design`).
+DESIGNERS = ("day", "pass", "measurement")
+
+
+def position_metric(Phi, evaluate, found):
+    """The "day" designer's checkpoints: the squared position error at each evaluation time.
+
+    Parameters
+    ----------
+    Phi : ndarray, shape (m, 6, 6)
+        The nominal's state transition from the window start over the grid.
+    evaluate : ndarray of int, shape (E,)
+        The evaluation indices.
+    found : list of Pass
+        The passes.
+
+    Returns
+    -------
+    list of (ndarray of bool, ndarray)
+        Per evaluation time: the passes that ended before it (a filter's estimate then
+        uses those) and ``Phi_e[:3]^T Phi_e[:3]``, so that ``tr(W P)`` is the squared
+        position error (km^2) an x0 covariance P leaves then, to first order.
+    """
+    ends = np.array([p.indices.max() for p in found])
+    return [(ends < e, Phi[e, :3].T @ Phi[e, :3]) for e in evaluate]
+
+
+def day_filters(scenario, Sigma_XX, found, weight):
+    """The day levels' filters and mechanisms of one object.
+
+    Parameters
+    ----------
+    scenario : ssa_privacy.studies.ssa_catalog.Scenario
+        Its ``day_epsilons``, ``delta`` and ``convention``.
+    Sigma_XX : ndarray, shape (6, 6)
+        The object's prior (km^2, km^2/s, km^2/s^2).
+    found : list of Pass
+        The object's passes over the day.
+    weight : list of (ndarray, ndarray)
+        The "day" designer's error checkpoints (:func:`position_metric`).
+
+    Returns
+    -------
+    filters : list of tuple
+        ``(label, epsilon_day, designer)`` of every feasible design.
+    mechanisms : list of DayMechanism or None
+        Their mechanisms (None for an object without passes).
+    infeasible : list of tuple
+        ``(label, epsilon_day, designer, reason)`` of the designs that failed.
+    """
+    filters, mechanisms, infeasible = [], [], []
+    for epsilon in scenario.day_epsilons:
+        label = f"day {epsilon:g}"
+        for designer in DESIGNERS:
+            if not found:
+                filters.append((label, epsilon, designer))
+                mechanisms.append(None)
+                continue
+            try:
+                mechanism = DayMechanism.design(
+                    found,
+                    Sigma_XX,
+                    epsilon,
+                    scenario.delta,
+                    designer=designer,
+                    convention=scenario.convention,
+                    weight=weight,
+                )
+            except ValueError as error:
+                infeasible.append((label, epsilon, designer, str(error)))
+                continue
+            filters.append((label, epsilon, designer))
+            mechanisms.append(mechanism)
+    return filters, mechanisms, infeasible
+
+
+def day_rows(ident, filters, mechanisms, infeasible, tracking):
+    """One row per day budget and designer of one object (``day_budgets.csv``).
+
+    Parameters
+    ----------
+    ident : dict
+        ``norad_id``, ``regime``, ``passes``.
+    filters, mechanisms, infeasible
+        As :func:`day_filters`.
+    tracking : tuple of sequences
+        Per filter: position RMSE (km), velocity RMSE (m/s), rejected updates, mean NEES
+        and NIS per degree of freedom.
+
+    Returns
+    -------
+    list of dict
+        The budget, designer, achieved day epsilon (nats), whether the day certificate
+        passed and its margin (nats), the tracking columns; an infeasible design has
+        ``feasible`` False and its reason, with empty tracking columns.
+    """
+    rows = []
+    for f, ((label, epsilon, designer), mechanism) in enumerate(zip(filters, mechanisms)):
+        certificate = None if mechanism is None else mechanism.certificate()
+        position, velocity, rejected, nees, nis = (column[f] for column in tracking)
+        rows.append(
+            {
+                **ident,
+                "level": label,
+                "epsilon_day": epsilon,
+                "designer": designer,
+                "chosen": None if mechanism is None else mechanism.candidate,
+                "feasible": True,
+                "epsilon_day_achieved": 0.0 if mechanism is None else mechanism.leakage.epsilon,
+                "certificate_passed": True if certificate is None else bool(certificate.passed),
+                "certificate_margin": None if certificate is None else certificate.margin,
+                "position_rmse_km": position,
+                "velocity_rmse_m_s": velocity,
+                "updates_rejected": int(rejected),
+                "nees_mean": nees,
+                "nis_per_dof": nis,
+                "reason": "",
+            }
+        )
+    for label, epsilon, designer, reason in infeasible:
+        rows.append(
+            {
+                **ident,
+                "level": label,
+                "epsilon_day": epsilon,
+                "designer": designer,
+                "feasible": False,
+                "reason": reason,
+            }
+        )
+    return rows
