@@ -13,6 +13,7 @@ from ssa_privacy.sensors.geodesy import ground_track
 
 __all__ = [
     "COLOURS",
+    "COLUMN",
     "FONT",
     "MAP_ALTITUDE_KM",
     "TRACKS",

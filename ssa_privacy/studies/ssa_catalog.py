@@ -46,6 +46,7 @@ import time
 
 import numpy as np
 
+from ssa_privacy.engine.figures import save_figures
 from ssa_privacy.engine.output import StudyOutput
 from ssa_privacy.engine.runner import Runner, Task
 from ssa_privacy.engine.transaction import transactional
@@ -66,6 +67,7 @@ from ssa_privacy.sensors.earth_orientation import iers_table_version
 from ssa_privacy.sensors.geodesy import EarthRotation
 from ssa_privacy.studies import _ssa_catalog_ccsds as ccsds
 from ssa_privacy.studies import _ssa_catalog_figures as figures
+from ssa_privacy.studies import _ssa_catalog_trust_figures as trust_figures
 from ssa_privacy.studies._ssa_catalog_options import (
     SCENARIO_KEYS,
     CatalogOptions,
@@ -482,6 +484,10 @@ def run(out, seed=0, progress=True, runner=None, **options):
     if scenario.ccsds:
         ccsds.write_messages(output, scenario, chosen, results)
     figures.save(output, scenario, chosen, rows, per_measurement, runner)
+    series = [row for r in results for row in r["nees"]]
+    hours = scenario.times[scenario.evaluate] / 3600.0
+    day = [row for r in results for row in r["day_rows"] if row["feasible"]]
+    save_figures(output, trust_figures.jobs(series, hours, day, []), runner)
     return {
         "out": str(output.folder),
         "objects": len(chosen),

@@ -1,0 +1,162 @@
+"""Figures of the ssa-catalog study on what the operator trusts and risks (8 pt fonts).
+
+- :func:`consistency`: the filters' NEES against time, averaged over the objects, with
+  the chi-square band of that average;
+- :func:`day_budgets`: position RMSE against the day budget for the day designs;
+- :func:`detectability_tradeoff`: how well a manoeuvre can be detected against how well
+  the object is tracked, per level: the privacy-utility trade-off in an operator's terms.
+"""
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ssa_privacy.studies._ssa_catalog_figures import COLOURS, COLUMN, FONT
+from ssa_privacy.studies._ssa_catalog_summaries import nees_band
+
+__all__ = ["consistency", "day_budgets", "detectability_tradeoff", "jobs"]
+
+
+def consistency(series, hours):
+    """Mean NEES over the objects against time, per level (log-det and day designs).
+
+    Parameters
+    ----------
+    series : list of dict
+        ``level``, ``designer`` and ``nees`` (E,) per object and filter.
+    hours : ndarray, shape (E,)
+        The evaluation times (h from the window start).
+
+    Returns
+    -------
+    Figure
+        One line per level and designer; the shaded band is the two-sided 95% band of the
+        mean of N objects' NEES (``chi^2_{6N} / N``, Bar-Shalom et al. §5.4.2).
+    """
+    keys = list(dict.fromkeys((r["level"], r["designer"]) for r in series))
+    keys = [k for k in keys if k[1] in ("none", "logdet", "day")]
+    with plt.rc_context(FONT):
+        fig, ax = plt.subplots(figsize=(COLUMN, 3.6), layout="constrained")
+        count = 0
+        for n, (level, designer) in enumerate(keys):
+            values = np.array(
+                [r["nees"] for r in series if (r["level"], r["designer"]) == (level, designer)]
+            )
+            count = len(values)
+            label = "no privacy" if designer == "none" else f"{level} nats ({designer})"
+            ax.plot(hours, values.mean(axis=0), color=COLOURS[n % len(COLOURS)], label=label)
+        low, high = nees_band(max(count, 1))
+        ax.axhspan(low, high, color="0.85", label=f"95% band, {count} objects")
+        ax.set_yscale("log")
+        ax.set_xlabel("time from the window start (h)")
+        ax.set_ylabel("mean NEES, 6 dof (dimensionless)")
+        fig.legend(loc="outside lower center", ncol=2)
+    return fig
+
+
+def day_budgets(rows):
+    """Median position RMSE against the day budget, one line per day designer.
+
+    Parameters
+    ----------
+    rows : list of dict
+        ``day_budgets.csv``.
+
+    Returns
+    -------
+    Figure
+        Markers at the budgets tried; an infeasible design is left out at that budget.
+    """
+    designers = list(dict.fromkeys(r["designer"] for r in rows))
+    with plt.rc_context(FONT):
+        fig, ax = plt.subplots(figsize=(COLUMN, 2.8), layout="constrained")
+        for n, designer in enumerate(designers):
+            budgets = sorted({r["epsilon_day"] for r in rows if r["designer"] == designer})
+            medians = [
+                np.median(
+                    [
+                        r["position_rmse_km"]
+                        for r in rows
+                        if r["designer"] == designer and r["epsilon_day"] == b and r["feasible"]
+                    ]
+                )
+                for b in budgets
+            ]
+            ax.plot(budgets, medians, "o-", color=COLOURS[n], label=designer)
+        ax.set_yscale("log")
+        ax.set_xlabel("day budget epsilon_day (nats)")
+        ax.set_ylabel("median position RMSE (km)")
+        ax.legend(title="day design")
+    return fig
+
+
+def detectability_tradeoff(points):
+    """AUC of the best detector of a manoeuvre against the median position RMSE, per level.
+
+    Parameters
+    ----------
+    points : list of dict
+        ``label``, ``rmse_km`` (median position RMSE), ``auc`` (median AUC over the
+        objects) and ``magnitude_m_s`` per level and manoeuvre size.
+
+    Returns
+    -------
+    Figure
+        One line per manoeuvre size through the levels (a level is a point).
+    """
+    with plt.rc_context(FONT):
+        fig, ax = plt.subplots(figsize=(COLUMN, 2.8), layout="constrained")
+        sizes = sorted({p["magnitude_m_s"] for p in points})
+        for n, size in enumerate(sizes):
+            mine = sorted(
+                (p for p in points if p["magnitude_m_s"] == size), key=lambda p: p["rmse_km"]
+            )
+            ax.plot(
+                [p["rmse_km"] for p in mine],
+                [p["auc"] for p in mine],
+                "o-",
+                color=COLOURS[n],
+                label=f"{size:g} m/s",
+            )
+            for p in mine:
+                ax.annotate(
+                    p["label"],
+                    (p["rmse_km"], p["auc"]),
+                    fontsize=7,
+                    xytext=(2, 2),
+                    textcoords="offset points",
+                )
+        ax.set_xscale("log")
+        ax.set_ylim(0.45, 1.02)
+        ax.set_xlabel("median position RMSE (km)")
+        ax.set_ylabel("AUC of detecting the manoeuvre (dimensionless)")
+        ax.legend(title="Delta-v (day of releases)", loc="lower left")
+    return fig
+
+
+def jobs(series, hours, day_rows, points):
+    """The figure jobs (:func:`~ssa_privacy.engine.figures.save_figures`) that have data.
+
+    Parameters
+    ----------
+    series : list of dict
+        NEES series (:func:`consistency`); empty without a truth.
+    hours : ndarray
+        Their times (h).
+    day_rows : list of dict
+        ``day_budgets.csv`` rows; empty without day budgets.
+    points : list of dict
+        Detectability points (:func:`detectability_tradeoff`); empty without a truth.
+
+    Returns
+    -------
+    dict
+        Name -> (function, keyword arguments).
+    """
+    out = {}
+    if series:
+        out["consistency"] = (consistency, {"series": series, "hours": hours})
+    if day_rows:
+        out["day_budgets"] = (day_budgets, {"rows": day_rows})
+    if points:
+        out["detectability_tradeoff"] = (detectability_tradeoff, {"points": points})
+    return out
