@@ -42,6 +42,7 @@ from ssa_privacy.privacy.pml.passes import PassMechanism
 from ssa_privacy.privacy.pml.stream import ReleaseStream
 from ssa_privacy.sensors.streams import contacts, passes_of
 from ssa_privacy.studies._ssa_catalog_day import day_filters, day_rows, position_metric
+from ssa_privacy.studies._ssa_catalog_detectability import brute_force_check, object_detectability
 from ssa_privacy.studies._ssa_catalog_rows import (
     NO_PRIVACY,
     consistency_rows,
@@ -304,6 +305,21 @@ def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
     weight = position_metric(Phi, scenario.evaluate, found)
     day, day_mechanisms, infeasible = day_filters(scenario, Sigma_XX, found, weight)
     members = [[] if m is None else m.passes for m in day_mechanisms]
+    day_accounts = [
+        (0.0, 0.0) if m is None else (max(p.leakage.epsilon for p in m.passes), m.leakage.epsilon)
+        for m in day_mechanisms
+    ]
+    detectability = object_detectability(
+        scenario,
+        nominal,
+        Sigma_XX,
+        found,
+        filters + day,
+        mechanisms + members,
+        accounts + day_accounts,
+        (seed, norad, 3),
+        norad_id=norad,
+    )
     measured, references = _measured(scenario, nominal, truth, found, noise, recorded)
     releases = release_passes(mechanisms + members, measured, (seed, norad, 2))
     contact = _contact_measurements(
@@ -323,6 +339,10 @@ def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
         "certificates": certificate_counts(filters, releases[: len(filters)]),
         "consistency": consistency_rows(norad, filters + day, diagnostics),
         "nees": _nees_series(norad, filters + day, diagnostics),
+        "detectability": detectability,
+        "detectability_checks": _checks(
+            scenario, nominal, found, filters + day, mechanisms + members, (seed, norad)
+        ),
         "mechanisms": {
             f"pass ({designer})": type(d).__name__
             for (_, _, designer), designs in zip(filters, mechanisms, strict=True)
@@ -335,6 +355,25 @@ def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
             scenario, norad, filters, found, measured, releases, estimates, diagnostics
         )
     return out
+
+
+def _checks(scenario, nominal, found, filters, mechanisms, keys):
+    """For the run's check object: per filter, the exact power of detecting a radial 1 m/s
+    Delta-v from its first pass against a brute-force Monte Carlo of releases drawn through
+    the pass's mechanism (:func:`brute_force_check`, 2000 draws per hypothesis)."""
+    if not found or keys[1] != scenario.check_object:
+        return []
+    return [
+        {
+            "norad_id": keys[1],
+            "level": label,
+            "designer": designer or NO_PRIVACY,
+            **brute_force_check(
+                scenario, nominal, found[0], designs[0], "radial", 1.0, 2000, (*keys, 4, f)
+            ),
+        }
+        for f, ((label, _, designer), designs) in enumerate(zip(filters, mechanisms))
+    ]
 
 
 def _nees_series(norad, filters, diagnostics):
@@ -398,7 +437,15 @@ def catalog_task(scenario, elements, seed, recorded=None):
     difference = np.linalg.norm(nominal[:, -1, :3] - sgp4[:, 1, :3], axis=-1)
     out = {
         key: [row for part in parts for row in part[key]]
-        for key in ("rows", "day_rows", "per_measurement", "consistency", "nees")
+        for key in (
+            "rows",
+            "day_rows",
+            "per_measurement",
+            "consistency",
+            "nees",
+            "detectability",
+            "detectability_checks",
+        )
     }
     out["certificates"] = [part["certificates"] for part in parts]
     out["mechanisms"] = {k: v for part in parts for k, v in part["mechanisms"].items()}

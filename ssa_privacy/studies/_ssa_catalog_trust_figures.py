@@ -9,11 +9,12 @@
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 from ssa_privacy.studies._ssa_catalog_figures import COLOURS, COLUMN, FONT
 from ssa_privacy.studies._ssa_catalog_summaries import nees_band
 
-__all__ = ["consistency", "day_budgets", "detectability_tradeoff", "jobs"]
+__all__ = ["consistency", "day_budgets", "detectability_tradeoff", "jobs", "tradeoff_points"]
 
 
 def consistency(series, hours):
@@ -117,20 +118,60 @@ def detectability_tradeoff(points):
                 color=COLOURS[n],
                 label=f"{size:g} m/s",
             )
-            for p in mine:
+        for p in points:  # the levels, along the first size's line
+            if p["magnitude_m_s"] == sizes[0]:
                 ax.annotate(
                     p["label"],
                     (p["rmse_km"], p["auc"]),
-                    fontsize=7,
-                    xytext=(2, 2),
+                    fontsize=8,
+                    xytext=(2, -9),
                     textcoords="offset points",
                 )
         ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_ylim(0.45, 1.02)
         ax.set_xlabel("median position RMSE (km)")
-        ax.set_ylabel("AUC of detecting the manoeuvre (dimensionless)")
+        ax.set_ylabel("detection AUC (dimensionless)")
         ax.legend(title="Delta-v (day of releases)", loc="lower left")
     return fig
+
+
+def tradeoff_points(summaries, detectability, direction="unknown", scope="day"):
+    """The points of :func:`detectability_tradeoff`: per level, median RMSE and AUC.
+
+    Parameters
+    ----------
+    summaries : dict
+        ``results.json``'s per-level summaries (log-det designer, or none).
+    detectability : dict
+        :func:`~ssa_privacy.studies._ssa_catalog_detectability.detectability_summary`.
+    direction, scope : str
+        Which detection problem: by default a Delta-v of unknown direction, from the day's
+        releases.
+
+    Returns
+    -------
+    list of dict
+        ``label``, ``rmse_km``, ``auc``, ``magnitude_m_s`` (levels without both left out).
+    """
+    points = []
+    for level, summary in summaries.items():
+        designer = "none" if "none" in summary else "logdet"
+        rmse = summary.get(designer, {}).get("position_rmse_km_median")
+        table = detectability.get(level, {}).get(designer, {}).get(scope, {}).get(direction, {})
+        for magnitude, entry in table.items():
+            if rmse is None or entry.get("auc") is None:
+                continue
+            label = "none" if designer == "none" else f"{level}"
+            points.append(
+                {
+                    "label": label,
+                    "rmse_km": rmse,
+                    "auc": entry["auc"],
+                    "magnitude_m_s": float(magnitude),
+                }
+            )
+    return points
 
 
 def jobs(series, hours, day_rows, points):

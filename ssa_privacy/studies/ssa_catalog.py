@@ -68,6 +68,7 @@ from ssa_privacy.sensors.geodesy import EarthRotation
 from ssa_privacy.studies import _ssa_catalog_ccsds as ccsds
 from ssa_privacy.studies import _ssa_catalog_figures as figures
 from ssa_privacy.studies import _ssa_catalog_trust_figures as trust_figures
+from ssa_privacy.studies._ssa_catalog_detectability import detectability_summary
 from ssa_privacy.studies._ssa_catalog_options import (
     SCENARIO_KEYS,
     CatalogOptions,
@@ -166,6 +167,8 @@ class Scenario:
         self.process_noise_psd = spec.filter.process_noise_psd
         self.longest_pass = max(1, round(window.longest_pass_min * 60.0 / window.step_s))
         self.ccsds = ccsds
+        #: The object whose detectability is checked against a brute-force Monte Carlo.
+        self.check_object = None
 
 
 def earth_model(start_jd, orientation):
@@ -332,6 +335,7 @@ def _scenario(options, seed):
     scenario = Scenario(spec, start_jd, options.ccsds)
     valid = sgp4_valid(sample, start_jd, scenario.times)
     chosen = [e for e, ok in zip(sample, valid, strict=True) if ok]
+    scenario.check_object = int(chosen[0].catalogue_number) if chosen else None
     skipped = [int(e.catalogue_number) for e, ok in zip(sample, valid, strict=True) if not ok]
     if not chosen:
         raise ValueError(f"SGP4 fails within the window for every sampled object: {skipped}")
@@ -388,7 +392,7 @@ def _throughput(objects, elapsed, runner):
 
 
 def _tables(output, results, throughput):
-    """Write results.csv/json and per_measurement.csv; return the rows and the summaries.
+    """Write the tables; return the rows, the summaries and the detectability summary.
 
     ``results.json`` records, besides the summaries, the class of the mechanism that
     released each kind of pass (``parameters.mechanisms``)."""
@@ -405,6 +409,11 @@ def _tables(output, results, throughput):
     output.write_csv("per_measurement.csv", per_measurement)
     output.write_csv("consistency.csv", consistency)
     extra = {}
+    detectability = [row for r in results for row in r["detectability"]]
+    if detectability:
+        output.write_csv("detectability.csv", detectability)
+        extra["detectability"] = detectability_summary(detectability)
+        extra["detectability_checks"] = [c for r in results for c in r["detectability_checks"]]
     if day:
         output.write_csv("day_budgets.csv", day)
         extra["day_budget_summaries"] = day_summaries(day)
@@ -423,7 +432,7 @@ def _tables(output, results, throughput):
         },
         throughput=throughput,
     )
-    return rows, per_measurement, summaries
+    return rows, per_measurement, summaries, extra.get("detectability", {})
 
 
 @transactional
@@ -480,14 +489,15 @@ def run(out, seed=0, progress=True, runner=None, **options):
     )
     throughput = _throughput(len(chosen), time.perf_counter() - started, runner)
     output.parameters["runner"] = runner.describe()
-    rows, per_measurement, summaries = _tables(output, results, throughput)
+    rows, per_measurement, summaries, detectability = _tables(output, results, throughput)
     if scenario.ccsds:
         ccsds.write_messages(output, scenario, chosen, results)
     figures.save(output, scenario, chosen, rows, per_measurement, runner)
     series = [row for r in results for row in r["nees"]]
     hours = scenario.times[scenario.evaluate] / 3600.0
     day = [row for r in results for row in r["day_rows"] if row["feasible"]]
-    save_figures(output, trust_figures.jobs(series, hours, day, []), runner)
+    points = trust_figures.tradeoff_points(summaries, detectability)
+    save_figures(output, trust_figures.jobs(series, hours, day, points), runner)
     return {
         "out": str(output.folder),
         "objects": len(chosen),
