@@ -472,8 +472,8 @@ class DayMechanism:
             If a W is not a finite symmetric n x n matrix or a mask not of the passes.
         """
         n = len(self.Sigma_XX)
-        if weight is None:
-            weight = np.linalg.inv(self.Sigma_XX)
+        if weight is None:  # Sigma_XX^{-1}, by Cholesky solves
+            weight = linalg.cho_solve(linalg.cho_factor(self.Sigma_XX), np.eye(n))
         if not isinstance(weight, list):
             weight = [(np.ones(len(self.passes), dtype=bool), weight)]
         informations = np.array([p.stream.information for p in self.passes])
