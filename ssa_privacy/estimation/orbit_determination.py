@@ -30,6 +30,7 @@ from scipy import linalg, optimize
 from ssa_privacy.estimation.ukf import measurement_residual
 
 __all__ = [
+    "REFUSED_RESIDUAL",
     "SOLVER_TOLERANCE",
     "ContactSolution",
     "contact_orbit_determination",
@@ -39,6 +40,8 @@ __all__ = [
 #: Relative tolerances (x, f and g) of the least-squares solver: a step below 1e-8 of
 #: the deviation from the prior (about 10 micrometres in LEO) ends it.
 SOLVER_TOLERANCE = 1e-8
+#: The whitened residual of a trial state that cannot be measured or propagated.
+REFUSED_RESIDUAL = 1e8
 
 
 def linearised_contact(stations, earth, contact, times, path, Phi, position, at_end=True):
@@ -162,9 +165,18 @@ class _Problem:
         return out
 
     def residuals(self, delta):
-        """The stacked residuals of all filters (measurements, then prior), whitened."""
+        """The stacked residuals of all filters (measurements, then prior), whitened.
+
+        A trial state the geometry or the propagator refuses (a satellite at a station's
+        zenith, where the azimuth's derivative is singular, or an orbit into the Earth)
+        gets residuals of :data:`REFUSED_RESIDUAL`: the solver rejects the step and
+        shrinks its trust region."""
+        try:
+            linearised = self.linearise(delta)
+        except ValueError:
+            return np.full(self.F * (len(self.contact.scale) + 6), REFUSED_RESIDUAL)
         parts = []
-        for f, (misfit, _, _, _) in enumerate(self.linearise(delta)):
+        for f, (misfit, _, _, _) in enumerate(linearised):
             prior = linalg.solve_triangular(
                 self.prior_root[f], delta[6 * f : 6 * f + 6], lower=True
             )
