@@ -12,13 +12,13 @@ import numpy as np
 from matplotlib.ticker import NullFormatter
 
 from ssa_privacy.studies._ssa_catalog_figures import COLOURS, COLUMN, FONT
-from ssa_privacy.studies._ssa_catalog_summaries import nees_band
+from ssa_privacy.studies._ssa_catalog_summaries import median_nees_band
 
 __all__ = ["consistency", "day_budgets", "detectability_tradeoff", "jobs", "tradeoff_points"]
 
 
 def consistency(series, hours):
-    """Mean NEES over the objects against time, per level (log-det and day designs).
+    """Median NEES over the objects against time, per level (log-det and day designs).
 
     Parameters
     ----------
@@ -31,7 +31,8 @@ def consistency(series, hours):
     -------
     Figure
         One line per level and designer; the shaded band is the two-sided 95% band of the
-        mean of N objects' NEES (``chi^2_{6N} / N``, Bar-Shalom et al. §5.4.2).
+        median of N consistent filters' NEES (:func:`median_nees_band`): the median, not
+        the mean, so that the few filters that lose their object do not hide the rest.
     """
     keys = list(dict.fromkeys((r["level"], r["designer"]) for r in series))
     keys = [k for k in keys if k[1] in ("none", "logdet", "day")]
@@ -44,12 +45,12 @@ def consistency(series, hours):
             )
             count = len(values)
             label = "no privacy" if designer == "none" else f"{level} nats ({designer})"
-            ax.plot(hours, values.mean(axis=0), color=COLOURS[n % len(COLOURS)], label=label)
-        low, high = nees_band(max(count, 1))
+            ax.plot(hours, np.median(values, axis=0), color=COLOURS[n % len(COLOURS)], label=label)
+        low, high = median_nees_band(max(count, 1))
         ax.axhspan(low, high, color="0.85", label=f"95% band, {count} objects")
         ax.set_yscale("log")
         ax.set_xlabel("time from the window start (h)")
-        ax.set_ylabel("mean NEES, 6 dof (dimensionless)")
+        ax.set_ylabel("median NEES, 6 dof (dimensionless)")
         fig.legend(loc="outside lower center", ncol=2)
     return fig
 
@@ -96,47 +97,65 @@ def detectability_tradeoff(points):
     Parameters
     ----------
     points : list of dict
-        ``label``, ``rmse_km`` (median position RMSE), ``auc`` (median AUC over the
-        objects) and ``magnitude_m_s`` per level and manoeuvre size.
+        ``scope`` (``pass``: the first pass; ``day``: all passes), ``label``, ``rmse_km``
+        (median position RMSE), ``auc`` (median AUC over the objects) and
+        ``magnitude_m_s`` per level and manoeuvre size.
 
     Returns
     -------
     Figure
-        One line per manoeuvre size through the levels (a level is a point).
+        One panel per scope, one line per manoeuvre size through the levels (a level is a
+        point).
     """
+    scopes = list(dict.fromkeys(p["scope"] for p in points))
+    sizes = sorted({p["magnitude_m_s"] for p in points})
     with plt.rc_context(FONT):
-        fig, ax = plt.subplots(figsize=(COLUMN, 2.8), layout="constrained")
-        sizes = sorted({p["magnitude_m_s"] for p in points})
-        for n, size in enumerate(sizes):
-            mine = sorted(
-                (p for p in points if p["magnitude_m_s"] == size), key=lambda p: p["rmse_km"]
-            )
-            ax.plot(
-                [p["rmse_km"] for p in mine],
-                [p["auc"] for p in mine],
-                "o-",
-                color=COLOURS[n],
-                label=f"{size:g} m/s",
-            )
-        for p in points:  # the levels, along the first size's line
-            if p["magnitude_m_s"] == sizes[0]:
-                ax.annotate(
-                    p["label"],
-                    (p["rmse_km"], p["auc"]),
-                    fontsize=8,
-                    xytext=(2, -9),
-                    textcoords="offset points",
+        fig, axes = plt.subplots(
+            len(scopes),
+            1,
+            figsize=(COLUMN, 2.2 * len(scopes) + 0.6),
+            sharex=True,
+            layout="constrained",
+            squeeze=False,
+        )
+        for ax, scope in zip(axes[:, 0], scopes):
+            mine = [p for p in points if p["scope"] == scope]
+            for n, size in enumerate(sizes):
+                line = sorted(
+                    (p for p in mine if p["magnitude_m_s"] == size), key=lambda p: p["rmse_km"]
                 )
-        ax.set_xscale("log")
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.set_ylim(0.45, 1.02)
-        ax.set_xlabel("median position RMSE (km)")
-        ax.set_ylabel("detection AUC (dimensionless)")
-        ax.legend(title="Delta-v (day of releases)", loc="lower left")
+                ax.plot(
+                    [p["rmse_km"] for p in line],
+                    [p["auc"] for p in line],
+                    "o-",
+                    color=COLOURS[n],
+                    label=f"{size:g} m/s",
+                )
+            for p in mine:  # the levels, along the first size's line
+                if p["magnitude_m_s"] == sizes[0]:
+                    ax.annotate(
+                        p["label"],
+                        (p["rmse_km"], p["auc"]),
+                        fontsize=8,
+                        xytext=(2, -9),
+                        textcoords="offset points",
+                    )
+            ax.set_ylim(0.45, 1.02)
+            ax.set_ylabel("AUC (dimensionless)")
+            ax.set_title("first pass" if scope == "pass" else "day of releases")
+        axes[-1, 0].set_xscale("log")
+        axes[-1, 0].xaxis.set_minor_formatter(NullFormatter())
+        axes[-1, 0].set_xlabel("median position RMSE (km)")
+        fig.legend(
+            *axes[0, 0].get_legend_handles_labels(),
+            loc="outside lower center",
+            ncol=len(sizes),
+            title="Delta-v of unknown direction",
+        )
     return fig
 
 
-def tradeoff_points(summaries, detectability, direction="unknown", scope="day"):
+def tradeoff_points(summaries, detectability, direction="unknown", scopes=("pass", "day")):
     """The points of :func:`detectability_tradeoff`: per level, median RMSE and AUC.
 
     Parameters
@@ -145,32 +164,35 @@ def tradeoff_points(summaries, detectability, direction="unknown", scope="day"):
         ``results.json``'s per-level summaries (log-det designer, or none).
     detectability : dict
         :func:`~ssa_privacy.studies._ssa_catalog_detectability.detectability_summary`.
-    direction, scope : str
-        Which detection problem: by default a Delta-v of unknown direction, from the day's
-        releases.
+    direction : str
+        Which detection problem: by default a Delta-v of unknown direction.
+    scopes : tuple of str
+        From the first pass and from the day's releases.
 
     Returns
     -------
     list of dict
-        ``label``, ``rmse_km``, ``auc``, ``magnitude_m_s`` (levels without both left out).
+        ``scope``, ``label``, ``rmse_km``, ``auc``, ``magnitude_m_s`` (levels without both
+        left out).
     """
     points = []
     for level, summary in summaries.items():
         designer = "none" if "none" in summary else "logdet"
         rmse = summary.get(designer, {}).get("position_rmse_km_median")
-        table = detectability.get(level, {}).get(designer, {}).get(scope, {}).get(direction, {})
-        for magnitude, entry in table.items():
-            if rmse is None or entry.get("auc") is None:
-                continue
-            label = "none" if designer == "none" else f"{level}"
-            points.append(
-                {
-                    "label": label,
-                    "rmse_km": rmse,
-                    "auc": entry["auc"],
-                    "magnitude_m_s": float(magnitude),
-                }
-            )
+        for scope in scopes:
+            table = detectability.get(level, {}).get(designer, {}).get(scope, {})
+            for magnitude, entry in table.get(direction, {}).items():
+                if rmse is None or entry.get("auc") is None:
+                    continue
+                points.append(
+                    {
+                        "scope": scope,
+                        "label": "none" if designer == "none" else level,
+                        "rmse_km": rmse,
+                        "auc": entry["auc"],
+                        "magnitude_m_s": float(magnitude),
+                    }
+                )
     return points
 
 

@@ -29,10 +29,14 @@ Privacy: every sensor privatizes each pass with the pass-level designers of
 offset (the whole pass is (epsilon, delta)-PML private about x0): the exact
 minimum-trace stacked design (``"logdet"``, the study's mechanism) and, for comparison
 at the same guarantee, the per-measurement design scaled to meet it (``"scaled"``). The
-level ``"none"`` releases the sensor data as measured. The fusion centre tracks each
-object at every level with an extended Kalman filter (:mod:`ssa_privacy.estimation.ekf`);
-the RMSE is taken against the truth every ``EVALUATION_STEP`` seconds over the second
-half of the window, and the NIS of the updates against its chi-square band.
+level ``"none"`` releases the sensor data as measured. With ``day_epsilons`` each object's
+whole day is also designed for one day budget by the three day designers of
+:mod:`~ssa_privacy.studies._ssa_catalog_day`. The fusion centre tracks each object at
+every level with an extended Kalman filter started by batch least squares
+(:mod:`ssa_privacy.estimation.ekf`); the RMSE and the NEES are taken against the truth
+every ``EVALUATION_STEP`` seconds over the second half of the window, the NIS of the
+updates against its chi-square band, and the detectability of a manoeuvre from each
+level's releases by :mod:`~ssa_privacy.studies._ssa_catalog_detectability`.
 
 Work: one runner task per batch of ``batch`` objects
 (:mod:`~ssa_privacy.studies._ssa_catalog_task`); each task returns only its table rows
