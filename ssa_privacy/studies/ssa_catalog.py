@@ -441,7 +441,7 @@ def _tables(output, results, throughput):
 
 @transactional
 def run(out, seed=0, progress=True, runner=None, **options):
-    """Run the catalogue study; write results.csv/json, per_measurement.csv and 4 figures.
+    """Run the catalogue study; write its tables (results.csv/json and the others) and figures.
 
     Parameters
     ----------
