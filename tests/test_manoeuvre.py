@@ -95,6 +95,18 @@ def test_exact_power_matches_brute_force_monte_carlo():
         estimate.auc_interval, 0.999
     )
     assert estimate.tpr_interval[0] <= exact.tpr <= estimate.tpr_interval[1]
+    # the statistic applied to the stacked draws gives the same estimate
+    batched = mv.brute_force_auc(
+        lambda g: h0.rvs(random_state=g),
+        lambda g: h1.rvs(random_state=g),
+        lambda Y: statistic(Y - mu0),
+        samples=3000,
+        seed=3,
+        alpha=0.05,
+        confidence=0.999,
+        vectorized=True,
+    )
+    assert batched.auc == estimate.auc and batched.tpr == estimate.tpr
 
 
 def test_interval_coverage_of_the_monte_carlo_estimates():

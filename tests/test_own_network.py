@@ -147,9 +147,13 @@ def test_recorded_measurements_give_the_run_again(folder, first_run):
         for a, b in zip(before, again, strict=True):
             # the measurements come back within an ulp (angles pass through degrees)
             assert np.allclose(a.values, b.values, rtol=1e-14, atol=1e-15)
+    # the filters' orbit determination stops at a step of 1e-8 of the deviation it
+    # solves for (about 10 micrometres), so an ulp in a measurement moves an estimate by
+    # at most about that: 1 mm and 1 micrometre/s
     for estimate in sorted((first_run / "ccsds" / "estimates").glob("*.oem")):
         a, b = read_oem(estimate), read_oem(out / "ccsds" / "estimates" / estimate.name)
-        assert np.allclose(a.states, b.states, rtol=1e-9, atol=0.0)
+        assert np.abs(a.states[:, :3] - b.states[:, :3]).max() <= 1e-6
+        assert np.abs(a.states[:, 3:] - b.states[:, 3:]).max() <= 1e-9
     rows = (out / "results.csv").read_text().splitlines()
     header = rows[0].split(",")
     column = header.index("position_rmse_km")

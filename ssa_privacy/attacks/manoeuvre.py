@@ -413,18 +413,28 @@ def _estimate(scores_h1, scores_h0, alpha, confidence):
     )
 
 
-def _draws(sampler, statistic, rng, samples, name):
+def _draws(sampler, statistic, rng, samples, name, vectorized):
     """The statistic of ``samples`` releases drawn by ``sampler(rng)``, shape (samples,)."""
     if not callable(sampler):
         raise TypeError(f"{name} must be callable (a Generator -> a release)")
-    values = np.array([float(statistic(sampler(rng))) for _ in range(samples)])
+    if vectorized:
+        values = np.asarray(statistic(np.array([sampler(rng) for _ in range(samples)])), float)
+    else:
+        values = np.array([float(statistic(sampler(rng))) for _ in range(samples)])
     if not np.all(np.isfinite(values)):
         raise ValueError(f"the statistic is not finite on releases drawn by {name}")
     return values
 
 
 def brute_force_auc(
-    sample_h0, sample_h1, statistic, samples=2000, seed=None, alpha=0.01, confidence=None
+    sample_h0,
+    sample_h1,
+    statistic,
+    samples=2000,
+    seed=None,
+    alpha=0.01,
+    confidence=None,
+    vectorized=False,
 ):
     """Empirical AUC and TPR of a detector on releases drawn under each hypothesis.
 
@@ -440,6 +450,10 @@ def brute_force_auc(
         n, draws under each hypothesis, >= 2 (default 2000).
     seed, alpha, confidence
         As :func:`unknown_direction`.
+    vectorized : bool, optional
+        The statistic takes the draws of a hypothesis at once, stacked (n, ...), and
+        returns shape (n,) (default False: one release at a time). The draws are the
+        same either way.
 
     Returns
     -------
@@ -467,8 +481,8 @@ def brute_force_auc(
     alpha = open_interval(alpha, "alpha")
     confidence = _confidence(confidence)
     rng = random_generator(seed)
-    scores_h0 = _draws(sample_h0, statistic, rng, samples, "sample_h0")
-    scores_h1 = _draws(sample_h1, statistic, rng, samples, "sample_h1")
+    scores_h0 = _draws(sample_h0, statistic, rng, samples, "sample_h0", vectorized)
+    scores_h1 = _draws(sample_h1, statistic, rng, samples, "sample_h1", vectorized)
     return _estimate(scores_h1, scores_h0, alpha, confidence)
 
 

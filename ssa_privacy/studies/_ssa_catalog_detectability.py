@@ -492,11 +492,17 @@ def brute_force_check(
 
         return draw
 
-    def statistic(release):
-        return llr(measurement_residual(release, reference, wrapped))
+    def statistic(releases):  # the draws of a hypothesis at once
+        return llr(np.array([measurement_residual(r, reference, wrapped) for r in releases]))
 
     estimate = brute_force_auc(
-        sampler(reference), sampler(reference + shift), statistic, samples, seed, ALPHA
+        sampler(reference),
+        sampler(reference + shift),
+        statistic,
+        samples,
+        seed,
+        ALPHA,
+        vectorized=True,
     )
     (low, high), (tpr_low, tpr_high) = estimate.auc_interval, estimate.tpr_interval
     return dict(
