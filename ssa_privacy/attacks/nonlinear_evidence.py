@@ -8,9 +8,9 @@ and reports the effective sample size.
 
 References
 ----------
-[O] A. B. Owen, Monte Carlo theory, methods and examples, 2013, §9.1, §9.3, §9.11.
-[H] T. Hesterberg, "Weighted average importance sampling and defensive mixture
-    distributions", Technometrics 37(2), 1995.
+- [O] A. B. Owen, Monte Carlo theory, methods and examples, 2013, §9.1, §9.3, §9.11.
+- [H] T. Hesterberg, "Weighted average importance sampling and defensive mixture
+  distributions", Technometrics 37(2), 1995.
 """
 
 import numpy as np

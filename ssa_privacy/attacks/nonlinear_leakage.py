@@ -28,13 +28,13 @@ bound of the leakage (up to the Laplace error), and ``ml_gain`` says by how much
 
 References
 ----------
-[SGW] S. Saeidian, G. Cervia, T. J. Oechtering, M. Skoglund, "Pointwise maximal
-    leakage", IEEE Trans. Inf. Theory 69(12), 2023.
-[LKC] The linear Gaussian PML closed form (:mod:`~ssa_privacy.privacy.pml.stream`).
-[NW] J. Nocedal, S. J. Wright, Numerical Optimization, 2nd ed., Springer 2006, §10.3
-    (Gauss-Newton).
-[T] L. Tierney, J. B. Kadane, "Accurate approximations for posterior moments and
-    marginal densities", JASA 81(393), 1986 (Laplace approximation).
+- [SGW] S. Saeidian, G. Cervia, T. J. Oechtering, M. Skoglund, "Pointwise maximal
+  leakage", IEEE Trans. Inf. Theory 69(12), 2023.
+- [LKC] The linear Gaussian PML closed form (:mod:`~ssa_privacy.privacy.pml.stream`).
+- [NW] J. Nocedal, S. J. Wright, Numerical Optimization, 2nd ed., Springer 2006, §10.3
+  (Gauss-Newton).
+- [T] L. Tierney, J. B. Kadane, "Accurate approximations for posterior moments and
+  marginal densities", JASA 81(393), 1986 (Laplace approximation).
 """
 
 from dataclasses import dataclass

@@ -150,7 +150,18 @@ class ContactMeasurements:
         self.noise = np.asarray(noise, dtype=float)
 
     def subset(self, filters):
-        """The same contact with the releases of some filters only (indices, in order)."""
+        """The same contact with the releases of some filters only.
+
+        Parameters
+        ----------
+        filters : ndarray of int
+            The filters kept, in order.
+
+        Returns
+        -------
+        ContactMeasurements
+            Their releases and noises, the rest shared.
+        """
         return ContactMeasurements(
             self.stations,
             self.indices,

@@ -298,14 +298,44 @@ class BlockDiagonalCovariance(FactoredCovariance):
         return cls(np.concatenate([b.eigenvalues for b in blocks]), vectors, method, blocks)
 
     def matrix(self):
-        """The dense (M, M) covariance (block diagonal; O(M^2) memory)."""
+        """The dense covariance.
+
+        Returns
+        -------
+        ndarray, shape (M, M)
+            Block diagonal (O(M^2) memory).
+        """
         return linalg.block_diag(*(b.matrix() for b in self.blocks))
 
     def scaled(self, factor):
-        """Every block times ``factor`` (finite, > 0); see FactoredCovariance.scaled."""
+        """Every block times a factor.
+
+        Parameters
+        ----------
+        factor : float
+            Finite and > 0 (as ``FactoredCovariance.scaled``).
+
+        Returns
+        -------
+        BlockDiagonalCovariance
+            The scaled blocks.
+        """
         return BlockDiagonalCovariance.of([b.scaled(factor) for b in self.blocks], self.method)
 
     def sample(self, rng, size=None):
-        """Draw ``Z ~ N(0, Sigma)``, block after block (as FactoredCovariance.sample)."""
+        """Draw ``Z ~ N(0, Sigma)``, block after block (as ``FactoredCovariance.sample``).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The randomness.
+        size : int or tuple of int, optional
+            Leading shape of the draws.
+
+        Returns
+        -------
+        ndarray, shape ``size + (M,)``
+            The draws.
+        """
         draws = [b.sample(rng, size) for b in self.blocks]
         return np.concatenate(draws, axis=-1)
