@@ -186,6 +186,24 @@ def _noise(item, mechanism):
     return 0.5 * (S + S.T)
 
 
+def _estimate(context, item, mechanism, epsilon, settings, outcomes, keys, purpose):
+    """The Monte Carlo PML estimate of a pass released through a mechanism, and its noise."""
+    g_batch, jacobian_batch, Sigma_XX, _ = context
+    S = _noise(item, mechanism)
+    estimate = nonlinear_pml(
+        g_batch,
+        jacobian_batch,
+        Sigma_XX,
+        S,
+        epsilon,
+        settings[outcomes],
+        _rng(*keys, purpose),
+        confidence=settings["confidence"],
+        **SEARCH,
+    )
+    return estimate, S
+
+
 def _estimate_columns(estimate, prefix=""):
     """The table columns of a LeakageEstimate."""
     return {
@@ -236,18 +254,7 @@ def _restoration(context, item, epsilon, settings, keys):
         restored = restored_mechanism(base, remainders, eta, item.R)
     except ValueError as error:  # the design is refused (its certificate's checks)
         return {"eta": eta, "restored_verdict": "not built", "restoration_error": str(error)}
-    S = _noise(item, restored)
-    estimate = nonlinear_pml(
-        g_batch,
-        jacobian_batch,
-        Sigma_XX,
-        S,
-        epsilon,
-        settings["restore_outcomes"],
-        _rng(*keys, 3),
-        confidence=settings["confidence"],
-        **SEARCH,
-    )
+    estimate, S = _estimate(context, item, restored, epsilon, settings, "restore_outcomes", keys, 3)
     D = np.tile(np.sqrt(np.diag(item.R)), len(item.indices))
     added = restored.factor[:, base.factor.shape[1] :] / D[:, None]
     return {
@@ -264,18 +271,7 @@ def _budget_row(context, item, epsilon, settings, keys, validate):
     g_batch, jacobian_batch, Sigma_XX, Phi_mid = context
     delta = settings["delta"]
     mechanism = PassMechanism.design(item, Sigma_XX, epsilon, delta, designer="logdet")
-    S = _noise(item, mechanism)
-    estimate = nonlinear_pml(
-        g_batch,
-        jacobian_batch,
-        Sigma_XX,
-        S,
-        epsilon,
-        settings["outcomes"],
-        _rng(*keys, 0),
-        confidence=settings["confidence"],
-        **SEARCH,
-    )
+    estimate, S = _estimate(context, item, mechanism, epsilon, settings, "outcomes", keys, 0)
     D = np.tile(np.sqrt(np.diag(item.R)), len(item.indices))
     row = {
         "epsilon": epsilon,
