@@ -80,15 +80,20 @@ def test_exact_power_matches_brute_force_monte_carlo():
     S = linalg.block_diag(*blocks)
     h0, h1 = stats.multivariate_normal(mu0, S), stats.multivariate_normal(mu1, S)
     statistic = mv.log_likelihood_ratio(shifts, blocks)
-    estimate = mv.brute_force_auc(
-        lambda g: h0.rvs(random_state=g),
-        lambda g: h1.rvs(random_state=g),
-        lambda y: statistic(y - mu0),
-        samples=3000,
-        seed=3,
-        alpha=0.05,
-        confidence=0.999,
-    )
+
+    def brute_force(vectorized):  # the statistic takes one release or the stacked draws
+        return mv.brute_force_auc(
+            lambda g: h0.rvs(random_state=g),
+            lambda g: h1.rvs(random_state=g),
+            lambda y: statistic(y - mu0),
+            samples=3000,
+            seed=3,
+            alpha=0.05,
+            confidence=0.999,
+            vectorized=vectorized,
+        )
+
+    estimate = brute_force(False)
     exact = mv.known_direction(shifts, blocks, alpha=0.05)
     assert exact.deflection == pytest.approx(target)
     assert abs(estimate.auc - exact.auc) <= SE_MULTIPLE * _standard_error(
@@ -96,16 +101,7 @@ def test_exact_power_matches_brute_force_monte_carlo():
     )
     assert estimate.tpr_interval[0] <= exact.tpr <= estimate.tpr_interval[1]
     # the statistic applied to the stacked draws gives the same estimate
-    batched = mv.brute_force_auc(
-        lambda g: h0.rvs(random_state=g),
-        lambda g: h1.rvs(random_state=g),
-        lambda Y: statistic(Y - mu0),
-        samples=3000,
-        seed=3,
-        alpha=0.05,
-        confidence=0.999,
-        vectorized=True,
-    )
+    batched = brute_force(True)
     assert batched.auc == estimate.auc and batched.tpr == estimate.tpr
 
 
