@@ -245,6 +245,32 @@ def test_an_unreachable_scheduler_fails_within_the_connect_timeout():
     assert time.monotonic() - start < 20
 
 
+@pytest.mark.parametrize("failures", [2, 3])
+def test_a_client_whose_io_loop_misses_its_start_is_retried(monkeypatch, failures):
+    """distributed's IO loop must start in a fixed 10 s (AssertionError if not): the
+    runner tries CLIENT_ATTEMPTS clients, then gives up with a ConnectionError."""
+    distributed = pytest.importorskip("distributed")
+    from ssa_privacy.engine import dask_backend
+
+    calls = []
+
+    def client(address, timeout):
+        calls.append(address)
+        if len(calls) <= failures:
+            raise AssertionError
+        return "client"
+
+    monkeypatch.setattr(distributed, "Client", client)
+    runner = Runner(scheduler="tcp://127.0.0.1:1", progress=False)
+    if failures < dask_backend.CLIENT_ATTEMPTS:
+        assert dask_backend._connect(runner, runner.scheduler) == "client"
+        assert len(calls) == failures + 1
+    else:
+        with pytest.raises(ConnectionError, match="IO loop did not start in 3 attempts"):
+            dask_backend._connect(runner, runner.scheduler)
+        assert len(calls) == dask_backend.CLIENT_ATTEMPTS
+
+
 def test_the_command_gives_up_on_an_unreachable_scheduler_after_its_default_timeout(
     tmp_path, capsys
 ):

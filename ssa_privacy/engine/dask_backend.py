@@ -54,12 +54,25 @@ def _silenced_logging():
         logging.disable(previous)
 
 
+#: Attempts at starting a client: distributed gives its client's IO-loop thread a fixed
+#: 10 s to start and fails with a bare AssertionError when a loaded machine misses it.
+CLIENT_ATTEMPTS = 3
+
+
 def _connect(runner, address):
-    """``distributed.Client(address)``, or a ConnectionError after the connect timeout."""
+    """``distributed.Client(address)``, or a ConnectionError after the connect timeout
+    (or after CLIENT_ATTEMPTS client threads that did not start)."""
     from distributed import Client
 
     try:
-        return Client(address, timeout=runner.connect_timeout)
+        for attempt in range(1, CLIENT_ATTEMPTS + 1):
+            try:
+                return Client(address, timeout=runner.connect_timeout)
+            except AssertionError as error:
+                if attempt == CLIENT_ATTEMPTS:
+                    raise OSError(
+                        f"the Dask client's IO loop did not start in {CLIENT_ATTEMPTS} attempts"
+                    ) from error
     except OSError as error:
         where = "of the local cluster" if runner.scheduler is None else repr(runner.scheduler)
         raise ConnectionError(
