@@ -277,3 +277,19 @@ def test_the_dispatcher_names_the_file(tmp_path, content, exception, fragment):
     with pytest.raises(exception, match=re.escape(fragment)) as error:
         read_element_sets(path)
     assert str(path) in str(error.value)
+
+
+def test_a_file_is_read_once_per_version(tmp_path, monkeypatch):
+    """A second read of an unchanged file does not parse it again (a whole catalogue
+    takes seconds to validate); a changed file is read anew."""
+    from ssa_privacy.orbits import tle
+
+    path = _write(tmp_path, "three.tle", "MARIO\n" + "\n".join(MARIO_LINES) + "\n")
+    reads = []
+    original = tle.read_catalogue
+    monkeypatch.setattr(tle, "read_catalogue", lambda file: reads.append(file) or original(file))
+    first, second = read_element_sets(path), read_element_sets(path)
+    assert first == second and first is not second and len(reads) == 1
+    path.write_text("RENAMED\n" + "\n".join(MARIO_LINES) + "\n")
+    [renamed] = read_element_sets(path)
+    assert renamed.name == "RENAMED" and len(reads) == 2
