@@ -13,7 +13,7 @@ import pytest
 from scipy import linalg, stats
 
 from ssa_privacy.estimation.ekf import track_contacts
-from ssa_privacy.estimation.orbit_determination import contact_orbit_determination
+from ssa_privacy.estimation.orbit_determination import contact_orbit_determination, split_prior
 from ssa_privacy.estimation.ukf import measurement_residual
 from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
@@ -135,3 +135,41 @@ def test_with_the_full_prior_the_covariance_holds_the_errors(iss_window, orbit_d
         assert all(low <= m <= high for m in means), (means, low, high)
     else:
         assert max(means) > high, (means, high)
+
+
+def test_the_split_prior_keeps_the_first_four_moments():
+    """The three components' mixture has the prior's mean and covariance, and along the
+    split axis its fourth central moment is the Gaussian's, 3 lambda^2."""
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((6, 6))
+    P, x = A @ A.T + 0.1 * np.eye(6), rng.standard_normal(6)
+    means, covariances, weights = split_prior(x, P)
+    mean = weights @ means
+    spread = means - mean
+    mixed = np.einsum("c,cij->ij", weights, covariances + np.einsum("ci,cj->cij", spread, spread))
+    np.testing.assert_allclose(mean, x, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(mixed, P, rtol=1e-12, atol=1e-12)
+    values, vectors = np.linalg.eigh(P)
+    lam, v = values[-1], vectors[:, -1]
+    along = spread @ v
+    variance = float(v @ covariances[0] @ v)
+    fourth = weights @ (along**4 + 6 * along**2 * variance + 3 * variance**2)
+    assert fourth == pytest.approx(3 * lam**2, rel=1e-12)
+    assert np.all(np.linalg.eigvalsh(covariances[0]) > 0)
+
+
+def test_a_split_prior_on_a_well_measured_contact_gives_the_single_solution(iss_window):
+    """Without privacy the contact's measurements dominate a prior split along its axis:
+    the three components' posteriors coincide, and the merged state and covariance are
+    those of the single solve (to a tenth of its standard deviation and 1 % of its
+    position variance)."""
+    times, earth, stations, model, nominal, Sigma_XX, _, measured = iss_window
+    contact = measured[0].subset(np.array([0]))
+    problem = (model, stations, earth, times, 0)
+    prior = nominal[None, 0], Sigma_XX[None]
+    single = contact_orbit_determination(problem, *prior, contact, TOLERANCE)
+    merged = contact_orbit_determination(problem, *prior, contact, TOLERANCE, split=True)
+    difference = merged.states[0] - single.states[0]
+    assert difference @ np.linalg.solve(single.covariances[0], difference) < 0.01
+    position = np.trace(single.covariances[0, :3, :3])
+    assert np.trace(merged.covariances[0, :3, :3]) == pytest.approx(position, rel=0.01)

@@ -26,7 +26,12 @@ level, the same contacts and times, different measurements and noises) with filt
   a prediction tens of kilometres off (the nominal orbit, before the first contact) is
   overconfident, because the measurements' second-order terms exceed a radar's noise.
   On 10 LEO objects over 6 h this took the median position RMSE without privacy from 57
-  to 25 m and the time-averaged NEES of the filters into the chi-square band.
+  to 25 m and the time-averaged NEES of the filters into the chi-square band. The prior
+  is split into three Gaussians along its principal axis and the three solutions are
+  merged (``split=True``): releases privatized to about 10 nats constrain the state to a
+  curved valley, and one Laplace covariance about a point of it lost 5 of 50 LEO
+  objects over 24 h (errors of tens of kilometres with a stated standard deviation of
+  one), where the merged one kept 3 of them.
 
 An update that would put the orbit's perigee below 80 km (or on an escape orbit) is
 rejected and the prediction kept (the study counts them): a lost filter's estimate could
@@ -167,6 +172,41 @@ class ContactMeasurements:
             self.indices,
             self.z[filters],
             self.noise[filters],
+            self.scale,
+            self.reference,
+            self.wrapped,
+        )
+
+    def stacked(self, others):
+        """The same contact with the filters of ``others`` after this one's.
+
+        Parameters
+        ----------
+        others : sequence of ContactMeasurements
+            Releases of the same measurements (stations, grid indices, scale, reference)
+            for other filters, e.g. of other simulated truths.
+
+        Returns
+        -------
+        ContactMeasurements
+            All their filters' releases and noises, in order.
+
+        Raises
+        ------
+        ValueError
+            If one of ``others`` is not the same contact's (other stations or indices).
+        """
+        for other in others:
+            if not (
+                np.array_equal(other.stations, self.stations)
+                and np.array_equal(other.indices, self.indices)
+            ):
+                raise ValueError("others must hold the same contact's measurements")
+        return ContactMeasurements(
+            self.stations,
+            self.indices,
+            np.concatenate([self.z, *(o.z for o in others)]),
+            np.concatenate([self.noise, *(o.noise for o in others)]),
             self.scale,
             self.reference,
             self.wrapped,
@@ -343,7 +383,7 @@ def track_contacts(
         if len(batch):
             model = (propagator, stations, earth, times, previous)
             solution = contact_orbit_determination(
-                model, x[batch], P[batch], contact.subset(batch), FILTER_TOLERANCE
+                model, x[batch], P[batch], contact.subset(batch), FILTER_TOLERANCE, split=True
             )
         for f in range(F):
             if f in batch:
