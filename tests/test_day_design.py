@@ -235,6 +235,29 @@ def test_the_day_design_leaves_the_least_predicted_error(iss_day):
         assert errors["day"] <= min(errors["trace"], errors["pass"]) * (1 + 1e-9)
 
 
+@pytest.mark.parametrize("preferred", [0, 1])
+def test_a_user_score_chooses_the_day_design(iss_day, preferred):
+    """With a ``score``, the "day" designer keeps the candidate of the lower score: the
+    trace design, then the pass design, each reported as its ``candidate``."""
+    found, Sigma_XX = iss_day
+    seen = []
+
+    def score(candidates):
+        seen.append([m.designer for m in candidates])
+        return [0.0 if c == preferred else 1.0 for c in range(len(candidates))]
+
+    day = DayMechanism.design(found, Sigma_XX, 12.0, DELTA, designer="day", score=score)
+    assert seen == [["trace", "pass"]]
+    assert day.designer == "day" and day.candidate == seen[0][preferred]
+
+
+@pytest.mark.parametrize("scores", [[0.0], [0.0, np.nan], "ab"])
+def test_a_score_of_the_wrong_shape_or_not_finite_is_refused(iss_day, scores):
+    found, Sigma_XX = iss_day
+    with pytest.raises((ValueError, TypeError), match="score"):
+        DayMechanism.design(found, Sigma_XX, 12.0, DELTA, score=lambda candidates: scores)
+
+
 def sufficient_maps(found, Sigma_XX):
     """Per seeing pass: Q_p (our own range basis) and ``B_p = Q_p^T A_p L`` (r_p, 6)."""
     L = np.linalg.cholesky(Sigma_XX)

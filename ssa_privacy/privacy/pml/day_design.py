@@ -18,7 +18,8 @@ Four designers (:data:`DAY_DESIGNERS`), compared at equal day leakage:
     units of the prior; a tracking study passes the squared position error at its
     evaluation times). Equal leakage leaves the same mutual information, but not the
     same error: the trace design concentrates it where the noise is cheap, which may not
-    be where the estimate needs it.
+    be where the estimate needs it. A user whose estimator is not linear passes its own
+    ``score`` of the candidates instead (the catalogue study simulates its filter).
 ``"trace"``
     The least total noise trace ``sum_p tr Theta_p`` (rows in units of their sensor noise)
     subject to ``I(x0; day) <= (epsilon_day - F^{-1}_{chi^2_l}(1 - delta) / 2) / w``
@@ -35,31 +36,28 @@ Four designers (:data:`DAY_DESIGNERS`), compared at equal day leakage:
 Passes whose maps are zero get no noise and add nothing. Theory: :doc:`/theory/pml-stream`.
 """
 
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
-from scipy import linalg, optimize
+from scipy import linalg
 
 from ssa_privacy._internal.matrix_validation import pd_cholesky
 from ssa_privacy._internal.random import random_generator, seed_record
 from ssa_privacy._internal.validation import as_finite_array, unit_interval
 from ssa_privacy.privacy.mechanism import Release
 from ssa_privacy.privacy.notions import convention_weight
+from ssa_privacy.privacy.pml._day_designers import (
+    DESIGNS,
+    DayProblem,
+    day_stream,
+    predicted_errors,
+)
 from ssa_privacy.privacy.pml.day_noise import (
     BlockDiagonalCovariance,
-    _modelled_information,
     _pass_blocks,
-    _pass_model,
-    _rank,
-    _scale_root,
-    day_logdet_noise,
-    sufficient_statistics,
 )
-from ssa_privacy.privacy.pml.design import linear_mechanism_noise
 from ssa_privacy.privacy.pml.passes import PassMechanism
 from ssa_privacy.privacy.pml.stream import (
-    ReleaseStream,
-    _floor,
     stream_certificate,
     stream_leakage,
 )
@@ -76,183 +74,6 @@ __all__ = [
 
 #: The day-level designers of :meth:`DayMechanism.design`.
 DAY_DESIGNERS = ("day", "trace", "pass", "measurement")
-#: A pass of a day design carries its achieved epsilon plus this many nats as its own
-#: budget, so that its certificate (rounding bound about 1e-12 nats) passes.
-PASS_ROUNDING = 1e-9
-
-
-def _day_stream(n, streams):
-    """The passes' streams composed (none: the empty stream)."""
-    return ReleaseStream.empty(n).compose(*streams)
-
-
-def _member(item, Sigma_XX, factor, stream, budget, designer):
-    """A pass's mechanism with its own achieved epsilon (plus PASS_ROUNDING) as its budget."""
-    delta, convention = budget
-    achieved = stream_leakage(Sigma_XX, stream, delta, convention).epsilon
-    parameters = (item.C, Sigma_XX, factor, achieved + PASS_ROUNDING, delta)
-    return PassMechanism(*parameters, convention=convention, designer=designer, stream=stream)
-
-
-def _silent(item, Sigma_XX, budget, designer):
-    """The mechanism of a pass whose maps are zero: no noise, no information."""
-    C = np.asarray(item.C, dtype=float)
-    stream = ReleaseStream(np.zeros((C.shape[2], C.shape[2])), len(C), C.shape[0] * C.shape[1])
-    return _member(item, Sigma_XX, np.zeros((C.shape[0] * C.shape[1], 0)), stream, budget, designer)
-
-
-class _Problem:
-    """The validated inputs of a day design and each pass's sufficient statistic."""
-
-    def __init__(self, passes, Sigma_XX, epsilon, delta, convention):
-        self.weight = convention_weight(convention)
-        self.delta = float(unit_interval(delta, "delta"))
-        self.epsilon = float(as_finite_array(epsilon, "epsilon_day", ndim=0))
-        self.convention, self.passes = convention, _checked_passes(passes)
-        n = np.shape(self.passes[0].C)[-1]
-        self.L = pd_cholesky(Sigma_XX, "Sigma_XX", n)
-        self.Sigma_XX = np.asarray(Sigma_XX, dtype=float)
-        self.statistics = sufficient_statistics(self.passes, self.L)
-        maps = [B for _, _, B in self.statistics if len(B)]
-        if not maps:
-            raise ValueError("the passes' maps are all zero: the day reveals nothing about x0")
-        stacked = np.vstack(maps)
-        self.rank = _rank(linalg.svdvals(stacked), len(stacked), n)
-        self.floor = _floor(self.delta, self.rank)
-        if self.epsilon <= self.floor:
-            raise ValueError(
-                f"epsilon_day must exceed {self.floor:.6g} nats, the leakage of a day that sees "
-                f"{self.rank} directions of x0 however much noise is added (condition (9) of "
-                f"[LKC]): {self.epsilon:g} is infeasible"
-            )
-
-    @property
-    def budget(self):
-        return self.delta, self.convention
-
-    def silent(self, p, designer):
-        return _silent(self.passes[p], self.Sigma_XX, self.budget, designer)
-
-
-def _checked_passes(passes):
-    """The passes as a non-empty list of objects with maps C (K, m, n) and noise R (m, m)."""
-    if not isinstance(passes, list | tuple) or len(passes) == 0:
-        raise ValueError(f"passes must be a non-empty list of Pass, got {passes!r:.60}")
-    for i, item in enumerate(passes):
-        if not (hasattr(item, "C") and hasattr(item, "R")):
-            raise TypeError(f"passes[{i}] must be a Pass (maps C, noise R), got {type(item)}")
-        C, R = np.shape(item.C), np.shape(item.R)
-        if len(C) != 3 or R != (C[1], C[1]) or C[0] == 0:
-            raise ValueError(f"passes[{i}] has maps {C} and noise {R}: need (K, m, n), (m, m)")
-    return list(passes)
-
-
-def _design_trace(problem, target, cache):
-    """The "trace" designer for a budget ``target``: block-coordinate descent, one scale."""
-    if "noise" not in cache:
-        maps = [B for _, _, B in problem.statistics if len(B)]
-        information = (problem.epsilon - problem.floor) / problem.weight
-        cache["noise"] = day_logdet_noise(maps, information)
-    noise, streams, parts = iter(cache["noise"]), [], []
-    for scale, U, B in problem.statistics:
-        if len(B):
-            E, theta = next(noise)
-            R = np.linalg.solve(problem.L.T, B.T).T  # B L^{-1}: the map of x0
-            parts.append((scale, U, E, theta, R))
-            streams.append(ReleaseStream.of(R, (E * theta) @ E.T))
-    n = len(problem.L)
-    c = _scale_root(
-        problem.Sigma_XX, _day_stream(n, streams), target, problem.delta, problem.weight
-    )
-    members, part = [], iter(parts)
-    for p, (_, _, B) in enumerate(problem.statistics):
-        if not len(B):
-            members.append(problem.silent(p, "trace"))
-            continue
-        scale, U, E, theta, R = next(part)
-        stream = ReleaseStream.of(R, (E * (c * theta)) @ E.T)
-        factor = scale[:, None] * (U @ (E * np.sqrt(c * theta)))
-        members.append(
-            _member(problem.passes[p], problem.Sigma_XX, factor, stream, problem.budget, "trace")
-        )
-    return members
-
-
-def _design_pass(problem, target, cache):
-    """The "pass" designer: every pass's log-det design at one common pass budget t."""
-    if "model" not in cache:
-        maps = [B for _, _, B in problem.statistics if len(B)]
-        cache["model"] = _pass_model(maps, problem.delta)
-    t = _common_pass_budget(problem, cache["model"], target)
-    members = []
-    for p, (_, _, B) in enumerate(problem.statistics):
-        if not len(B):
-            members.append(problem.silent(p, "pass"))
-            continue
-        parameters = (problem.passes[p], problem.Sigma_XX, t, problem.delta)
-        members.append(
-            PassMechanism.design(*parameters, designer="logdet", convention=problem.convention)
-        )
-    return members
-
-
-def _common_pass_budget(problem, model, target):
-    """The pass budget t at which the modelled day epsilon is ``target`` (Brent's root)."""
-
-    def excess(t):
-        information = _modelled_information(model, t - FIRST_SLACK, problem.weight)
-        return problem.weight * information + problem.floor - target
-
-    low = float(np.max(model[2])) + FIRST_SLACK + 1e-9
-    if (least := excess(low)) >= 0.0:
-        raise ValueError(
-            f"epsilon_day {problem.epsilon:g} is infeasible for the 'pass' designer: at the "
-            f"least common pass budget {low:.6g} nats (the largest pass floor, condition (9) "
-            f"of [LKC]) the day already leaks {least + target:.6g} nats"
-        )
-    high = low + 1.0
-    while excess(high) <= 0.0:
-        high = low + 2.0 * (high - low)
-    return optimize.brentq(excess, low, high, xtol=1e-13)
-
-
-def _measurement_noises(problem, p):
-    """Pass p's per-measurement noises (K, m, m) at epsilon_day, None for zero maps."""
-    C = np.asarray(problem.passes[p].C, dtype=float)
-    if not len(problem.statistics[p][2]):
-        return None
-    if np.any(np.linalg.matrix_rank(C) < C.shape[1]):
-        raise ValueError(
-            f"passes[{p}] has a measurement map of rank below {C.shape[1]}: the "
-            "'measurement' designer's noise C_k Sigma_XX C_k^T would be singular"
-        )
-    return linear_mechanism_noise(C, problem.Sigma_XX, problem.epsilon, *problem.budget)
-
-
-def _design_measurement(problem, target, cache):
-    """The "measurement" designer: [LKC] Corollary 3.7 per measurement, one day scale."""
-    if "noises" not in cache:
-        noises = [_measurement_noises(problem, p) for p in range(len(problem.passes))]
-        streams = [
-            ReleaseStream.of(p.C, N) for p, N in zip(problem.passes, noises) if N is not None
-        ]
-        cache["noises"], cache["stream"] = noises, _day_stream(len(problem.L), streams)
-    c = _scale_root(problem.Sigma_XX, cache["stream"], target, problem.delta, problem.weight)
-    members = []
-    for p, Theta in enumerate(cache["noises"]):
-        if Theta is None:
-            members.append(problem.silent(p, "measurement"))
-            continue
-        item = problem.passes[p]
-        factor = linalg.block_diag(*np.linalg.cholesky(c * Theta))
-        stream = ReleaseStream.of(item.C, c * Theta)
-        members.append(
-            _member(item, problem.Sigma_XX, factor, stream, problem.budget, "measurement")
-        )
-    return members
-
-
-_DESIGNS = {"trace": _design_trace, "pass": _design_pass, "measurement": _design_measurement}
 
 
 def _posterior_trace(Sigma_XX, J, W):
@@ -334,7 +155,7 @@ class DayMechanism:
         pd_cholesky(self.Sigma_XX, "Sigma_XX", self.passes[0].C.shape[2])
         self.epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
         self.delta = float(unit_interval(delta, "delta"))
-        self.stream = _day_stream(len(self.Sigma_XX), [p.stream for p in self.passes])
+        self.stream = day_stream(len(self.Sigma_XX), [p.stream for p in self.passes])
         self.leakage = stream_leakage(self.Sigma_XX, self.stream, self.delta, convention)
         if row_scales is None:
             row_scales = [np.ones(len(p.factor)) for p in self.passes]
@@ -353,6 +174,7 @@ class DayMechanism:
         designer="day",
         convention="exact",
         weight=None,
+        score=None,
     ):
         """The day mechanism of an object that meets (epsilon_day, delta)-PML exactly.
 
@@ -375,6 +197,11 @@ class DayMechanism:
         weight : array_like, shape (n, n), optional
             The error metric W of the ``"day"`` designer, symmetric positive
             semi-definite (default ``Sigma_XX^{-1}``); ignored by the others.
+        score : callable, optional
+            The ``"day"`` designer's judge: called with the list of candidate designs
+            (the ``"trace"`` one, then the ``"pass"`` one where a common pass budget is
+            feasible), it returns one finite score per candidate, lower is better
+            (default each candidate's :meth:`predicted_error` with ``weight``).
 
         Returns
         -------
@@ -386,7 +213,8 @@ class DayMechanism:
         ------
         ValueError
             On an unknown designer, no passes, passes whose maps are all zero, an
-            ``epsilon_day`` at or below the floor (infeasible), or invalid arguments.
+            ``epsilon_day`` at or below the floor (infeasible), invalid arguments, or a
+            ``score`` that does not return one finite number per candidate.
         TypeError
             If a pass is not a Pass.
         RuntimeError
@@ -403,12 +231,13 @@ class DayMechanism:
                 f"designer must be one of {', '.join(DAY_DESIGNERS)}, got {designer!r}"
             )
         if designer == "day":
-            return cls._least_error(passes, Sigma_XX, epsilon_day, delta, convention, weight)
-        problem = _Problem(passes, Sigma_XX, epsilon_day, delta, convention)
+            score = score or partial(predicted_errors, weight=weight)
+            return cls._least_error(passes, Sigma_XX, epsilon_day, delta, convention, score)
+        problem = DayProblem(passes, Sigma_XX, epsilon_day, delta, convention)
         slack, cache = FIRST_SLACK, {}
         scales = [scale for scale, _, _ in problem.statistics]
         while slack <= SLACK_LIMIT:
-            members = _DESIGNS[designer](problem, problem.epsilon - slack, cache)
+            members = DESIGNS[designer](problem, problem.epsilon - slack, cache)
             mechanism = cls(
                 members,
                 problem.Sigma_XX,
@@ -428,8 +257,8 @@ class DayMechanism:
         )
 
     @classmethod
-    def _least_error(cls, passes, Sigma_XX, epsilon_day, delta, convention, weight):
-        """The "day" designer: the "trace" or "pass" design of least predicted error."""
+    def _least_error(cls, passes, Sigma_XX, epsilon_day, delta, convention, score):
+        """The "day" designer: the "trace" or "pass" design of the lower score."""
         candidates = [
             cls.design(
                 passes, Sigma_XX, epsilon_day, delta, designer="trace", convention=convention
@@ -443,7 +272,17 @@ class DayMechanism:
             )
         except ValueError:  # a common pass budget may be infeasible where the day is not
             pass
-        best = min(candidates, key=lambda m: m.predicted_error(weight))
+        returned = score(candidates)
+        try:
+            scores = np.asarray(returned, dtype=float)
+        except (TypeError, ValueError):
+            scores = None
+        if scores is None or scores.shape != (len(candidates),) or not np.all(np.isfinite(scores)):
+            raise ValueError(
+                f"score must return one finite number per candidate ({len(candidates)}), "
+                f"got {returned!r}"
+            )
+        best = candidates[int(np.argmin(scores))]
         best.candidate, best.designer = best.designer, "day"
         return best
 
