@@ -2,8 +2,8 @@
 
 For each day budget of the scenario and each designer of :data:`DESIGNERS` (``"day"``:
 of the least-noise design that meets the day budget with noise independent across passes
-and the ``"pass"`` design, the one whose releases leave the least predicted position
-error at the evaluation times; ``"pass"``: the
+and the ``"pass"`` design, the one the study's filter tracks better on simulated days,
+:mod:`~ssa_privacy.studies._ssa_catalog_day_judge`; ``"pass"``: the
 pass-level log-det design at one common pass budget, lowered until the day meets the
 budget; ``"measurement"``: today's per-measurement designs scaled by one factor over the
 day), the object's passes are designed before the day from the predicted schedule
@@ -15,40 +15,15 @@ recorded as infeasible there; an object without a pass leaks nothing and is trac
 prediction alone.
 """
 
-import numpy as np
-
 from ssa_privacy.privacy.pml.day_design import DayMechanism
 
-__all__ = ["DESIGNERS", "day_filters", "day_rows", "position_metric"]
+__all__ = ["DESIGNERS", "day_filters", "day_rows"]
 
 #: The day designers the study compares (:mod:`ssa_privacy.privacy.pml.day_design`).
 DESIGNERS = ("day", "pass", "measurement")
 
 
-def position_metric(Phi, evaluate, found):
-    """The "day" designer's checkpoints: the squared position error at each evaluation time.
-
-    Parameters
-    ----------
-    Phi : ndarray, shape (m, 6, 6)
-        The nominal's state transition from the window start over the grid.
-    evaluate : ndarray of int, shape (E,)
-        The evaluation indices.
-    found : list of Pass
-        The passes.
-
-    Returns
-    -------
-    list of (ndarray of bool, ndarray)
-        Per evaluation time: the passes that ended before it (a filter's estimate then
-        uses those) and ``Phi_e[:3]^T Phi_e[:3]``, so that ``tr(W P)`` is the squared
-        position error (km^2) an x0 covariance P leaves then, to first order.
-    """
-    ends = np.array([p.indices.max() for p in found])
-    return [(ends < e, Phi[e, :3].T @ Phi[e, :3]) for e in evaluate]
-
-
-def day_filters(scenario, Sigma_XX, found, weight):
+def day_filters(scenario, Sigma_XX, found, score):
     """The day levels' filters and mechanisms of one object.
 
     Parameters
@@ -59,8 +34,9 @@ def day_filters(scenario, Sigma_XX, found, weight):
         The object's prior (km^2, km^2/s, km^2/s^2).
     found : list of Pass
         The object's passes over the day.
-    weight : list of (ndarray, ndarray)
-        The "day" designer's error checkpoints (:func:`position_metric`).
+    score : callable
+        The "day" designer's judge
+        (:func:`~ssa_privacy.studies._ssa_catalog_day_judge.filter_judge`).
 
     Returns
     -------
@@ -87,7 +63,7 @@ def day_filters(scenario, Sigma_XX, found, weight):
                     scenario.delta,
                     designer=designer,
                     convention=scenario.convention,
-                    weight=weight,
+                    score=score,
                 )
             except ValueError as error:
                 infeasible.append((label, epsilon, designer, str(error)))

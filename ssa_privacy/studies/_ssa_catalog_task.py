@@ -24,25 +24,32 @@ scenario):
 
 Random streams: ``default_rng([seed, norad_id, 0])`` draws x0, ``[seed, norad_id, 1]``
 the sensor noise and ``[seed, norad_id, 2]`` the privacy normals (each privatized level
-releases its passes, in order, from a fresh generator of these keys), so an object's
+releases its passes, in order, from a fresh generator of these keys); ``[seed, norad_id,
+3]`` drives the detectability Monte Carlo and ``[seed, norad_id, 4]`` the day designer's
+simulated days (:mod:`~ssa_privacy.studies._ssa_catalog_day_judge`), so an object's
 random numbers do not depend on the batch it is in, nor on the runner (its tracks are
 integrated with the others of its batch, which changes them at round-off only).
 """
 
 import numpy as np
-from scipy import linalg
 
 from ssa_privacy._internal.random import random_generator
-from ssa_privacy.estimation.ekf import ContactMeasurements, track_contacts
-from ssa_privacy.estimation.ukf import measurement_residual
+from ssa_privacy.estimation.ekf import track_contacts
 from ssa_privacy.orbits.catalog import regime, sgp4_states
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
 from ssa_privacy.orbits.tle import ElementSet
 from ssa_privacy.privacy.pml.passes import PassMechanism
 from ssa_privacy.privacy.pml.stream import ReleaseStream
-from ssa_privacy.sensors.streams import contacts, passes_of
-from ssa_privacy.studies._ssa_catalog_day import day_filters, day_rows, position_metric
+from ssa_privacy.sensors.streams import passes_of
+from ssa_privacy.studies._ssa_catalog_day import day_filters, day_rows
+from ssa_privacy.studies._ssa_catalog_day_judge import filter_judge
 from ssa_privacy.studies._ssa_catalog_detectability import brute_force_check, object_detectability
+from ssa_privacy.studies._ssa_catalog_releases import (
+    contact_releases,
+    measured_passes,
+    release_passes,
+    sensor_noise,
+)
 from ssa_privacy.studies._ssa_catalog_rows import (
     NO_PRIVACY,
     consistency_rows,
@@ -56,7 +63,6 @@ __all__ = [
     "TRUTH_TOLERANCE",
     "catalog_task",
     "certificate_counts",
-    "release_passes",
 ]
 
 #: Integration tolerance (rtol = atol) of the nominal tracks and of the truth.
@@ -86,12 +92,9 @@ def _object_setup(scenario, element_set, nominal, Phi, seed, recorded):
         visible,
     )
     if recorded is not None:
-        return norad, Sigma_XX, None, found, None, Phi
-    sensor = random_generator((seed, norad, 1))
-    noise = [
-        sensor.standard_normal((len(p.indices), len(p.R))) * np.sqrt(np.diag(p.R)) for p in found
-    ]
-    return norad, Sigma_XX, x0, found, noise, Phi
+        return norad, Sigma_XX, None, found, None
+    noise = sensor_noise(found, random_generator((seed, norad, 1)))
+    return norad, Sigma_XX, x0, found, noise
 
 
 def _level_mechanisms(scenario, Sigma_XX, found):
@@ -132,95 +135,6 @@ def _account(scenario, Sigma_XX, streams):
     return max(s.epsilon(*level) for s in streams), day.epsilon(*level)
 
 
-def _measured(scenario, nominal, truth, found, noise, recorded):
-    """Each pass's sensor measurements (m K,) and their nominal references.
-
-    A station measures the truth with sensor noise, or its measurements are the recorded
-    ones (``recorded``, then ``truth`` and ``noise`` are None); angles (azimuth, right
-    ascension) are taken on the branch nearest to the nominal's (public) one.
-    """
-    measured, references = [], []
-    for n, item in enumerate(found):
-        station, t = scenario.stations[item.station], scenario.times[item.indices]
-        reference = station.measure(nominal[item.indices], t, scenario.earth).ravel()
-        if recorded is None:
-            clean = station.measure(truth[item.indices], t, scenario.earth) + noise[n]
-        else:
-            indices, values = recorded[item.station]
-            clean = values[np.searchsorted(indices, item.indices)]
-        wrapped = np.tile(station.wrapped, len(item.indices))
-        measured.append(reference + measurement_residual(clean.ravel(), reference, wrapped))
-        references.append(reference)
-    return measured, references
-
-
-def release_passes(mechanisms, measured, keys):
-    """Per filter, every pass as released: through its mechanism, or as measured.
-
-    Parameters
-    ----------
-    mechanisms : list of list
-        Per filter, each pass's :class:`~ssa_privacy.privacy.pml.passes.PassMechanism`,
-        or None for the level without privacy.
-    measured : list of ndarray, shape (4 K,)
-        Each pass's sensor measurements.
-    keys : tuple of int
-        Seed keys of the privacy noise: each privatized filter releases its passes in
-        order from a fresh ``default_rng(keys)`` (common random numbers across filters).
-
-    Returns
-    -------
-    list of list
-        Per filter, per pass, the :class:`~ssa_privacy.privacy.mechanism.Release` or, for
-        the level without privacy, None.
-    """
-    out = []
-    for designs in mechanisms:
-        rng = random_generator(keys)
-        out.append(
-            [None if d is None else d.release(y, seed=rng) for d, y in zip(designs, measured)]
-        )
-    return out
-
-
-def _contact_measurements(stations, found, measured, references, mechanisms, releases):
-    """The releases of each contact for every filter (module docstring, step 5)."""
-    out = []
-    for group in contacts(found):
-        z, noise = [], []
-        for designs, released in zip(mechanisms, releases, strict=True):
-            z_f, blocks = [], []
-            for i in group:
-                sensor_cov = np.kron(np.eye(len(found[i].indices)), found[i].R)
-                if designs[i] is None:
-                    z_f.append(measured[i])
-                    blocks.append(sensor_cov)
-                else:
-                    z_f.append(released[i].values)
-                    blocks.append(sensor_cov + designs[i].Theta)
-            z.append(np.concatenate(z_f))
-            noise.append(linalg.block_diag(*blocks))
-        rows = [np.full(len(found[i].indices), found[i].station) for i in group]
-        indices = np.concatenate([found[i].indices for i in group])
-        scale = [np.tile(np.sqrt(np.diag(found[i].R)), len(found[i].indices)) for i in group]
-        reference = np.concatenate([references[i] for i in group])
-        wrapped = [
-            np.tile(stations[found[i].station].wrapped, len(found[i].indices)) for i in group
-        ]
-        out.append(
-            ContactMeasurements(
-                np.concatenate(rows),
-                indices,
-                np.array(z),
-                np.array(noise),
-                np.concatenate(scale),
-                reference,
-                np.concatenate(wrapped),
-            )
-        )
-    return out
-
-
 def certificate_counts(filters, releases):
     """Per privatized level and designer: the pass releases and those whose certificate passed.
 
@@ -229,7 +143,7 @@ def certificate_counts(filters, releases):
     filters : list of tuple
         ``(label, epsilon, designer)`` per filter, as :func:`_level_mechanisms` gives them.
     releases : list of list
-        Per filter, the passes' releases (:func:`release_passes`).
+        Per filter, the passes' releases (:func:`~ssa_privacy.studies._ssa_catalog_releases.release_passes`).
 
     Returns
     -------
@@ -300,10 +214,10 @@ def _tracking(scenario, nominal, truth, Sigma_XX, contact, count):
 
 def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
     """Design, release and track one object; its rows and what its messages hold."""
-    norad, Sigma_XX, _, found, noise, Phi = setup
+    norad, Sigma_XX, _, found, noise = setup
     filters, mechanisms, accounts = _level_mechanisms(scenario, Sigma_XX, found)
-    weight = position_metric(Phi, scenario.evaluate, found)
-    day, day_mechanisms, infeasible = day_filters(scenario, Sigma_XX, found, weight)
+    judge = filter_judge(scenario, nominal, Sigma_XX, found, (seed, norad, 4), TRUTH_TOLERANCE)
+    day, day_mechanisms, infeasible = day_filters(scenario, Sigma_XX, found, judge)
     members = [[] if m is None else m.passes for m in day_mechanisms]
     day_accounts = [
         (0.0, 0.0) if m is None else (max(p.leakage.epsilon for p in m.passes), m.leakage.epsilon)
@@ -320,9 +234,9 @@ def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
         (seed, norad, 3),
         norad_id=norad,
     )
-    measured, references = _measured(scenario, nominal, truth, found, noise, recorded)
+    measured, references = measured_passes(scenario, nominal, truth, found, noise, recorded)
     releases = release_passes(mechanisms + members, measured, (seed, norad, 2))
-    contact = _contact_measurements(
+    contact = contact_releases(
         scenario.stations, found, measured, references, mechanisms + members, releases
     )
     tracking, estimates, diagnostics = _tracking(

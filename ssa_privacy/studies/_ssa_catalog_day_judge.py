@@ -1,0 +1,111 @@
+"""The "day" designer's judge in the ssa-catalog study: the fusion centre's filter, simulated.
+
+The day designer (:meth:`DayMechanism.design
+<ssa_privacy.privacy.pml.day_design.DayMechanism.design>`) chooses between the
+least-noise (``"trace"``) design and the common-pass-budget (``"pass"``) one. Its
+default judge, the posterior error of the linearised model, preferred the least-noise
+design for most objects, yet the study's filter tracked worse with it: at these budgets
+the filter learns much from the second-order part of the measurements, which the linear
+model leaves out. The study therefore judges the candidates by what it measures: before
+the day, from the predicted passes and the public prior alone, it draws
+:data:`JUDGE_DRAWS` truths from the prior, releases each one's measurements through
+every candidate (the same truth, sensor noise and privacy normals for all) and runs the
+study's filter on them. The least-noise design is kept only if it tracks better than the
+pass design on every draw (position RMSE over the evaluation times); otherwise, and
+where it is the only feasible design, the pass design (or the only one) is kept.
+"""
+
+import numpy as np
+
+from ssa_privacy._internal.random import random_generator
+from ssa_privacy.estimation.ekf import track_contacts
+from ssa_privacy.studies._ssa_catalog_releases import (
+    contact_releases,
+    measured_passes,
+    release_passes,
+    sensor_noise,
+)
+from ssa_privacy.studies._ssa_catalog_rows import tracking_errors
+
+__all__ = ["JUDGE_DRAWS", "filter_judge"]
+
+#: Simulated days per judgement (each candidate tracked on the same draws).
+JUDGE_DRAWS = 2
+
+
+def filter_judge(scenario, nominal, Sigma_XX, found, keys, truth_tolerance):
+    """The ``score`` of the day designer for one object: its filter on simulated days.
+
+    Parameters
+    ----------
+    scenario : ssa_privacy.studies.ssa_catalog.Scenario
+        The grid, network, evaluation times and the filters' process noise.
+    nominal : ndarray, shape (m, 6)
+        The object's nominal track (km, km/s).
+    Sigma_XX : ndarray, shape (6, 6)
+        Its prior (km^2, km^2/s, km^2/s^2).
+    found : list of Pass
+        Its predicted passes.
+    keys : tuple of int
+        Seed keys of the simulated days (truths and sensor noise from ``keys``, each
+        draw's privacy normals from ``keys + (draw,)``).
+    truth_tolerance : float
+        Integration tolerance of the simulated truths.
+
+    Returns
+    -------
+    callable
+        ``score(candidates)``: 0 for each candidate but the least-noise one, whose score is
+        -1 if it tracked better than the pass design on every draw and 1 otherwise
+        (module docstring).
+    """
+
+    def score(candidates):
+        designers = [m.designer for m in candidates]
+        if "pass" not in designers:
+            return [0.0] * len(candidates)
+        rmse = simulated_rmse(scenario, nominal, Sigma_XX, found, candidates, keys, truth_tolerance)
+        better = np.all(rmse < rmse[:, [designers.index("pass")]], axis=0)
+        return [
+            (-1.0 if better[c] else 1.0) if d == "trace" else 0.0 for c, d in enumerate(designers)
+        ]
+
+    return score
+
+
+def simulated_rmse(scenario, nominal, Sigma_XX, found, candidates, keys, truth_tolerance):
+    """Position RMSE (km), shape (JUDGE_DRAWS, C), of the filter on each candidate's
+    releases of simulated days (:func:`filter_judge`)."""
+    rng = random_generator(keys)
+    deviations = rng.standard_normal((JUDGE_DRAWS, 6)) @ np.linalg.cholesky(Sigma_XX).T
+    truths = scenario.propagator.propagate_many(
+        scenario.times, nominal[0] + deviations, truth_tolerance, truth_tolerance
+    )
+    members = [m.passes for m in candidates]
+    per_draw = []
+    for draw, truth in enumerate(truths):
+        noise = sensor_noise(found, rng)
+        measured, references = measured_passes(scenario, nominal, truth, found, noise, None)
+        releases = release_passes(members, measured, (*keys, draw))
+        per_draw.append(
+            contact_releases(scenario.stations, found, measured, references, members, releases)
+        )
+    contacts = [
+        per_draw[0][j].stacked([d[j] for d in per_draw[1:]]) for j in range(len(per_draw[0]))
+    ]
+    estimates, _ = track_contacts(
+        scenario.propagator,
+        scenario.earth,
+        scenario.stations,
+        scenario.times,
+        nominal[0],
+        Sigma_XX,
+        contacts,
+        scenario.ephemeris,
+        filters=JUDGE_DRAWS * len(candidates),
+        psd=scenario.process_noise_psd,
+    )
+    kept = np.searchsorted(scenario.ephemeris, scenario.evaluate)
+    truth = np.repeat(truths[:, scenario.evaluate], len(candidates), axis=0)
+    position, _ = tracking_errors(estimates[:, kept] - truth, len(estimates))
+    return np.asarray(position).reshape(JUDGE_DRAWS, len(candidates))
