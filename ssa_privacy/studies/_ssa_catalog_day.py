@@ -17,7 +17,7 @@ prediction alone.
 
 from ssa_privacy.privacy.pml.day_design import DayMechanism
 
-__all__ = ["DESIGNERS", "day_filters", "day_rows"]
+__all__ = ["DESIGNERS", "day_aliases", "day_filters", "day_rows"]
 
 #: The day designers the study compares (:mod:`ssa_privacy.privacy.pml.day_design`).
 DESIGNERS = ("day", "pass", "measurement")
@@ -71,6 +71,33 @@ def day_filters(scenario, Sigma_XX, found, score):
             filters.append((label, epsilon, designer))
             mechanisms.append(mechanism)
     return filters, mechanisms, infeasible
+
+
+def day_aliases(filters, mechanisms):
+    """The "day" filters that keep the pass design, each with the "pass" filter it equals.
+
+    Parameters
+    ----------
+    filters, mechanisms
+        As :func:`day_filters`.
+
+    Returns
+    -------
+    dict
+        Day-filter index -> index of the feasible ``"pass"`` filter of the same budget,
+        for every ``"day"`` design that kept the pass design: its releases are that
+        filter's, so the study tracks them once.
+    """
+    common = {
+        epsilon: f
+        for f, ((_, epsilon, designer), m) in enumerate(zip(filters, mechanisms, strict=True))
+        if designer == "pass" and m is not None
+    }
+    return {
+        f: common[epsilon]
+        for f, ((_, epsilon, designer), m) in enumerate(zip(filters, mechanisms, strict=True))
+        if designer == "day" and m is not None and m.candidate == "pass" and epsilon in common
+    }
 
 
 def day_rows(ident, filters, mechanisms, infeasible, tracking):

@@ -41,7 +41,7 @@ from ssa_privacy.orbits.tle import ElementSet
 from ssa_privacy.privacy.pml.passes import PassMechanism
 from ssa_privacy.privacy.pml.stream import ReleaseStream
 from ssa_privacy.sensors.streams import passes_of
-from ssa_privacy.studies._ssa_catalog_day import day_filters, day_rows
+from ssa_privacy.studies._ssa_catalog_day import day_aliases, day_filters, day_rows
 from ssa_privacy.studies._ssa_catalog_day_judge import filter_judge
 from ssa_privacy.studies._ssa_catalog_detectability import brute_force_check, object_detectability
 from ssa_privacy.studies._ssa_catalog_releases import (
@@ -212,6 +212,13 @@ def _tracking(scenario, nominal, truth, Sigma_XX, contact, count):
     return (position, velocity, rejected, nees, nis), estimates, diagnostics
 
 
+def _expanded(tracking, estimates, diagnostics, order):
+    """The tracked filters' results given to every filter (``order``: filter -> tracked
+    filter; a "day" design that kept the pass design is that pass filter)."""
+    tracking = tuple([column[k] for k in order] for column in tracking)
+    return tracking, estimates[order], {key: value[order] for key, value in diagnostics.items()}
+
+
 def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
     """Design, release and track one object; its rows and what its messages hold."""
     norad, Sigma_XX, _, found, noise = setup
@@ -239,9 +246,14 @@ def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
     contact = contact_releases(
         scenario.stations, found, measured, references, mechanisms + members, releases
     )
-    tracking, estimates, diagnostics = _tracking(
-        scenario, nominal, truth, Sigma_XX, contact, len(filters) + len(day)
+    order = np.arange(len(filters) + len(day))
+    for f, common in day_aliases(day, day_mechanisms).items():
+        order[len(filters) + f] = len(filters) + common
+    tracked, order = np.unique(order, return_inverse=True)
+    results = _tracking(
+        scenario, nominal, truth, Sigma_XX, [c.subset(tracked) for c in contact], len(tracked)
     )
+    tracking, estimates, diagnostics = _expanded(*results, order)
     mine = [column[: len(filters)] for column in tracking]
     ident = {"norad_id": norad, "regime": regime(element_set), "passes": len(found)}
     out = {
