@@ -137,6 +137,7 @@ def test_messages_are_read_by_the_ccsds_library(first_run):
     assert np.array_equal(states, read_oem(oem_file).states)
 
 
+@pytest.mark.slow
 def test_recorded_measurements_give_the_run_again(folder, first_run):
     out = folder / "replay"
     measurements = first_run / "ccsds" / "measurements.tdm"

@@ -301,6 +301,7 @@ def day_rows(catalogue, tmp_path_factory):
         return list(csv.DictReader(stream))
 
 
+@pytest.mark.slow
 def test_every_day_design_meets_its_budget_and_the_day_designer_keeps_a_candidate(day_rows):
     """Each designer's achieved day epsilon lies within 1e-9 nats below the budget with a
     passing certificate; the "day" designer keeps the trace or the pass design, and when
