@@ -23,12 +23,12 @@ on a draw), and that design tracked better in reality for 4 of them.
 import numpy as np
 
 from ssa_privacy._internal.random import random_generator
-from ssa_privacy.estimation.ekf import track_contacts
 from ssa_privacy.studies._ssa_catalog_releases import (
     contact_releases,
     measured_passes,
     release_passes,
     sensor_noise,
+    track_object,
 )
 from ssa_privacy.studies._ssa_catalog_rows import tracking_errors
 from ssa_privacy.studies._ssa_catalog_summaries import TRACKED_KM
@@ -100,17 +100,8 @@ def simulated_rmse(scenario, nominal, Sigma_XX, found, candidates, keys, truth_t
     contacts = [
         per_draw[0][j].stacked([d[j] for d in per_draw[1:]]) for j in range(len(per_draw[0]))
     ]
-    estimates, _ = track_contacts(
-        scenario.propagator,
-        scenario.earth,
-        scenario.stations,
-        scenario.times,
-        nominal[0],
-        Sigma_XX,
-        contacts,
-        scenario.ephemeris,
-        filters=JUDGE_DRAWS * len(candidates),
-        psd=scenario.process_noise_psd,
+    estimates, _ = track_object(
+        scenario, nominal, Sigma_XX, contacts, JUDGE_DRAWS * len(candidates)
     )
     kept = np.searchsorted(scenario.ephemeris, scenario.evaluate)
     truth = np.repeat(truths[:, scenario.evaluate], len(candidates), axis=0)

@@ -9,11 +9,17 @@ import numpy as np
 from scipy import linalg
 
 from ssa_privacy._internal.random import random_generator
-from ssa_privacy.estimation.ekf import ContactMeasurements
+from ssa_privacy.estimation.ekf import ContactMeasurements, track_contacts
 from ssa_privacy.estimation.ukf import measurement_residual
 from ssa_privacy.sensors.streams import contacts
 
-__all__ = ["contact_releases", "measured_passes", "release_passes", "sensor_noise"]
+__all__ = [
+    "contact_releases",
+    "measured_passes",
+    "release_passes",
+    "sensor_noise",
+    "track_object",
+]
 
 
 def sensor_noise(found, rng):
@@ -109,3 +115,22 @@ def contact_releases(stations, found, measured, references, mechanisms, releases
             )
         )
     return out
+
+
+def track_object(scenario, nominal, Sigma_XX, contacts, filters, diagnostics=False):
+    """The study's filters of one object from its prior over the scenario's grid
+    (:func:`~ssa_privacy.estimation.ekf.track_contacts`, estimates at the scenario's
+    ephemeris times)."""
+    return track_contacts(
+        scenario.propagator,
+        scenario.earth,
+        scenario.stations,
+        scenario.times,
+        nominal[0],
+        Sigma_XX,
+        contacts,
+        scenario.ephemeris,
+        filters=filters,
+        psd=scenario.process_noise_psd,
+        diagnostics=diagnostics,
+    )

@@ -34,7 +34,6 @@ integrated with the others of its batch, which changes them at round-off only).
 import numpy as np
 
 from ssa_privacy._internal.random import random_generator
-from ssa_privacy.estimation.ekf import track_contacts
 from ssa_privacy.orbits.catalog import regime, sgp4_states
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
 from ssa_privacy.orbits.tle import ElementSet
@@ -49,6 +48,7 @@ from ssa_privacy.studies._ssa_catalog_releases import (
     measured_passes,
     release_passes,
     sensor_noise,
+    track_object,
 )
 from ssa_privacy.studies._ssa_catalog_rows import (
     NO_PRIVACY,
@@ -186,18 +186,8 @@ def _ccsds(scenario, norad, filters, found, measured, releases, estimates, diagn
 
 def _tracking(scenario, nominal, truth, Sigma_XX, contact, count):
     """Run the filters of one object; per filter RMSE, rejections, NEES and NIS columns."""
-    estimates, rejected, diagnostics = track_contacts(
-        scenario.propagator,
-        scenario.earth,
-        scenario.stations,
-        scenario.times,
-        nominal[0],
-        Sigma_XX,
-        contact,
-        scenario.ephemeris,
-        filters=count,
-        psd=scenario.process_noise_psd,
-        diagnostics=True,
+    estimates, rejected, diagnostics = track_object(
+        scenario, nominal, Sigma_XX, contact, count, diagnostics=True
     )
     kept = np.searchsorted(scenario.ephemeris, scenario.evaluate)
     if truth is None:
