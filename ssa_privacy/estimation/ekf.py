@@ -11,10 +11,13 @@ level, the same contacts and times, different measurements and noises) with filt
   batched integration
   (:meth:`~ssa_privacy.orbits.propagator.J2Propagator.propagate_with_transition`); the
   covariance is ``Phi P Phi^T + Q``. The truth and the filters share the J2 model, so
-  their model error is their integration error: Q is the outer product of the
-  difference between the filter's propagation and one at a tenth of its tolerance,
-  measured on every prediction (plus optional white-acceleration noise, ``psd``, for
-  users whose truth has forces the model lacks);
+  Q is the prediction's own error, measured on every prediction: its integration error
+  (the outer product of the difference between the filter's propagation and one at a
+  tenth of its tolerance) and, for a filter whose position is uncertain beyond
+  :data:`RELINEARISE_KM`, its linearisation error (what cubature points of its
+  covariance, propagated by the J2 flow, spread to beyond ``Phi P Phi^T``: a cloud of
+  kilometres bends with the orbit), plus optional white-acceleration noise (``psd``)
+  for users whose truth has forces the model lacks;
 - *update*: all measurements of the contact at once, linearised about the predicted
   track (``H_k Phi(t_k, t_end)`` maps a change of the state at the contact's end to
   measurement k), with the full noise covariance of the contact's releases (a pass-level
@@ -71,8 +74,8 @@ __all__ = [
 ]
 
 #: Default white-acceleration PSD of the filters' process noise (km^2/s^3): none, as the
-#: truth and the filters share the J2 model; their integration error is measured and
-#: added at each prediction instead (:func:`track_contacts`).
+#: truth and the filters share the J2 model; their integration and linearisation errors
+#: are measured and added at each prediction instead (:func:`track_contacts`).
 FILTER_PSD = 0.0
 #: Integration tolerance (rtol = atol) of the filters' predictions.
 FILTER_TOLERANCE = 1.0e-9
@@ -81,7 +84,8 @@ PERIGEE_FLOOR_KM = 80.0
 #: A contact after the first is solved by batch least squares (not a single update
 #: linearised about the prediction) for a filter whose predicted position standard
 #: deviation exceeds this (km): the measurements' second-order terms are then above
-#: the noise of a radar.
+#: the noise of a radar. Above it, the prediction's linearisation error is also
+#: measured and added to its covariance.
 RELINEARISE_KM = 1.0
 
 
@@ -373,7 +377,7 @@ def track_contacts(
         )
         position = _positions(grid)
         _store(estimates, evaluate, previous, contact.end, paths, position)
-        model_error = _model_error(propagator, times[grid], x, paths)
+        model_error = _model_error(propagator, times[grid], x, P, paths, Phi)
         if record:
             record.covariances(times, previous, contact.end, P, Phi, position, psd, model_error)
         end = position[contact.end]
@@ -410,7 +414,7 @@ def track_contacts(
     _, Phi = propagator.propagate_with_transition(
         times[rest], x, rtol=FILTER_TOLERANCE, atol=FILTER_TOLERANCE
     )
-    model_error = _model_error(propagator, times[rest], x, paths)
+    model_error = _model_error(propagator, times[rest], x, P, paths, Phi)
     record.covariances(times, previous, len(times), P, Phi, _positions(rest), psd, model_error)
     return estimates, rejected, record.result()
 
@@ -448,16 +452,64 @@ def _needs_batch(P_predicted, first):
     return np.arange(len(P_predicted)) if first else np.flatnonzero(spread > RELINEARISE_KM)
 
 
-def _model_error(propagator, grid_times, x, predicted):
-    """Per filter and grid time, the outer product of its prediction's integration error.
+def _model_error(propagator, grid_times, x, P, predicted, Phi):
+    """Per filter and grid time, the covariance its linear prediction misses (km^2,
+    km^2/s, km^2/s^2; shape (F, g, 6, 6)): its integration error plus, for a filter
+    whose predicted position is uncertain beyond RELINEARISE_KM, its linearisation error
+    (not for a filter whose cubature points include an orbit that is not
+    :func:`plausible`: its cloud reaches the atmosphere, and it keeps ``Phi P Phi^T``).
 
-    The error is measured against a propagation at a tenth of the filters' tolerance
-    (Richardson's idea: the tighter integration's own error is about ten times smaller):
-    the filter's dynamics are the truth's J2 model, so its integration is its model
-    error between contacts. Shape (F, g, 6, 6), km^2, km^2/s, km^2/s^2."""
+    The integration error is the prediction's difference from a propagation at a tenth
+    of the filters' tolerance (Richardson's idea: the tighter integration's own error is
+    about ten times smaller), the filter's dynamics being the truth's J2 model. The
+    linearisation error is :func:`_linearisation_error`."""
     tight = FILTER_TOLERANCE / 10.0
     error = predicted - propagator.propagate_many(grid_times, x, tight, tight)
-    return np.einsum("fgi,fgj->fgij", error, error)
+    Q = np.einsum("fgi,fgj->fgij", error, error)
+    linear = np.einsum("fgij,fjk,fglk->fgil", Phi, P, Phi)
+    uncertain = _uncertain(x, P, linear)
+    if len(uncertain):
+        Q[uncertain] += _linearisation_error(
+            propagator,
+            grid_times,
+            x[uncertain],
+            P[uncertain],
+            predicted[uncertain],
+            linear[uncertain],
+        )
+    return Q
+
+
+def _uncertain(x, P, linear):
+    """The filters whose linearisation error :func:`_model_error` measures."""
+    spread = np.sqrt(np.einsum("fgii->fg", linear[:, :, :3, :3])).max(axis=1)
+    wide = np.flatnonzero(spread > RELINEARISE_KM)
+    return np.array([f for f in wide if all(map(plausible, _cubature(x[f], P[f])))], dtype=int)
+
+
+def _linearisation_error(propagator, grid_times, x, P, predicted, linear):
+    """The positive part of the cubature second moment about the prediction minus the
+    linearly propagated covariance, per filter and grid time (shape (U, g, 6, 6)).
+
+    The 12 cubature points ``x +- sqrt(6) (columns of a root of P)`` of each filter are
+    propagated by the J2 flow; their second moment about the filter's own prediction
+    (its mean propagated) is the covariance that a Gaussian of covariance P spreads to
+    with the flow's curvature and the bias of its mean (the third-degree spherical-radial
+    rule of Arasaratnam and Haykin, IEEE Trans. Automatic Control 54(6), 2009). Along an
+    orbit a kilometre-sized cloud bends with the orbit, which ``Phi P Phi^T`` misses."""
+    points = np.concatenate([_cubature(mean, P_f) for mean, P_f in zip(x, P, strict=True)])
+    moved = propagator.propagate_many(grid_times, points, FILTER_TOLERANCE, FILTER_TOLERANCE)
+    deviation = moved.reshape(len(x), 12, len(grid_times), 6) - predicted[:, None]
+    missed = np.einsum("ukgi,ukgj->ugij", deviation, deviation) / 12.0 - linear
+    values, vectors = np.linalg.eigh(0.5 * (missed + np.swapaxes(missed, 2, 3)))
+    return np.einsum("ugij,ugj,ugkj->ugik", vectors, np.clip(values, 0.0, None), vectors)
+
+
+def _cubature(x, P):
+    """The 12 cubature points ``x +- sqrt(6) (columns of a symmetric root of P)``, (12, 6)."""
+    values, vectors = np.linalg.eigh(0.5 * (P + P.T))
+    root = vectors * np.sqrt(6.0 * np.clip(values, 0.0, None))
+    return x + np.concatenate([root, -root], axis=1).T
 
 
 def _filter_count(contacts, filters):
