@@ -315,6 +315,7 @@ def test_unknown_key_suggests_the_nearest(tmp_path, old, new, key, line, hint):
         ("latitude_deg = 60.0", 'latitude_deg = "60.0"', "sensors[0].latitude_deg", 20, "a string"),
         ("hours = 2.0", "hours = true", "window.hours", 5, "a boolean"),
         ("sample = 1", "sample = 1.5", "objects.sample", 11, "must be an integer"),
+        ("sample = 1", 'sample = "some"', "objects.sample", 11, '"all"'),
         (
             "pass_epsilons = [10.0, 14.0]",
             'pass_epsilons = "10"',
@@ -694,6 +695,11 @@ def test_overrides_replace_and_record(tmp_path):
         "all",
         3,
     )
+    # "all" takes every object of the regime: kept as None, recorded as given
+    everything = with_overrides(changed, sample="all", regime="geo")
+    assert (everything.objects.norad_ids, everything.objects.regime) == (None, "geo")
+    assert everything.objects.sample is None
+    assert everything.as_record()["overrides"]["objects.sample"] == "all"
 
 
 def test_bad_overrides(tmp_path):

@@ -13,11 +13,12 @@ import pytest
 from scipy import linalg, stats
 
 from ssa_privacy.cli import main
-from ssa_privacy.orbits.catalog import sgp4_states
+from ssa_privacy.orbits.catalog import regime, sgp4_states
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
 from ssa_privacy.privacy.pml.passes import PassMechanism
 from ssa_privacy.sensors.streams import passes_of
 from ssa_privacy.studies import ssa_catalog
+from ssa_privacy.studies._ssa_catalog_options import CatalogOptions
 from ssa_privacy.studies._ssa_catalog_task import TRUTH_TOLERANCE
 from ssa_privacy.studies.scenario import default_scenario, with_overrides
 
@@ -366,3 +367,21 @@ def test_the_cli_reports_an_infeasible_budget_in_one_line(tmp_path, capsys):
         "ssa-privacy: error: epsilons (privacy.pass_epsilons[0]): 8 nats is infeasible"
     )
     assert "infeasible" in lines[0]
+
+
+def test_objects_all_takes_every_object_of_the_regime(catalogue):
+    """``--objects all``: the scenario samples nothing, and the objects tracked and those
+    left out (repeated or stale element sets) together are every MEO catalogue number."""
+    spec = CatalogOptions(objects="all", regime="meo").study()
+    assert (spec.objects.regime, spec.objects.sample) == ("meo", None)
+    _, sample, excluded = ssa_catalog.choose_objects(catalogue, "meo", spec.objects.sample, 0)
+    tracked = {int(e.catalogue_number) for e in sample}
+    left_out = {r["norad_id"] for r in excluded}
+    meo = {int(e.catalogue_number) for e in catalogue if regime(e) == "meo"}
+    assert tracked <= meo and meo - tracked <= left_out and len(tracked) > 150
+
+
+@pytest.mark.parametrize("text", ["some", "0", "-3"])
+def test_objects_is_a_positive_count_or_all(text, capsys):
+    assert main(["run", "ssa-catalog", "--objects", text]) == 2
+    assert "positive integer or 'all'" in capsys.readouterr().err

@@ -34,6 +34,7 @@ __all__ = [
     "output_folder",
     "positive_float",
     "positive_int",
+    "positive_int_or_all",
     "probability",
     "scheduler_address",
 ]
@@ -87,6 +88,33 @@ def int_at_least(minimum):
 positive_int = int_at_least(1)
 #: Integers >= 0 (seeds, burn-in).
 non_negative_int = int_at_least(0)
+
+
+def positive_int_or_all(text):
+    """A positive integer, or the word ``all`` (every one), kept as the string ``"all"``.
+
+    Parameters
+    ----------
+    text : str
+        The option's text.
+
+    Returns
+    -------
+    int or str
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        On anything else.
+    """
+    if text == "all":
+        return text
+    try:
+        return positive_int(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive integer or 'all', got {text!r}"
+        ) from None
 
 
 def positive_float(text):

@@ -62,7 +62,11 @@ def add_arguments(parser):
     )
     add("--ccsds", action="store_true", help="write TDM and OEM messages under ccsds/")
     add("--regime", choices=REGIMES, help="orbital regime of the sample (shipped: leo)")
-    add("--objects", type=opt.positive_int, help="objects sampled, seeded by --seed (shipped: 50)")
+    add(
+        "--objects",
+        type=opt.positive_int_or_all,
+        help="objects sampled, seeded by --seed, or 'all' of the regime (shipped: 50)",
+    )
     add(
         "--epsilons",
         type=opt.comma_list(opt.positive_float),
@@ -130,8 +134,9 @@ class CatalogOptions:
     regime : {"leo", "meo", "geo", "all"}, optional
         Orbital regime of the sample (shipped: leo). Giving it, or ``objects``, samples
         instead of the scenario's ``norad_ids``.
-    objects : int, optional
-        Number of objects sampled (shipped: 50), at most the regime's size. An object
+    objects : int or "all", optional
+        Number of objects sampled (shipped: 50), at most the regime's size, or ``"all"``:
+        every object of the regime (scenario key ``sample = "all"``). An object
         whose SGP4 fails within the window is left out and listed in ``results.json``
         (``parameters.skipped_sgp4_errors``).
     epsilons : sequence of float, optional
@@ -179,7 +184,7 @@ class CatalogOptions:
     measurements: str | None = None
     ccsds: bool = False
     regime: str | None = None
-    objects: int | None = None
+    objects: int | str | None = None
     epsilons: tuple | None = None
     measurement_epsilons: tuple | None = None
     day_epsilons: tuple | None = None

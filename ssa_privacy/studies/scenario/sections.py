@@ -112,9 +112,9 @@ class ObjectsSpec:
     regime : {"leo", "meo", "geo", "all"}, optional
         Regime sampled (:mod:`ssa_privacy.orbits.catalog`); default ``"all"`` without
         ``norad_ids``.
-    sample : int, optional
-        Objects drawn from the regime, seeded by the run's seed; default: every object of
-        the regime, without ``norad_ids``.
+    sample : int or "all", optional
+        Objects drawn from the regime, seeded by the run's seed; ``"all"`` (kept as None)
+        or the default: every object of the regime, without ``norad_ids``.
 
     Raises
     ------
@@ -139,8 +139,13 @@ class ObjectsSpec:
         if self.norad_ids is None:
             regime = "all" if self.regime is None else _choice(self.regime, "regime", REGIMES)
             _set(self, "regime", regime)
+            if isinstance(self.sample, str) and self.sample != "all":
+                raise ScenarioError(
+                    f'must be a positive integer or "all", got {self.sample!r}', key="sample"
+                )
             if self.sample is not None:
-                _set(self, "sample", _integer(self.sample, "sample"))
+                sample = None if self.sample == "all" else _integer(self.sample, "sample")
+                _set(self, "sample", sample)
             return
         ids = _array(self.norad_ids, "norad_ids")
         ids = tuple(_integer(v, f"norad_ids[{k}]") for k, v in enumerate(ids))
