@@ -467,39 +467,34 @@ def _model_error(propagator, grid_times, x, P, predicted, Phi):
     error = predicted - propagator.propagate_many(grid_times, x, tight, tight)
     Q = np.einsum("fgi,fgj->fgij", error, error)
     linear = np.einsum("fgij,fjk,fglk->fgil", Phi, P, Phi)
-    uncertain = _uncertain(x, P, linear)
-    if len(uncertain):
+    spread = np.sqrt(np.einsum("fgii->fg", linear[:, :, :3, :3])).max(axis=1)
+    points = {f: _cubature(x[f], P[f]) for f in np.flatnonzero(spread > RELINEARISE_KM)}
+    uncertain = [f for f, cloud in points.items() if all(map(plausible, cloud))]
+    if uncertain:
         Q[uncertain] += _linearisation_error(
             propagator,
             grid_times,
-            x[uncertain],
-            P[uncertain],
+            np.array([points[f] for f in uncertain]),
             predicted[uncertain],
             linear[uncertain],
         )
     return Q
 
 
-def _uncertain(x, P, linear):
-    """The filters whose linearisation error :func:`_model_error` measures."""
-    spread = np.sqrt(np.einsum("fgii->fg", linear[:, :, :3, :3])).max(axis=1)
-    wide = np.flatnonzero(spread > RELINEARISE_KM)
-    return np.array([f for f in wide if all(map(plausible, _cubature(x[f], P[f])))], dtype=int)
-
-
-def _linearisation_error(propagator, grid_times, x, P, predicted, linear):
+def _linearisation_error(propagator, grid_times, points, predicted, linear):
     """The positive part of the cubature second moment about the prediction minus the
     linearly propagated covariance, per filter and grid time (shape (U, g, 6, 6)).
 
-    The 12 cubature points ``x +- sqrt(6) (columns of a root of P)`` of each filter are
-    propagated by the J2 flow; their second moment about the filter's own prediction
-    (its mean propagated) is the covariance that a Gaussian of covariance P spreads to
-    with the flow's curvature and the bias of its mean (the third-degree spherical-radial
-    rule of Arasaratnam and Haykin, IEEE Trans. Automatic Control 54(6), 2009). Along an
-    orbit a kilometre-sized cloud bends with the orbit, which ``Phi P Phi^T`` misses."""
-    points = np.concatenate([_cubature(mean, P_f) for mean, P_f in zip(x, P, strict=True)])
-    moved = propagator.propagate_many(grid_times, points, FILTER_TOLERANCE, FILTER_TOLERANCE)
-    deviation = moved.reshape(len(x), 12, len(grid_times), 6) - predicted[:, None]
+    The 12 cubature points ``x +- sqrt(6) (columns of a root of P)`` of each filter
+    (``points``, shape (U, 12, 6), :func:`_cubature`) are propagated by the J2 flow;
+    their second moment about the filter's own prediction (its mean propagated) is the
+    covariance that a Gaussian of covariance P spreads to with the flow's curvature and
+    the bias of its mean (the third-degree spherical-radial rule of Arasaratnam and
+    Haykin, IEEE Trans. Automatic Control 54(6), 2009). Along an orbit a kilometre-sized
+    cloud bends with the orbit, which ``Phi P Phi^T`` misses."""
+    flat = points.reshape(-1, 6)
+    moved = propagator.propagate_many(grid_times, flat, FILTER_TOLERANCE, FILTER_TOLERANCE)
+    deviation = moved.reshape(len(points), 12, len(grid_times), 6) - predicted[:, None]
     missed = np.einsum("ukgi,ukgj->ugij", deviation, deviation) / 12.0 - linear
     values, vectors = np.linalg.eigh(0.5 * (missed + np.swapaxes(missed, 2, 3)))
     return np.einsum("ugij,ugj,ugkj->ugik", vectors, np.clip(values, 0.0, None), vectors)
