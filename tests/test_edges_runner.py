@@ -168,6 +168,37 @@ def test_a_dead_worker_names_the_task_it_was_running(runner_for, backend, how):
     assert isinstance(error, TaskError) and error.__cause__ is error.error
 
 
+class _Finished:
+    """A finished Dask future: its status and, for an error, its exception."""
+
+    def __init__(self, error=None):
+        self.status = "finished" if error is None else "error"
+        self.error = error
+
+    def done(self):
+        return True
+
+    def exception(self):
+        return self.error
+
+
+def test_a_dead_dask_worker_names_every_task_it_held():
+    """The scheduler fails every task a dead worker held (the one it ran and those queued
+    on it) at once and in no particular order: the error names all of them, not only the
+    first one reported, and not the tasks that finished or failed otherwise."""
+    distributed = pytest.importorskip("distributed")
+    from ssa_privacy.engine.dask_backend import _lost_with
+
+    killed = distributed.KilledWorker
+    futures = {
+        _Finished(killed("t", "w", 0)): 3,
+        _Finished(): 0,
+        _Finished(ValueError("own error")): 1,
+        _Finished(killed("t", "w", 0)): 2,
+    }
+    assert _lost_with(futures, killed) == [2, 3]
+
+
 CHANGES = {
     "shared value": lambda shared, mp: (counted, {**shared, "scale": 2}, None),
     "shared entry removed": lambda shared, mp: (counted, {"ledger": shared["ledger"]}, None),

@@ -12,7 +12,9 @@ interrupted run ends with one line, not with the tracebacks of every worker. The
 cluster logs nothing (its problems reach the caller as errors): a task's error is
 re-raised as :class:`ssa_privacy.engine.runner.TaskError` naming the task, and a task
 whose worker died (``distributed.KilledWorker``, after the scheduler's allowed retries)
-as :class:`ssa_privacy.engine.runner.WorkerLost`.
+as :class:`ssa_privacy.engine.runner.WorkerLost`, naming every task lost with that worker
+(a worker holds the tasks queued on it besides the one it runs, and the scheduler fails
+them all at once, in no particular order).
 """
 
 import contextlib
@@ -22,8 +24,13 @@ import threading
 
 __all__ = [
     "DaskConnection",
+    "LOST_TASKS_WAIT_S",
     "run_on_dask",
 ]
+
+#: After a worker's death, how long to wait (s) for the scheduler to fail the other tasks
+#: it held, so that the error names them all.
+LOST_TASKS_WAIT_S = 2.0
 
 
 @contextlib.contextmanager
@@ -189,7 +196,8 @@ def run_on_dask(connection, function, tasks, todo, shared, name):
             try:
                 value = future.result()
             except KilledWorker as error:
-                raise WorkerLost(name, [tasks[index].key], error) from error
+                lost = _lost_with(futures, KilledWorker)
+                raise WorkerLost(name, [tasks[i].key for i in lost], error) from error
             except Exception as error:
                 raise TaskError(name, tasks[index].key, error) from error
             yield index, value
@@ -198,3 +206,17 @@ def run_on_dask(connection, function, tasks, todo, shared, name):
         if pending and connection.client is not None:
             with _silenced_logging():
                 client.cancel(pending)
+
+
+def _lost_with(futures, killed):
+    """The indices of the tasks that failed with ``killed`` (KilledWorker), in order, once
+    the others have finished or :data:`LOST_TASKS_WAIT_S` has passed."""
+    from distributed import wait
+
+    with contextlib.suppress(TimeoutError):
+        wait([future for future in futures if not future.done()], timeout=LOST_TASKS_WAIT_S)
+    return sorted(
+        index
+        for future, index in futures.items()
+        if future.status == "error" and isinstance(future.exception(), killed)
+    )
