@@ -290,3 +290,20 @@ def test_the_house_style_lays_figures_out_with_constrained_layout():
         return engine
 
     assert run(None) is ConstrainedLayoutEngine
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_imap_yields_every_task_once_with_its_index(workers):
+    """imap is map as a stream: each (index, result) once, the results those of map."""
+    runner = Runner(workers=workers, progress=False)
+    streamed = list(runner.imap(noisy_sum, _tasks(5), shared={"scale": 2.0}))
+    assert sorted(index for index, _ in streamed) == list(range(5))
+    assert dict(streamed) == {i: noisy_sum((7, i), 50, 2.0) for i in range(5)}
+
+
+def test_imap_yields_the_resumed_tasks_first_and_recomputes_only_the_others(tmp_path):
+    tasks, shared = _interrupted_sweep(tmp_path)
+    resumed = Runner(workers=1, progress=False, checkpoints=tmp_path / "ckpt", resume=True)
+    streamed = list(resumed.imap(fragile, tasks, shared=shared, name="sweep"))
+    assert streamed == [(i, i * i) for i in range(6)]
+    assert Path(shared["ledger"]).read_text().split() == ["0", "1", "2", "3", "3", "4", "5"]

@@ -207,15 +207,18 @@ def rows_to_csv(rows):
         The CSV text, one line per row after the header. A missing value, None, NaN,
         +inf and -inf are all an empty cell; a list or dict is its JSON text.
     """
-    fields = []
-    for row in rows:
-        fields.extend(key for key in row if key not in fields)
+    fields = list(dict.fromkeys(key for row in rows for key in row))
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
+    _write_rows(buffer, fields, rows)
+    return buffer.getvalue()
+
+
+def _write_rows(stream, fields, rows):
+    """Write the CSV header ``fields`` and the rows (an iterable of dicts) to ``stream``."""
+    writer = csv.DictWriter(stream, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for row in rows:
         writer.writerow({k: _csv_cell(v) for k, v in row.items()})
-    return buffer.getvalue()
 
 
 #: Formats every study figure is written in.
@@ -366,6 +369,28 @@ class StudyOutput:
             Its path in the output folder (see :meth:`path`).
         """
         return self.write_text(name, rows_to_csv(rows))
+
+    def write_csv_stream(self, name, fields, rows):
+        """Write rows as CSV atomically as they come, for a table too large to hold.
+
+        Parameters
+        ----------
+        name : str
+            File name inside the output folder.
+        fields : list of str
+            The header: the columns, in order.
+        rows : iterable of dict
+            The rows, each with columns of ``fields`` only (cells as :func:`rows_to_csv`).
+
+        Returns
+        -------
+        Path
+            Its path in the output folder (see :meth:`path`).
+        """
+        with atomic_path(self._record(name)) as temporary:
+            with open(temporary, "w", encoding="utf-8", newline="") as stream:
+                _write_rows(stream, fields, rows)
+        return self.path(name)
 
     def write_json(self, name, payload):
         """Write a JSON document atomically.

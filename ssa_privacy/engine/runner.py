@@ -33,9 +33,11 @@ The backends:
 Results do not depend on the backend or on the number of workers: every task carries
 its own seed keys, BLAS runs one thread per task in every backend (``threadpoolctl``;
 OpenBLAS threads competing for two cores slowed an ``eigh`` fifty-fold here, and the
-thread count can change the rounding of a product), and results are returned in task
-order. With a checkpoint folder, each finished task is stored there (written to a
-temporary name, then renamed), and a run with ``resume=True`` loads the stored tasks
+thread count can change the rounding of a product), and :meth:`Runner.map` returns the
+results in task order (:meth:`Runner.imap` yields them as they finish, each with its
+task's index, for a caller that writes them away instead of holding them). With a
+checkpoint folder, each finished task is stored there (written to a temporary name, then
+renamed), and a run with ``resume=True`` loads the stored tasks
 instead of recomputing them; a stored result is used only for a task with the same
 function, key, arguments, seed keys, ``shared`` arguments, fingerprint and package
 version, and a damaged one is deleted with a warning naming it and recomputed
@@ -437,6 +439,47 @@ class Runner:
         ConnectionError
             If the Dask scheduler cannot be reached within ``connect_timeout``.
         """
+        results = dict(
+            self.imap(
+                function,
+                tasks,
+                shared=shared,
+                name=name,
+                fingerprint=fingerprint,
+                checkpoint=checkpoint,
+            )
+        )
+        return [results[index] for index in range(len(results))]
+
+    def imap(
+        self, function, tasks, *, shared=None, name="tasks", fingerprint=None, checkpoint=True
+    ):
+        """Yield ``(index, result)`` of every task as it finishes (:meth:`map` in a stream).
+
+        The caller can write each result away and drop it, so that a map of many tasks
+        does not hold their results in memory: the tasks resumed from the checkpoints
+        come first, in task order, then the others in the order they finish (which
+        depends on the backend; ``index`` is the task's position in ``tasks``). Each
+        result is checkpointed before it is yielded.
+
+        Parameters
+        ----------
+        function, tasks, shared, name, fingerprint, checkpoint
+            As :meth:`map`.
+
+        Yields
+        ------
+        index : int
+            The task's position in ``tasks``.
+        result : object
+            What the task's function returned.
+
+        Raises
+        ------
+        ValueError, TypeError, TaskError, WorkerLost, ConnectionError
+            As :meth:`map`; the checks of the tasks and ``name`` are made at the first
+            ``next``.
+        """
         tasks = _checked_tasks(tasks)
         if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name):
             raise ValueError(f"name must be a simple name (letters, digits, _ . -), got {name!r}")
@@ -446,24 +489,24 @@ class Runner:
             store.clear()
         common = map_digest(function, shared, fingerprint) if store.folder else None
         digests = [task_digest(common, task) if store.folder else None for task in tasks]
-        results, todo = {}, []
+        resumed, todo = set(), []
         for index, digest in enumerate(digests):
             found, value = store.load(index, digest) if self.resume else (False, None)
             if found:
-                results[index] = value
+                resumed.add(index)
+                yield index, value
             else:
                 todo.append(index)
         if checkpoint:
             self.records[name] = [
-                {**task.record(), "resumed": index in results} for index, task in enumerate(tasks)
+                {**task.record(), "resumed": index in resumed} for index, task in enumerate(tasks)
             ]
-        bar = tqdm(total=len(tasks), initial=len(results), desc=name, disable=not self.progress)
+        bar = tqdm(total=len(tasks), initial=len(resumed), desc=name, disable=not self.progress)
         with bar:
             for index, value in self._execute(function, tasks, todo, shared, name):
                 store.save(index, digests[index], value)
-                results[index] = value
                 bar.update(1)
-        return [results[index] for index in range(len(tasks))]
+                yield index, value
 
     def _execute(self, function, tasks, todo, shared, name):
         """Yield ``(index, result)`` as tasks finish."""
