@@ -12,11 +12,14 @@ import numpy as np
 import pytest
 from scipy import linalg, stats
 
-from ssa_privacy.cli import main
+from ssa_privacy.cli import EXIT_INTERRUPTED, main
+from ssa_privacy.engine.output import rows_to_csv
+from ssa_privacy.engine.tables import read_rows
 from ssa_privacy.orbits.catalog import regime, sgp4_states
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
 from ssa_privacy.privacy.pml.passes import PassMechanism
 from ssa_privacy.sensors.streams import passes_of
+from ssa_privacy.studies import _ssa_catalog_task as task_module
 from ssa_privacy.studies import ssa_catalog
 from ssa_privacy.studies._ssa_catalog_options import CatalogOptions
 from ssa_privacy.studies._ssa_catalog_task import TRUTH_TOLERANCE
@@ -45,10 +48,14 @@ def floor(rank):
     return stats.chi2.ppf(1 - DELTA, rank) / 2
 
 
-def _cli(out, batch):
+def _arguments(out, batch):
     arguments = ["run", "ssa-catalog", "--out", str(out), "--seed", str(SEED)]
     arguments += ["--objects", str(OBJECTS), "--hours", str(HOURS), "--batch", str(batch)]
-    return main([*arguments, "--workers", "1", "--no-progress"])
+    return [*arguments, "--workers", "1", "--no-progress"]
+
+
+def _cli(out, batch):
+    return main(_arguments(out, batch))
 
 
 @pytest.fixture(scope="module")
@@ -211,6 +218,49 @@ def test_the_summaries_are_those_of_the_rows(serial_out, rows):
         OBJECTS / throughput["wall_time_s"], rel=1e-9
     )
     assert len(results["parameters"]["norad_ids"]) == OBJECTS
+
+
+def test_every_table_is_streamed_to_parquet_with_the_rows_of_its_csv(serial_out):
+    """Each CSV table is the CSV of its Parquet file's rows (typed, in task order), the NEES
+    series hold one row per object and filter, and results.json summarizes each regime."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    for name in ("results", "per_measurement", "consistency", "detectability"):
+        streamed = list(read_rows(serial_out / f"{name}.parquet"))
+        assert rows_to_csv(streamed) == (serial_out / f"{name}.csv").read_text(), name
+    consistency = pq.read_table(serial_out / "consistency.parquet").to_pylist()
+    series = pq.read_table(serial_out / "nees_series.parquet").to_pylist()
+    assert [(r["norad_id"], r["level"], r["designer"]) for r in series] == [
+        (r["norad_id"], r["level"], r["designer"]) for r in consistency
+    ]
+    for row, summary in zip(series, consistency, strict=True):
+        assert np.mean(row["nees"]) == pytest.approx(summary["nees_mean"], rel=1e-12)
+    results = json.loads((serial_out / "results.json").read_text())
+    assert results["summaries_by_regime"] == {"leo": results["summaries"]}
+
+
+@pytest.mark.slow
+def test_an_interrupted_run_resumes_with_only_its_unfinished_tasks(serial_out, monkeypatch):
+    """Stopped in its second task, the run leaves no output; --resume computes only that
+    task, and its tables (CSV and Parquet) are those of the uninterrupted run."""
+    out = serial_out.parent / "resumed"
+    original, calls = task_module._track_object, []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(task_module, "_track_object", interrupted)
+    assert _cli(out, batch=1) == EXIT_INTERRUPTED and not out.exists()
+    calls.clear()
+    assert main([*_arguments(out, batch=1), "--resume"]) == 0
+    assert len(calls) == 1
+    for name in ("results", "consistency", "detectability"):
+        assert (out / f"{name}.csv").read_text() == (serial_out / f"{name}.csv").read_text()
+        assert list(read_rows(out / f"{name}.parquet")) == list(
+            read_rows(serial_out / f"{name}.parquet")
+        )
 
 
 def test_every_pass_is_released_by_a_certified_pass_mechanism(serial_out, rows):

@@ -185,7 +185,7 @@ def _release_segments(scenario, objects):
     return out
 
 
-def write_messages(output, scenario, chosen, results):
+def write_messages(output, scenario, chosen, objects):
     """Write the run's TDMs and OEMs under ``ccsds/`` of the output folder (module docstring).
 
     Parameters
@@ -196,11 +196,10 @@ def write_messages(output, scenario, chosen, results):
         The run's grid and sensors.
     chosen : list of ElementSet
         The objects tracked (their names go into the OEMs).
-    results : list of dict
-        The tasks' results, each with a ``ccsds`` list
-        (:func:`~ssa_privacy.studies._ssa_catalog_task.catalog_task`).
+    objects : list of dict
+        What the messages hold, per object in task order (the items of the tasks'
+        ``ccsds`` lists, :func:`~ssa_privacy.studies._ssa_catalog_task.catalog_task`).
     """
-    objects = [item for r in results for item in r["ccsds"]]
     names = {int(e.catalogue_number): e.name.strip() for e in chosen}
     measured = [
         segment

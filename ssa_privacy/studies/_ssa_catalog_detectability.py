@@ -18,6 +18,7 @@ power with releases drawn through a pass's mechanism.
 """
 
 import itertools
+from array import array
 
 import numpy as np
 from scipy import linalg, stats
@@ -388,9 +389,16 @@ def _filter_rows(base, designs, day_epsilon, shared, keys):
     return rows
 
 
-def _median(rows, key):
-    values = [row[key] for row in rows if row.get(key) is not None]
-    return float(np.median(values)) if values else None
+#: The columns detectability_summary takes the median of, per direction (None: known ones).
+_SUMMARIZED = {
+    UNKNOWN: ("auc", "auc_low", "auc_high", "tpr"),
+    None: ("auc", "tpr", "auc_linear", "auc_cap"),
+}
+
+
+def _median(values):
+    """The median of an array of floats, None if it is empty."""
+    return float(np.median(np.frombuffer(values))) if len(values) else None
 
 
 def detectability_summary(rows):
@@ -398,8 +406,9 @@ def detectability_summary(rows):
 
     Parameters
     ----------
-    rows : list of dict
-        :func:`object_detectability` rows of all objects.
+    rows : iterable of dict
+        :func:`object_detectability` rows of all objects, read once (only the summarized
+        columns are kept, as arrays: a whole catalogue has millions of rows).
 
     Returns
     -------
@@ -411,14 +420,19 @@ def detectability_summary(rows):
     groups = {}
     for row in rows:
         key = (row["level"], row["designer"], row["scope"], row["direction"])
-        groups.setdefault(key, {}).setdefault(f"{row['magnitude_m_s']:g}", []).append(row)
-    names = {UNKNOWN: ("auc", "auc_low", "auc_high", "tpr")}
+        columns = _SUMMARIZED.get(row["direction"], _SUMMARIZED[None])
+        group = groups.setdefault(key, {}).setdefault(
+            f"{row['magnitude_m_s']:g}", {"objects": 0, **{k: array("d") for k in columns}}
+        )
+        group["objects"] += 1
+        for k in columns:
+            if row.get(k) is not None:
+                group[k].append(row[k])
     out = {}
     for (level, designer, scope, direction), by_magnitude in groups.items():
         place = out.setdefault(level, {}).setdefault(designer, {}).setdefault(scope, {})
-        keys = names.get(direction, ("auc", "tpr", "auc_linear", "auc_cap"))
         place[direction] = {
-            magnitude: {"objects": len(group), **{k: _median(group, k) for k in keys}}
+            magnitude: {k: v if k == "objects" else _median(v) for k, v in group.items()}
             for magnitude, group in by_magnitude.items()
         }
     return {**out, "what": dict(WHAT)}

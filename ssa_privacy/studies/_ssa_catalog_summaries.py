@@ -15,6 +15,7 @@ __all__ = [
     "median_nees_band",
     "nees_band",
     "percentile",
+    "regime_summaries",
 ]
 
 #: An object is "tracked" when its position RMSE is at most this (km).
@@ -66,6 +67,25 @@ def level_summaries(rows):
             }
         out[level] = summary
     return out
+
+
+def regime_summaries(rows):
+    """:func:`level_summaries` of each orbit regime's objects.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The results table (its ``regime`` column: ``"leo"``, ``"meo"``, ``"geo"``).
+
+    Returns
+    -------
+    dict
+        Regime -> level -> summary, the regimes in the order they first appear.
+    """
+    by_regime = {}
+    for row in rows:
+        by_regime.setdefault(row["regime"], []).append(row)
+    return {name: level_summaries(mine) for name, mine in by_regime.items()}
 
 
 def certificate_summary(counts):

@@ -22,8 +22,9 @@ def consistency(series, hours):
 
     Parameters
     ----------
-    series : list of dict
-        ``level``, ``designer`` and ``nees`` (E,) per object and filter.
+    series : dict
+        ``(level, designer)`` -> the NEES (objects, E) of each object's filter
+        (:func:`~ssa_privacy.studies._ssa_catalog_tables.nees_by_filter`).
     hours : ndarray, shape (E,)
         The evaluation times (h from the window start).
 
@@ -34,15 +35,12 @@ def consistency(series, hours):
         median of N consistent filters' NEES (:func:`median_nees_band`): the median, not
         the mean, so that the few filters that lose their object do not hide the rest.
     """
-    keys = list(dict.fromkeys((r["level"], r["designer"]) for r in series))
-    keys = [k for k in keys if k[1] in ("none", "logdet", "day")]
+    keys = [k for k in series if k[1] in ("none", "logdet", "day")]
     with plt.rc_context(FONT):
         fig, ax = plt.subplots(figsize=(COLUMN, 3.6), layout="constrained")
         count = 0
         for n, (level, designer) in enumerate(keys):
-            values = np.array(
-                [r["nees"] for r in series if (r["level"], r["designer"]) == (level, designer)]
-            )
+            values = series[level, designer]
             count = len(values)
             label = "no privacy" if designer == "none" else f"{level} nats ({designer})"
             ax.plot(hours, np.median(values, axis=0), color=COLOURS[n % len(COLOURS)], label=label)
@@ -201,8 +199,8 @@ def jobs(series, hours, day_rows, points):
 
     Parameters
     ----------
-    series : list of dict
-        NEES series (:func:`consistency`); empty without a truth.
+    series : dict
+        NEES series per filter (:func:`consistency`); empty without a truth.
     hours : ndarray
         Their times (h).
     day_rows : list of dict

@@ -87,7 +87,9 @@ from ssa_privacy.studies._ssa_catalog_summaries import (
     level_summaries,
     measurement_summaries,
     percentile,
+    regime_summaries,
 )
+from ssa_privacy.studies._ssa_catalog_tables import CatalogTables, nees_by_filter
 from ssa_privacy.studies._ssa_catalog_task import catalog_task
 from ssa_privacy.studies.scenario.checks import LONGEST_PASS_MIN
 from ssa_privacy.studies.scenario.files import file_record
@@ -395,39 +397,36 @@ def _throughput(objects, elapsed, runner):
     }
 
 
-def _tables(output, results, throughput):
-    """Write the tables; return the rows, the summaries and the detectability summary.
+def _tables(output, tables, throughput):
+    """Write the CSV tables and results.json from the streamed tables; return the rows,
+    the per-measurement rows, the level summaries and the detectability summary.
 
     ``results.json`` records, besides the summaries, the class of the mechanism that
     released each kind of pass (``parameters.mechanisms``)."""
-    rows = [row for r in results for row in r["rows"]]
-    per_measurement = [row for r in results for row in r["per_measurement"]]
-    difference = np.array([d for r in results for d in r["sgp4_difference_km"]])
-    mechanisms = {}
-    for r in results:
-        mechanisms.update(r["mechanisms"])
-    output.parameters["mechanisms"] = {NO_PRIVACY: "none (as measured)", **mechanisms}
-    summaries = level_summaries(rows)
-    consistency = [row for r in results for row in r["consistency"]]
-    day = [row for r in results for row in r["day_rows"]]
-    output.write_csv("per_measurement.csv", per_measurement)
-    output.write_csv("consistency.csv", consistency)
+    rows = tables.rows("results")
+    per_measurement = tables.rows("per_measurement")
+    consistency = tables.rows("consistency")
+    difference = np.array(tables.in_task_order("sgp4_difference_km"))
+    output.parameters["mechanisms"] = {NO_PRIVACY: "none (as measured)", **tables.mechanisms}
+    for name in ("per_measurement", "consistency"):
+        tables.write_csv(name)
     extra = {}
-    detectability = [row for r in results for row in r["detectability"]]
-    if detectability:
-        output.write_csv("detectability.csv", detectability)
-        extra["detectability"] = detectability_summary(detectability)
-        extra["detectability_checks"] = [c for r in results for c in r["detectability_checks"]]
-    if day:
-        output.write_csv("day_budgets.csv", day)
-        extra["day_budget_summaries"] = day_summaries(day)
+    if tables.has_rows("detectability"):
+        tables.write_csv("detectability")
+        extra["detectability"] = detectability_summary(tables.iterate("detectability"))
+        extra["detectability_checks"] = tables.in_task_order("detectability_checks")
+    if tables.has_rows("day_budgets"):
+        tables.write_csv("day_budgets")
+        extra["day_budget_summaries"] = day_summaries(tables.rows("day_budgets"))
+    summaries = level_summaries(rows)
     output.write_results(
         rows,
         summaries=summaries,
+        summaries_by_regime=regime_summaries(rows),
         consistency=consistency_summary(consistency),
         **extra,
         per_measurement_summaries=measurement_summaries(per_measurement),
-        pass_certificates=certificate_summary(c for r in results for c in r["certificates"]),
+        pass_certificates=tables.certificates,
         truth_vs_sgp4_km={
             "median": percentile(difference, 50),
             "p90": percentile(difference, 90),
@@ -484,23 +483,25 @@ def run(out, seed=0, progress=True, runner=None, **options):
     output = StudyOutput(out, "ssa-catalog", params)
     runner = Runner(workers=1, progress=progress) if runner is None else runner
     started = time.perf_counter()
-    results = runner.map(
-        catalog_task,
-        _batches(chosen, options.batch, recorded),
-        shared={"scenario": scenario, "seed": seed},
-        name="ssa-catalog",
-        fingerprint=params,
-    )
+    with CatalogTables(output) as tables:
+        for index, result in runner.imap(
+            catalog_task,
+            _batches(chosen, options.batch, recorded),
+            shared={"scenario": scenario, "seed": seed},
+            name="ssa-catalog",
+            fingerprint=params,
+        ):
+            tables.add(index, result)
     throughput = _throughput(len(chosen), time.perf_counter() - started, runner)
     output.parameters["runner"] = runner.describe()
-    rows, per_measurement, summaries, detectability = _tables(output, results, throughput)
+    rows, per_measurement, summaries, detectability = _tables(output, tables, throughput)
     if scenario.ccsds:
-        ccsds.write_messages(output, scenario, chosen, results)
+        ccsds.write_messages(output, scenario, chosen, tables.in_task_order("ccsds"))
     figures.save(output, scenario, chosen, rows, per_measurement, runner)
-    series = [row for r in results for row in r["nees"]]
     hours = scenario.times[scenario.evaluate] / 3600.0
-    day = [row for r in results for row in r["day_rows"] if row["feasible"]]
+    day = [row for row in tables.rows("day_budgets") if row["feasible"]]
     points = trust_figures.tradeoff_points(summaries, detectability)
+    series = nees_by_filter(tables.iterate("nees_series"))
     save_figures(output, trust_figures.jobs(series, hours, day, points), runner)
     return {
         "out": str(output.folder),
