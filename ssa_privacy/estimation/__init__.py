@@ -6,10 +6,12 @@ Every public name of the modules below is importable from ``ssa_privacy.estimati
 - :mod:`ssa_privacy.estimation.kalman`
 - :mod:`ssa_privacy.estimation.ukf`
 - :mod:`ssa_privacy.estimation.ekf`
+- :mod:`ssa_privacy.estimation.contact_noise`
 """
 
 from ssa_privacy import _compat
-from ssa_privacy.estimation import ekf, kalman, ukf
+from ssa_privacy.estimation import contact_noise, ekf, kalman, ukf
+from ssa_privacy.estimation.contact_noise import *  # noqa: F403
 from ssa_privacy.estimation.ekf import *  # noqa: F403
 from ssa_privacy.estimation.kalman import *  # noqa: F403
 from ssa_privacy.estimation.ukf import *  # noqa: F403
@@ -18,6 +20,7 @@ __all__ = [
     *kalman.__all__,
     *ukf.__all__,
     *ekf.__all__,
+    *contact_noise.__all__,
 ]
 
 

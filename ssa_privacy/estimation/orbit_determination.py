@@ -134,9 +134,17 @@ class _Problem:
         self.model, self.contact, self.tolerance = model, contact, tolerance
         self.x_prior, self.F = x_prior, len(x_prior)
         self.prior_root = np.linalg.cholesky(P_prior)
-        scale = contact.scale
-        noise = contact.noise / np.outer(scale, scale)[None]
-        self.noise_root = np.linalg.cholesky(0.5 * (noise + np.swapaxes(noise, 1, 2)))
+        # one filter at a time (not a stacked (F, M, M) and its temporaries), and one
+        # factor per distinct noise (a split prior repeats each filter three times)
+        outer = np.outer(contact.scale, contact.scale)
+        sources = getattr(contact.noise, "source", None)
+        roots, self.noise_root = {}, []
+        for f in range(self.F):
+            key = f if sources is None else sources(f)
+            if key not in roots:
+                noise = contact.noise[f] / outer
+                roots[key] = np.linalg.cholesky(0.5 * (noise + noise.T))
+            self.noise_root.append(roots[key])
         self._cache = (None, None)
 
     def linearise(self, delta):

@@ -6,9 +6,9 @@ simulated truths).
 """
 
 import numpy as np
-from scipy import linalg
 
 from ssa_privacy._internal.random import random_generator
+from ssa_privacy.estimation.contact_noise import PassNoise
 from ssa_privacy.estimation.ekf import ContactMeasurements, track_contacts
 from ssa_privacy.estimation.ukf import measurement_residual
 from ssa_privacy.sensors.streams import contacts
@@ -85,17 +85,17 @@ def contact_releases(stations, found, measured, references, mechanisms, releases
     for group in contacts(found):
         z, noise = [], []
         for designs, released in zip(mechanisms, releases, strict=True):
-            z_f, blocks = [], []
+            z_f, terms = [], []
             for i in group:
-                sensor_cov = np.kron(np.eye(len(found[i].indices)), found[i].R)
+                K = len(found[i].indices)
                 if designs[i] is None:
                     z_f.append(measured[i])
-                    blocks.append(sensor_cov)
+                    terms.append((found[i].R, K, None))
                 else:
                     z_f.append(released[i].values)
-                    blocks.append(sensor_cov + designs[i].Theta)
+                    terms.append((found[i].R, K, designs[i]))
             z.append(np.concatenate(z_f))
-            noise.append(linalg.block_diag(*blocks))
+            noise.append(terms)
         rows = [np.full(len(found[i].indices), found[i].station) for i in group]
         indices = np.concatenate([found[i].indices for i in group])
         scale = [np.tile(np.sqrt(np.diag(found[i].R)), len(found[i].indices)) for i in group]
@@ -108,7 +108,7 @@ def contact_releases(stations, found, measured, references, mechanisms, releases
                 np.concatenate(rows),
                 indices,
                 np.array(z),
-                np.array(noise),
+                PassNoise(noise),
                 np.concatenate(scale),
                 reference,
                 np.concatenate(wrapped),
