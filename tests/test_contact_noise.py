@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import linalg
 
-from ssa_privacy.estimation.contact_noise import PassNoise
+from ssa_privacy.estimation.contact_noise import ContactNoise
 from ssa_privacy.estimation.ekf import ContactMeasurements, track_contacts
 from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
@@ -51,7 +51,7 @@ def _dense(found, group, designs):
 def test_the_matrices_are_the_dense_block_diagonal_ones_and_a_subset_shares_them(iss):
     _, _, _, _, _, found, _, designs = iss
     group = max(contacts(found), key=len)
-    noise, dense = PassNoise(_terms(found, group, designs)), _dense(found, group, designs)
+    noise, dense = ContactNoise(_terms(found, group, designs)), _dense(found, group, designs)
     assert noise.shape == dense.shape and len(noise) == 2
     for f in range(2):
         np.testing.assert_array_equal(noise[f], dense[f])
@@ -79,7 +79,7 @@ def test_the_filters_are_the_same_to_the_last_bit_with_either_form(iss):
                 ]
             )
             noise = (
-                PassNoise(_terms(found, group, designs))
+                ContactNoise(_terms(found, group, designs))
                 if form == "blocks"
                 else _dense(found, group, designs)
             )

@@ -4,7 +4,7 @@ A contact (the overlapping passes of several stations,
 :func:`~ssa_privacy.sensors.streams.contacts`) is released with a noise covariance per
 filter that is block diagonal over its passes: each pass's sensor noise ``kron(I_K, R)``
 plus its mechanism's privacy noise ``Theta`` (:mod:`ssa_privacy.privacy.pml.passes`).
-:class:`PassNoise` holds the blocks' terms and builds a filter's dense matrix only when
+:class:`ContactNoise` holds the blocks' terms and builds a filter's dense matrix only when
 it is asked for, so that the contacts of a day do not hold every filter's dense matrix
 at once.
 """
@@ -12,10 +12,10 @@ at once.
 import numpy as np
 from scipy import linalg
 
-__all__ = ["PassNoise"]
+__all__ = ["ContactNoise"]
 
 
-class PassNoise:
+class ContactNoise:
     """The noise covariances (F, M, M) of a contact, kept as its passes' blocks.
 
     Each filter's matrix is block diagonal over the contact's passes; it is built when
@@ -35,7 +35,7 @@ class PassNoise:
     Notes
     -----
     Indexing with an integer gives that filter's dense (M, M) matrix (a new array each
-    time); with an array of integers, the PassNoise of those filters (sharing the terms,
+    time); with an array of integers, the ContactNoise of those filters (sharing the terms,
     no copy). ``numpy.asarray`` gives the dense (F, M, M) stack.
     """
 
@@ -58,7 +58,7 @@ class PassNoise:
                 block = np.kron(np.eye(K), R)
                 blocks.append(block if mechanism is None else block + mechanism.Theta)
             return linalg.block_diag(*blocks)
-        return PassNoise([self.terms[int(k)] for k in np.asarray(f).ravel()])
+        return ContactNoise([self.terms[int(k)] for k in np.asarray(f).ravel()])
 
     def __array__(self, dtype=None, copy=None):
         dense = np.array([self[f] for f in range(len(self))])
@@ -75,7 +75,7 @@ class PassNoise:
         Returns
         -------
         int
-            Equal for two filters of this PassNoise that share their terms (a subset
+            Equal for two filters of this ContactNoise that share their terms (a subset
             that repeats a filter, as a split prior's components): their matrices are
             then equal.
         """

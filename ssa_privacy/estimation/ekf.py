@@ -55,7 +55,7 @@ from filterpy.kalman import ExtendedKalmanFilter
 
 from ssa_privacy._internal.validation import as_matrix, non_negative, positive_int, whole_numbers
 from ssa_privacy.constants import MU_EARTH, R_EARTH
-from ssa_privacy.estimation.contact_noise import PassNoise
+from ssa_privacy.estimation.contact_noise import ContactNoise
 from ssa_privacy.estimation.orbit_determination import (
     contact_orbit_determination,
     linearised_contact,
@@ -136,9 +136,9 @@ class ContactMeasurements:
         Its index in the time grid.
     z : ndarray, shape (F, M)
         The released measurements of each filter (rad, km, km/s as the rows' units).
-    noise : ndarray, shape (F, M, M), or PassNoise
+    noise : ndarray, shape (F, M, M), or ContactNoise
         Their noise covariances (sensor and privacy), positive definite; a
-        :class:`~ssa_privacy.estimation.contact_noise.PassNoise` keeps them as the
+        :class:`~ssa_privacy.estimation.contact_noise.ContactNoise` keeps them as the
         passes' blocks (not materialized).
     scale : ndarray, shape (M,)
         A typical standard deviation of each row (the sensor's), to condition the update.
@@ -159,7 +159,7 @@ class ContactMeasurements:
         self.stations = np.asarray(stations)
         self.indices = np.asarray(indices)
         self.z = np.asarray(z, dtype=float)
-        self.noise = noise if isinstance(noise, PassNoise) else np.asarray(noise, dtype=float)
+        self.noise = noise if isinstance(noise, ContactNoise) else np.asarray(noise, dtype=float)
 
     def subset(self, filters):
         """The same contact with the releases of some filters only.
@@ -226,9 +226,9 @@ class ContactMeasurements:
 
 
 def _concatenated(noises):
-    """The filters of several contacts' noises, in order (a PassNoise if all are)."""
-    if all(isinstance(n, PassNoise) for n in noises):
-        return PassNoise([t for n in noises for t in n.terms])
+    """The filters of several contacts' noises, in order (a ContactNoise if all are)."""
+    if all(isinstance(n, ContactNoise) for n in noises):
+        return ContactNoise([t for n in noises for t in n.terms])
     return np.concatenate([np.asarray(n, dtype=float) for n in noises])
 
 

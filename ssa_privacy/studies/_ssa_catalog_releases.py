@@ -8,7 +8,7 @@ simulated truths).
 import numpy as np
 
 from ssa_privacy._internal.random import random_generator
-from ssa_privacy.estimation.contact_noise import PassNoise
+from ssa_privacy.estimation.contact_noise import ContactNoise
 from ssa_privacy.estimation.ekf import ContactMeasurements, track_contacts
 from ssa_privacy.estimation.ukf import measurement_residual
 from ssa_privacy.sensors.streams import contacts
@@ -108,7 +108,7 @@ def contact_releases(stations, found, measured, references, mechanisms, releases
                 np.concatenate(rows),
                 indices,
                 np.array(z),
-                PassNoise(noise),
+                ContactNoise(noise),
                 np.concatenate(scale),
                 reference,
                 np.concatenate(wrapped),
