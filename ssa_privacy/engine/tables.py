@@ -143,7 +143,14 @@ class TableStream:
         self.rows += len(rows)
 
     def header(self):
-        """The columns the rows had, in the order they first appeared in task order."""
+        """The columns the rows appended so far had.
+
+        Returns
+        -------
+        list of str
+            Every column some row had, in the order they first appeared, the tasks
+            taken in task order (the header of the table's CSV file).
+        """
         ordered = sorted(self._keys.items(), key=lambda item: item[1])
         return list(dict.fromkeys(key for keys, _ in ordered for key in keys))
 
