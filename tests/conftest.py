@@ -1,5 +1,11 @@
-"""Shared test configuration: the hypothesis profiles, a screenless plotting backend, and
-the ``catalogue`` fixture (the shared active-satellite catalogue, or a skip without it).
+"""Shared test configuration: the hypothesis profiles, a screenless plotting backend, the
+``catalogue`` fixture (the shared active-satellite catalogue, or a skip without it) and
+the ``data`` marker.
+
+A test that reads files of the shared data folder is marked
+``@pytest.mark.data("file", ...)``: it is skipped, with the places tried, when a file is
+not found (``$SSA_PRIVACY_DATA``, then ``../shared/data`` beside the checkout), so that
+the README's test command passes on a machine without the data.
 
 Three profiles, chosen by the environment variable ``HYPOTHESIS_PROFILE`` (default
 ``"default"``):
@@ -29,6 +35,7 @@ import matplotlib
 import pytest
 from hypothesis import HealthCheck, settings
 
+from ssa_privacy.engine.data import data_file
 from ssa_privacy.orbits.tle import load_catalogue
 
 # The studies draw their figures into files; the command line sets this backend itself.
@@ -74,3 +81,13 @@ def catalogue():
         return load_catalogue()
     except FileNotFoundError as error:
         pytest.skip(f"the shared catalogue is not available: {error}")
+
+
+def pytest_runtest_setup(item):
+    """Skip a test marked ``data`` when a file it names is not in the data folder."""
+    for marker in item.iter_markers("data"):
+        for name in marker.args:
+            try:
+                data_file(name)
+            except FileNotFoundError as error:
+                pytest.skip(f"the shared data are not available: {error}")

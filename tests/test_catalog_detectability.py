@@ -9,16 +9,16 @@ the mean-of-known-directions bound of the averaged test.
 """
 
 import dataclasses
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from ssa_privacy.attacks.manoeuvre import known_direction
+from ssa_privacy.engine.data import data_file
 from ssa_privacy.orbits.catalog import read_element_sets, sgp4_states
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
+from ssa_privacy.orbits.tle import ACTIVE_CATALOGUE_FILE
 from ssa_privacy.privacy.pml.passes import PassMechanism
 from ssa_privacy.privacy.pml.stream import ReleaseStream
 from ssa_privacy.sensors.streams import passes_of
@@ -38,11 +38,9 @@ from ssa_privacy.studies._ssa_catalog_detectability import (
 from ssa_privacy.studies.scenario import default_scenario
 from ssa_privacy.studies.ssa_catalog import Scenario, choose_objects
 
-DATA = Path(os.environ.get("SSA_PRIVACY_DATA", "/work/shared/data"))
-TLE = DATA / "active_satellites_2026-03-19.tle"
 KNOWN = len(DIRECTIONS) * len(MAGNITUDES)
 
-pytestmark = pytest.mark.skipif(not TLE.exists(), reason="the sample catalogue is not there")
+pytestmark = pytest.mark.data(ACTIVE_CATALOGUE_FILE)
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +48,9 @@ def case():
     """One LEO object over 6 h, its passes, and filters none / 10 / 20 nats (log-det)."""
     spec = default_scenario()
     spec = dataclasses.replace(spec, window=dataclasses.replace(spec.window, hours=6.0))
-    start_jd, sample, _ = choose_objects(read_element_sets(TLE), "leo", 3, seed=0)
+    start_jd, sample, _ = choose_objects(
+        read_element_sets(data_file(ACTIVE_CATALOGUE_FILE)), "leo", 3, seed=0
+    )
     scenario = Scenario(spec, start_jd)
     element_set = sample[0]
     state0 = sgp4_states([element_set], start_jd, scenario.times[[0, -1]])[0, 0]

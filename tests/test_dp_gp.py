@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, linalg, stats
 
+from ssa_privacy.engine.data import KUNG_FILE
 from ssa_privacy.engine.data import load_kung_women as load_women
 from ssa_privacy.gp.regression import RBF
 from ssa_privacy.privacy import accounting, dp_gp
@@ -122,6 +123,7 @@ def test_authors_gradient_descent_reproduced():
     assert max_leverage == pytest.approx(1.00019, abs=1e-5)
 
 
+@pytest.mark.data(KUNG_FILE)
 def test_kung_vectors():
     age, height = load_women()
     assert len(age) == 287
@@ -287,6 +289,7 @@ def test_rkhs_bounds_are_ordered_and_dominate_the_test_set_shift(n, lengthscale,
     assert shift <= exact * (1 + 1e-6) + 1e-6
 
 
+@pytest.mark.data(KUNG_FILE)
 def test_paper_refinement_is_flagged_and_exact_is_much_smaller_on_kung():
     age, _ = load_women()
     K = RBF(25.0)(age)

@@ -5,9 +5,11 @@ import json
 import numpy as np
 import pytest
 
-from ssa_privacy.engine.data import load_census
+from ssa_privacy.engine.data import CENSUS_FILE, CENSUS_SPLIT_FILE, load_census
 from ssa_privacy.studies import _dp_rows as dp
 from ssa_privacy.studies import census
+
+pytestmark = pytest.mark.data(CENSUS_FILE, CENSUS_SPLIT_FILE)
 
 
 def test_authors_split_and_sensitive_set():

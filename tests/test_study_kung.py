@@ -6,9 +6,12 @@ import json
 import numpy as np
 import pytest
 
+from ssa_privacy.engine.data import KUNG_FILE
 from ssa_privacy.engine.runner import Runner
 from ssa_privacy.privacy.accounting import c_delta, gaussian_mechanism_delta
 from ssa_privacy.studies import kung
+
+pytestmark = pytest.mark.data(KUNG_FILE)
 
 SMALL = {"replications": 2, "selection_replications": 1, "folds": 2}
 
