@@ -3,12 +3,14 @@
 Checks the promises of ``docs/changelog.rst``: every module path and public name that moved
 still imports, warns with a :class:`DeprecationWarning` naming its new place and the removal
 version, and gives the very object at the new place; no module of the package imports an
-old path; every module declares ``__all__`` without private names.
+old path; every module declares ``__all__`` without private names; a subpackage gathers
+the public names of the modules its docstring lists.
 """
 
 import ast
 import importlib
 import pkgutil
+import re
 import sys
 from pathlib import Path
 
@@ -95,6 +97,28 @@ def test_every_module_declares_its_public_names(name):
     assert len(set(module.__all__)) == len(module.__all__)
     for exported in module.__all__:
         assert hasattr(module, exported), exported
+
+
+GATHERING = [
+    name
+    for name in MODULES
+    if "Every public name of the modules below" in (importlib.import_module(name).__doc__ or "")
+]
+
+
+@pytest.mark.parametrize("name", GATHERING)
+def test_a_subpackage_gathers_the_modules_it_lists_and_names_the_others(name):
+    package = importlib.import_module(name)
+    head, _, tail = package.__doc__.partition("Every public name of the modules below")
+    listed = re.findall(r"^- :mod:`([\w.]+)`$", tail, flags=re.MULTILINE)
+    own = {f"{name}.{m.name}" for m in pkgutil.iter_modules(package.__path__)}
+    public = {m for m in own if not m.rpartition(".")[2].startswith("_")}
+    assert set(listed) <= own
+    assert public <= set(re.findall(r":mod:`([\w.]+)`", package.__doc__))
+    for module in map(importlib.import_module, listed):
+        for exported in module.__all__:
+            assert exported in package.__all__, (module.__name__, exported)
+            assert getattr(package, exported) is getattr(module, exported), exported
 
 
 @pytest.mark.parametrize(

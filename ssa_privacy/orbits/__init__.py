@@ -11,6 +11,10 @@ Every public name of the modules below is importable from ``ssa_privacy.orbits``
 - :mod:`ssa_privacy.orbits.tle_format`
 - :mod:`ssa_privacy.orbits.tle`
 - :mod:`ssa_privacy.orbits.catalog`
+
+Orbit Ephemeris and Orbit Mean-Elements Messages are read and written by
+:mod:`ssa_privacy.orbits.oem` and :mod:`ssa_privacy.orbits.omm`, imported by their own paths
+(they load the CCSDS library).
 """
 
 from ssa_privacy import _compat
