@@ -99,6 +99,26 @@ def test_every_module_declares_its_public_names(name):
         assert hasattr(module, exported), exported
 
 
+SHADOWING = sorted(
+    old
+    for old in _compat.MOVED_MODULES
+    if old.rpartition(".")[2]
+    in getattr(importlib.import_module(old.rpartition(".")[0]), "__all__", ())
+)
+
+
+@pytest.mark.parametrize("old", SHADOWING)
+def test_an_old_module_path_does_not_replace_a_public_name_of_its_package(old):
+    package_name, _, child = old.rpartition(".")
+    package = importlib.import_module(package_name)
+    public = getattr(package, child)
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=f"use {_compat.MOVED_MODULES[old]}$"):
+        alias = importlib.import_module(old)
+    assert getattr(package, child) is public and not isinstance(public, type(alias))
+    assert getattr(alias, child) is public
+
+
 GATHERING = [
     name
     for name in MODULES

@@ -299,6 +299,19 @@ class _MovedModule(types.ModuleType):
         return dir(self.__dict__["_target"])
 
 
+class _KeepsPublicNames(types.ModuleType):
+    """A package whose public names no old submodule path of the same name replaces.
+
+    Importing a submodule binds it to its package's attribute of the same name; an old
+    path such as ``ssa_privacy.sensors.passes`` would thus replace the function
+    ``ssa_privacy.sensors.passes`` for the whole process."""
+
+    def __setattr__(self, name, value):
+        if isinstance(value, _MovedModule) and name in self.__dict__.get("__all__", ()):
+            return
+        super().__setattr__(name, value)
+
+
 class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Import hook serving :data:`MOVED_MODULES` as aliases of their new modules."""
 
@@ -314,6 +327,9 @@ class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         new = MOVED_MODULES[module.__name__]
         _warn(module.__name__, new)
         module._target = importlib.import_module(new)
+        package, _, child = module.__name__.rpartition(".")
+        if child in getattr(sys.modules[package], "__all__", ()):
+            sys.modules[package].__class__ = _KeepsPublicNames
 
 
 def install():
