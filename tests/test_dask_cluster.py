@@ -7,6 +7,7 @@ the test is skipped without distributed or the catalogue.
 """
 
 import csv
+import json
 import os
 import socket
 import subprocess
@@ -84,3 +85,5 @@ def test_a_study_on_a_separate_process_cluster_equals_the_serial_run(cluster, tm
     rows = _rows(dask)
     assert rows == _rows(serial)
     assert len({row["norad_id"] for row in rows}) == 2
+    throughput = json.loads((dask / "results.json").read_text())["throughput"]
+    assert throughput["workers"] == 2  # the cluster's two single-threaded workers

@@ -128,6 +128,16 @@ class DaskConnection:
             self._close_cluster()
             raise
 
+    def threads(self):
+        """The worker threads of the cluster now (the sum over its workers).
+
+        Returns
+        -------
+        int
+            The tasks the cluster can run at once.
+        """
+        return sum(self.client.nthreads().values())
+
     def _close_cluster(self):
         cluster, self._cluster = self._cluster, None
         if cluster is not None:

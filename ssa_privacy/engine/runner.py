@@ -346,6 +346,7 @@ class Runner:
         self.preload = _module_names(preload)
         self.records = {}
         self._dask = None  # the open Dask connection, from the first Dask map to close()
+        self._cluster_threads = None  # a running cluster's worker threads at the last map
         self._closer = None
 
     @property
@@ -358,9 +359,10 @@ class Runner:
     @property
     def concurrency(self):
         """How many tasks run at once: 1 serially, ``workers`` on a process pool,
-        ``dask_local`` on a local Dask cluster, None on a running cluster (unknown)."""
+        ``dask_local`` on a local Dask cluster; on a running cluster its worker threads
+        when the last map started (None before the first map)."""
         if self.backend == "dask":
-            return self.dask_local
+            return self._cluster_threads if self.dask_local is None else self.dask_local
         return self.workers
 
     def describe(self):
@@ -524,7 +526,10 @@ class Runner:
         else:
             from ssa_privacy.engine.dask_backend import run_on_dask
 
-            yield from run_on_dask(self._connection(), function, tasks, todo, shared, name)
+            connection = self._connection()
+            if self.scheduler is not None:
+                self._cluster_threads = connection.threads()
+            yield from run_on_dask(connection, function, tasks, todo, shared, name)
 
     def _connection(self):
         """The Dask connection of this runner, opened at its first Dask map."""
