@@ -527,8 +527,7 @@ class Runner:
             from ssa_privacy.engine.dask_backend import run_on_dask
 
             connection = self._connection()
-            if self.scheduler is not None:
-                self._cluster_threads = connection.threads()
+            self._cluster_threads = connection.threads()
             yield from run_on_dask(connection, function, tasks, todo, shared, name)
 
     def _connection(self):
