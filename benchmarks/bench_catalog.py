@@ -7,8 +7,10 @@
    defaults otherwise (24 h at 30 s, 8 radars, pass budgets 10, 14, 20 nats plus "none",
    batches of 5), serially (``Runner(workers=1)``), each regime in a child process of its
    own: the tasks' worker-seconds per object as a multiple of the baseline (targets: LEO
-   <= 3.5, MEO and GEO <= 20), and the child's peak resident memory (``ru_maxrss``, the
-   whole run: catalogue, tasks, tables, figures; target <= 2 GB per worker).
+   <= 3.5, MEO and GEO <= 20), the child's peak resident memory (``ru_maxrss``, the
+   whole run: catalogue, tasks, tables, figures; target <= 2 GB per worker), and where
+   the tasks' time goes: timers around the task's stages (:data:`STAGES`), as shares of
+   the tasks' wall time without the brute-force check of the run's first object.
 3. Projection: the objects of each regime that ``--objects all`` tracks (one element set
    per catalogue number, stale ones left out: 14,700 of the 14,710 of the 2026-03-19
    catalogue) times the regime's worker-seconds per object, on 2 workers at efficiency 1:
@@ -31,6 +33,7 @@ for the default 24 h). Run on an idle machine: ``python benchmarks/bench_catalog
 """
 
 import argparse
+import collections
 import json
 import math
 import resource
@@ -45,10 +48,11 @@ from _dask_processes import DaskProcesses
 from _timing import best_time
 
 from ssa_privacy.engine.runner import Runner
+from ssa_privacy.estimation import ekf
 from ssa_privacy.orbits.catalog import read_element_sets, select_objects, sgp4_states
 from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.orbits.tle import load_catalogue
-from ssa_privacy.studies import ssa_catalog
+from ssa_privacy.studies import _ssa_catalog_task, ssa_catalog
 from ssa_privacy.studies._ssa_catalog_options import CatalogOptions
 
 #: Worker-seconds per object as a multiple of the baseline, at most, per regime.
@@ -57,6 +61,15 @@ TARGETS = {"leo": 3.5, "meo": 20.0, "geo": 20.0}
 MEMORY_TARGET_GB = 2.0
 #: Workers of the whole-catalogue projection, and its target (h).
 PROJECTION_WORKERS, PROJECTION_TARGET_H = 2, 1.0
+#: The timed stages of an object's task: (module, function, label). The batch orbit
+#: determination runs inside the filters; the check runs for the run's first object only.
+STAGES = (
+    (_ssa_catalog_task, "_tracking", "filters"),
+    (ekf, "contact_orbit_determination", "of which batch OD"),
+    (_ssa_catalog_task, "_level_mechanisms", "pass designs"),
+    (_ssa_catalog_task, "object_detectability", "detectability"),
+    (_ssa_catalog_task, "_checks", "check"),
+)
 
 
 def baseline_seconds(repeats=5):
@@ -92,6 +105,33 @@ def per_object(throughput):
     return throughput["wall_time_s"] * throughput["workers"] / throughput["objects"]
 
 
+def timed_stages():
+    """Put timers around the :data:`STAGES` of this process; return their running sums.
+
+    Returns
+    -------
+    collections.Counter
+        Seconds spent in each stage, by label, from now on.
+    """
+    spent = collections.Counter()
+    for module, name, label in STAGES:
+        setattr(module, name, _timer(getattr(module, name), label, spent))
+    return spent
+
+
+def _timer(function, label, spent):
+    """``function``, adding its wall time to ``spent[label]``."""
+
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            spent[label] += time.perf_counter() - start
+
+    return timed
+
+
 def regime_run(regime, objects, options):
     """One regime's study, serially in this process (run in a child of its own).
 
@@ -101,11 +141,22 @@ def regime_run(regime, objects, options):
         As :func:`study`.
     peak_kib : int
         This process's peak resident memory (KiB on Linux).
+    stages : dict
+        Seconds per stage (:func:`timed_stages`).
     """
+    spent = timed_stages()
     with tempfile.TemporaryDirectory() as folder:
         runner = Runner(workers=1, progress=False)
         throughput = study(folder, runner, regime=regime, objects=objects, **options)[1]
-    return throughput, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return throughput, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, dict(spent)
+
+
+def shares(throughput, stages):
+    """The stages' shares of the tasks' wall time without the check, as text."""
+    total = throughput["wall_time_s"] - stages.get("check", 0.0)
+    parts = {label: stages.get(label, 0.0) for _, _, label in STAGES if label != "check"}
+    parts["the rest"] = total - sum(v for k, v in parts.items() if k != "of which batch OD")
+    return ", ".join(f"{label} {100 * seconds / total:.0f}%" for label, seconds in parts.items())
 
 
 def regime_costs(counts, baseline, options):
@@ -128,14 +179,15 @@ def regime_costs(counts, baseline, options):
     costs = {}
     for regime, objects in counts.items():
         with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as child:
-            throughput, peak = child.submit(regime_run, regime, objects, options).result()
+            throughput, peak, stages = child.submit(regime_run, regime, objects, options).result()
         costs[regime] = per_object(throughput)
         print(
             f"{regime.upper()}: {throughput['objects']} objects, tasks "
             f"{throughput['wall_time_s']:.1f} s on 1 worker: {costs[regime]:.3f} worker-s "
             f"per object = {costs[regime] / baseline:.1f} baselines (target <= "
             f"{TARGETS[regime]:g}); peak resident memory {peak / 2**20:.2f} GiB "
-            f"(target <= {MEMORY_TARGET_GB:g} GB per worker)"
+            f"(target <= {MEMORY_TARGET_GB:g} GB per worker)\n  stages: "
+            f"{shares(throughput, stages)}"
         )
     return costs
 
