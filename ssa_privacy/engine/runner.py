@@ -346,7 +346,7 @@ class Runner:
         self.preload = _module_names(preload)
         self.records = {}
         self._dask = None  # the open Dask connection, from the first Dask map to close()
-        self._cluster_threads = None  # a running cluster's worker threads at the last map
+        self._cluster_threads = None  # the Dask cluster's worker threads at the last map
         self._closer = None
 
     @property
