@@ -10,7 +10,9 @@
    <= 3.5, MEO and GEO <= 20), the child's peak resident memory (``ru_maxrss``, the
    whole run: catalogue, tasks, tables, figures; target <= 2 GB per worker), and where
    the tasks' time goes: timers around the task's stages (:data:`STAGES`), as shares of
-   the tasks' wall time without the brute-force check of the run's first object.
+   the tasks' wall time without the brute-force check of the run's first object; and the
+   J2 integrations of all stages together in baselines per object, the propagation
+   floor under the other costs.
 3. Projection: the objects of each regime that ``--objects all`` tracks (one element set
    per catalogue number, stale ones left out: 14,700 of the 14,710 of the 2026-03-19
    catalogue) times the regime's worker-seconds per object, on 2 workers at efficiency 1:
@@ -61,15 +63,22 @@ TARGETS = {"leo": 3.5, "meo": 20.0, "geo": 20.0}
 MEMORY_TARGET_GB = 2.0
 #: Workers of the whole-catalogue projection, and its target (h).
 PROJECTION_WORKERS, PROJECTION_TARGET_H = 2, 1.0
-#: The timed stages of an object's task: (module, function, label). The batch orbit
-#: determination runs inside the filters; the check runs for the run's first object only.
+#: The timed stages of an object's task: (module or class, function, label). The batch
+#: orbit determination runs inside the filters; the J2 integrations (every
+#: ``solve_ivp`` of the propagator: truth, nominal, transition matrices, predictions, the
+#: batch solves' trials, the detectability's) run inside every stage; the check runs for
+#: the run's first object only.
 STAGES = (
     (_ssa_catalog_task, "_tracking", "filters"),
     (ekf, "contact_orbit_determination", "of which batch OD"),
     (_ssa_catalog_task, "_level_mechanisms", "pass designs"),
     (_ssa_catalog_task, "object_detectability", "detectability"),
     (_ssa_catalog_task, "_checks", "check"),
+    (J2Propagator, "_integrate", "J2 integration, every stage"),
 )
+INTEGRATION = STAGES[-1][2]
+#: The stages that run inside others (left out of "the rest").
+NESTED = ("of which batch OD", INTEGRATION)
 
 
 def baseline_seconds(repeats=5):
@@ -113,21 +122,26 @@ def timed_stages():
     collections.Counter
         Seconds spent in each stage, by label, from now on.
     """
-    spent = collections.Counter()
+    spent, running = collections.Counter(), []
     for module, name, label in STAGES:
-        setattr(module, name, _timer(getattr(module, name), label, spent))
+        setattr(module, name, _timer(getattr(module, name), label, spent, running))
     return spent
 
 
-def _timer(function, label, spent):
-    """``function``, adding its wall time to ``spent[label]``."""
+def _timer(function, label, spent, running):
+    """``function``, adding its wall time to ``spent[label]`` unless it runs in the check.
+
+    ``running`` is the stack of the timed stages in progress, shared by all timers."""
 
     def timed(*args, **kwargs):
+        running.append(label)
         start = time.perf_counter()
         try:
             return function(*args, **kwargs)
         finally:
-            spent[label] += time.perf_counter() - start
+            running.pop()
+            if "check" not in running:
+                spent[label] += time.perf_counter() - start
 
     return timed
 
@@ -155,7 +169,7 @@ def shares(throughput, stages):
     """The stages' shares of the tasks' wall time without the check, as text."""
     total = throughput["wall_time_s"] - stages.get("check", 0.0)
     parts = {label: stages.get(label, 0.0) for _, _, label in STAGES if label != "check"}
-    parts["the rest"] = total - sum(v for k, v in parts.items() if k != "of which batch OD")
+    parts["the rest"] = total - sum(v for k, v in parts.items() if k not in NESTED)
     return ", ".join(f"{label} {100 * seconds / total:.0f}%" for label, seconds in parts.items())
 
 
@@ -187,7 +201,9 @@ def regime_costs(counts, baseline, options):
             f"per object = {costs[regime] / baseline:.1f} baselines (target <= "
             f"{TARGETS[regime]:g}); peak resident memory {peak / 2**20:.2f} GiB "
             f"(target <= {MEMORY_TARGET_GB:g} GB per worker)\n  stages: "
-            f"{shares(throughput, stages)}"
+            f"{shares(throughput, stages)}\n  J2 integration alone: "
+            f"{stages.get(INTEGRATION, 0.0) / throughput['objects'] / baseline:.1f} "
+            "baselines per object"
         )
     return costs
 
