@@ -329,10 +329,15 @@ def test_batching_changes_the_results_by_integration_round_off_at_most(
     """The numbers of a batch of two agree with those of two batches of one: the epsilons
     (smooth in the nominal track) to 1e-6 relative, the RMSEs (through the filters'
     nonlinear updates) to 1e-4 (the tracks are integrated in one stacked system per
-    batch, which changes them at round-off), the NEES and NIS to 1e-3: they go through
-    the measured linearisation error of uncertain filters, the positive part of a
-    difference of two propagated covariances (one through finite-difference transition
-    matrices), whose thin directions the stacking moves by more than the RMSEs."""
+    batch, which changes them at the integration error), the NEES and NIS to 1e-2: they
+    go through the measured linearisation error of uncertain filters, the positive part
+    of a difference of two propagated covariances (one through finite-difference
+    transition matrices), whose thin directions the stacking moves by more than the
+    RMSEs (up to 1.1e-3 seen, depending on the machine's floating point). A batching
+    fault (an object's random streams or passes depending on its batch) would change
+    them by their Monte Carlo spread, tens of percent: one object's NEES averages a
+    chi-square of 6 degrees of freedom (relative spread sqrt(2/6) = 0.58 per
+    independent time) over a few hours of correlated times."""
     with open(batched_out / "results.csv") as stream:
         batched = list(csv.DictReader(stream))
     assert [r.keys() for r in batched] == [r.keys() for r in rows]
@@ -342,7 +347,7 @@ def test_batching_changes_the_results_by_integration_round_off_at_most(
                 assert theirs[key] == value
             else:
                 # the NEES divides by a covariance that a day of J2 flow stretches
-                rel = 1e-3 if "nees" in key or "nis" in key else 1e-4 if "rmse" in key else 1e-6
+                rel = 1e-2 if "nees" in key or "nis" in key else 1e-4 if "rmse" in key else 1e-6
                 assert float(theirs[key]) == pytest.approx(float(value), rel=rel, abs=1e-9), key
 
 
