@@ -76,6 +76,7 @@ STAGES = (
     (_ssa_catalog_task, "_checks", "check"),
     (J2Propagator, "_integrate", "J2 integration, every stage"),
 )
+#: The label of the J2 integrations.
 INTEGRATION = STAGES[-1][2]
 #: The stages that run inside others (left out of "the rest").
 NESTED = ("of which batch OD", INTEGRATION)
