@@ -311,7 +311,7 @@ def exclusion(element_set, reason):
         ``norad_id`` (int), ``name``, ``epoch_utc`` (ISO 8601) and ``reason``.
     """
     return {
-        "norad_id": int(element_set.catalogue_number),
+        "norad_id": element_set.norad_id,
         "name": element_set.name.strip(),
         "epoch_utc": utc_text(element_set.epoch_jd),
         "reason": reason,
@@ -392,16 +392,16 @@ def newest_element_sets(catalogue, start_jd=None, staleness_days=STALENESS_DAYS)
         usable = [abs(e.epoch_jd - start_jd) <= staleness_days for e in sets]
     newest = {}
     for index, element_set in enumerate(sets):
-        best = newest.get(element_set.catalogue_number)
+        best = newest.get(element_set.norad_id)
         rank = (usable[index], element_set.epoch_jd)
         if best is None or rank > (usable[best], sets[best].epoch_jd):
-            newest[element_set.catalogue_number] = index
+            newest[element_set.norad_id] = index
     chosen = set(newest.values())
     repeated = [
         exclusion(
             e,
             f"repeated catalogue number: the element set of epoch "
-            f"{utc_text(sets[newest[e.catalogue_number]].epoch_jd)} is kept",
+            f"{utc_text(sets[newest[e.norad_id]].epoch_jd)} is kept",
         )
         for i, e in enumerate(sets)
         if i not in chosen

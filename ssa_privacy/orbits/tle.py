@@ -124,6 +124,12 @@ class ElementSet:
         return self.line1[2:7].strip()
 
     @property
+    def norad_id(self):
+        """Catalogue number as an int: the Alpha-5 form (``"C3456"``: the letter A-Z without
+        I and O counts 10-33, so 123456) decoded by SGP4 (``Satrec.satnum``)."""
+        return int(self.satrec.satnum)
+
+    @property
     def epoch_jd(self):
         """Epoch as a Julian date (UTC), whole and fractional parts added."""
         return self.satrec.jdsatepoch + self.satrec.jdsatepochF

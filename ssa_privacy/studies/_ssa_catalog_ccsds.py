@@ -200,7 +200,7 @@ def write_messages(output, scenario, chosen, objects):
         What the messages hold, per object in task order (the items of the tasks'
         ``ccsds`` lists, :func:`~ssa_privacy.studies._ssa_catalog_task.catalog_task`).
     """
-    names = {int(e.catalogue_number): e.name.strip() for e in chosen}
+    names = {e.norad_id: e.name.strip() for e in chosen}
     measured = [
         segment
         for item in objects

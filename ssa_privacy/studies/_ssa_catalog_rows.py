@@ -72,7 +72,7 @@ def normalized_errors(errors, covariances):
 
 def level_rows(element_set, found, filters, accounts, tracking):
     """One row per level: the logdet filter's RMSE, and the scaled designer's beside it."""
-    ident = {"norad_id": int(element_set.catalogue_number), "regime": regime(element_set)}
+    ident = {"norad_id": element_set.norad_id, "regime": regime(element_set)}
     counts = {"measurements": int(sum(len(p.indices) for p in found)), "passes": len(found)}
     by_label = {}
     for f, (label, epsilon, designer) in enumerate(filters):

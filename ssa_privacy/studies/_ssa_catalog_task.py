@@ -74,7 +74,7 @@ def _object_setup(scenario, element_set, nominal, Phi, seed, recorded):
 
     With recorded measurements (``recorded``: station index -> (grid indices, values)),
     the passes are the recorded samples and there is no truth: no deviation, no noise."""
-    norad = int(element_set.catalogue_number)
+    norad = element_set.norad_id
     Sigma_XX = manoeuvre_prior(nominal[0], 2.0 * np.pi / element_set.period)
     x0 = np.linalg.cholesky(Sigma_XX) @ random_generator((seed, norad, 0)).standard_normal(6)
     visible = None
@@ -338,7 +338,7 @@ def catalog_task(scenario, elements, seed, recorded=None):
     nominal, Phi = scenario.propagator.propagate_with_transition(
         times, sgp4[:, 0], rtol=TRUTH_TOLERANCE, atol=TRUTH_TOLERANCE
     )
-    mine = [None if recorded is None else recorded.get(int(e.catalogue_number), {}) for e in sets]
+    mine = [None if recorded is None else recorded.get(e.norad_id, {}) for e in sets]
     setups = [
         _object_setup(scenario, e, nominal[i], Phi[i], seed, mine[i]) for i, e in enumerate(sets)
     ]

@@ -337,7 +337,7 @@ def leakage_task(scenario, settings, regime, elements, position, validate, seed_
     )
     mid = item.indices[len(item.indices) // 2]
     context = (g_batch, jacobian_batch, Sigma_XX, Phi[mid])
-    norad = int(element_set.catalogue_number)
+    norad = element_set.norad_id
     common = {
         "regime": regime,
         "norad_id": norad,

@@ -46,7 +46,7 @@ def _element_set(spec, data):
             source=spec.source,
             key="objects.norad_ids",
         )
-    found = [e for e in sets if int(e.catalogue_number) == ids[0]]
+    found = [e for e in sets if e.norad_id == ids[0]]
     if not found:
         raise ScenarioError(
             f"catalogue number {ids[0]} is not in {spec.objects.catalogue}",
@@ -102,7 +102,7 @@ def network_values(path, data=None):
                 key="window.start",
             )
     values = {
-        "satellite": str(int(element_set.catalogue_number)),
+        "satellite": str(element_set.norad_id),
         "element_set": [element_set.name, element_set.line1, element_set.line2],
         "stations": [s.to_dict() for s in spec.sensors],
         "start_hours": start_hours,

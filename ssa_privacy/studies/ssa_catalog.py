@@ -217,7 +217,7 @@ def _batches(element_sets, size, recorded=None):
         batch = element_sets[b : b + size]
         payload = {"elements": [(e.name, e.line1, e.line2) for e in batch]}
         if recorded is not None:
-            numbers = [int(e.catalogue_number) for e in batch]
+            numbers = [e.norad_id for e in batch]
             payload["recorded"] = {n: recorded[n] for n in numbers if n in recorded}
         tasks.append(Task(("batch", b // size), payload))
     return tasks
@@ -282,15 +282,15 @@ def choose_objects(
     if norad_ids is None:
         sample = select_objects(unique, regime, objects, seed)
     else:
-        by_number = {int(e.catalogue_number): e for e in unique}
+        by_number = {e.norad_id: e for e in unique}
         missing = [n for n in norad_ids if n not in by_number]
         if missing:
             raise ValueError(f"norad_ids: not in the catalogue: {missing}")
         sample = [by_number[n] for n in norad_ids]
-    drawn = {int(e.catalogue_number) for e in sample}
+    drawn = {e.norad_id for e in sample}
     excluded = [{**r, "sampled": r["norad_id"] in drawn} for r in repeated + stale]
     left_out = {r["norad_id"] for r in stale}
-    fresh = [e for e in sample if int(e.catalogue_number) not in left_out]
+    fresh = [e for e in sample if e.norad_id not in left_out]
     if not fresh:
         raise ValueError(
             f"every sampled element set has its epoch further than staleness_days = "
@@ -316,7 +316,7 @@ def _objects(spec, catalogue, seed, recorded):
         objects.norad_ids,
     )
     if recorded is not None:
-        tracked = {int(e.catalogue_number) for e in sample}
+        tracked = {e.norad_id for e in sample}
         stray = [n for n in recorded.norad_ids if n not in tracked]
         if stray:
             raise ValueError(
@@ -341,8 +341,8 @@ def _scenario(options, seed):
     scenario = Scenario(spec, start_jd, options.ccsds)
     valid = sgp4_valid(sample, start_jd, scenario.times)
     chosen = [e for e, ok in zip(sample, valid, strict=True) if ok]
-    scenario.check_object = int(chosen[0].catalogue_number) if chosen else None
-    skipped = [int(e.catalogue_number) for e, ok in zip(sample, valid, strict=True) if not ok]
+    scenario.check_object = chosen[0].norad_id if chosen else None
+    skipped = [e.norad_id for e, ok in zip(sample, valid, strict=True) if not ok]
     if not chosen:
         raise ValueError(f"SGP4 fails within the window for every sampled object: {skipped}")
     params = _parameters(spec, scenario, options, seed, chosen, skipped, excluded)
@@ -361,7 +361,7 @@ def _parameters(spec, scenario, options, seed, chosen, skipped, excluded):
         "scenario": spec.as_record(),
         "regime": objects.regime,
         "objects": objects.sample,
-        "norad_ids": [int(e.catalogue_number) for e in chosen],
+        "norad_ids": [e.norad_id for e in chosen],
         "skipped_sgp4_errors": skipped,
         "start_utc": utc_text(scenario.start_jd),
         "start_rule": "given" if window.start is not None else START_RULE,

@@ -252,7 +252,7 @@ def _tasks(chosen, options, seed):
     tasks = []
     for regime, e in chosen:
         for position in options.passes:
-            norad = int(e.catalogue_number)
+            norad = e.norad_id
             arguments = {
                 "regime": regime,
                 "elements": (e.name, e.line1, e.line2),
@@ -269,7 +269,7 @@ def _parameters(spec, scenario, options, seed, chosen, catalogue_file):
     return {
         "seed": seed,
         "objects_per_regime": options.objects_per_regime,
-        "norad_ids": {r: [int(e.catalogue_number) for g, e in chosen if g == r] for r in REGIMES},
+        "norad_ids": {r: [e.norad_id for g, e in chosen if g == r] for r in REGIMES},
         "passes": list(options.passes),
         "min_pass_samples": task.MIN_PASS_SAMPLES,
         "start_utc": utc_text(scenario.start_jd),
