@@ -30,6 +30,7 @@ from sgp4.api import SatrecArray, jday
 
 from ssa_privacy._internal.validation import as_finite_array, positive, positive_int, scalar
 from ssa_privacy.orbits._element_text import decode, numbered_lines, parts
+from ssa_privacy.orbits.tle import _sets_of_lines
 from ssa_privacy.orbits.tle_format import TLEError, describe_sgp4_error
 
 __all__ = [
@@ -517,8 +518,6 @@ def read_element_sets(path):
 
 def _element_sets(raw, file):
     """The element sets of a file's bytes, as a tuple (``file`` names it in errors)."""
-    from ssa_privacy.orbits.omm import _sets_of_run
-    from ssa_privacy.orbits.tle import _sets_of_lines
 
     runs = parts(numbered_lines(decode(raw, str(file))))
     if not runs:
@@ -528,6 +527,8 @@ def _element_sets(raw, file):
         if run.kind == "tle":
             sets += _sets_of_lines(run.lines, str(file))
         else:
+            from ssa_privacy.orbits.omm import _sets_of_run  # ccsds-ndm: for OMMs only
+
             read = _sets_of_run(run, file, omms)
             sets, omms = sets + read, omms + len(read)
     return tuple(sets)
