@@ -296,7 +296,7 @@ CATALOGUE_FAULTS = [
     ("blank lines counted", ["", "ISS", "", L1, put(L2, 9, "191.6392")], 5,
      "TLE line 2, inclination (columns 9-16)"),
     ("a line 1 missing", ["ISS", L1, L2, L2], 4,
-     "found a TLE line 2 where an element set starts"),
+     "TLE line 2: found where an element set starts"),
     ("a line 1 missing in a two-line file", [L1, L2, L2, L1, L2], 3,
      "its line 1 is missing"),
     ("a name line, then a line 2", [L1, L2, "ISS", L2, L1], 4,

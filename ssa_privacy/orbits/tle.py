@@ -382,8 +382,10 @@ def _set_at(lines, index, file):
     number, text = lines[index]
     if _is_tle_line(text, 2):
         raise TLEError(
-            "found a TLE line 2 where an element set starts (a name line or a TLE line 1): "
-            "its line 1 is missing",
+            "found where an element set starts (a name line or a TLE line 1): its line 1 "
+            "is missing",
+            catalogue_number=text[2:7].strip(),
+            line=2,
             file=file,
             file_line=number,
         )
