@@ -3,9 +3,9 @@
 The ``sgp4`` package ships real element sets: ``SGP4-VER.TLE``, the 33 verification
 satellites of the SGP4 standard, and an ISS element set in ``sgp4/tests.py``. They are
 read from the installed package (never copied into this repository, never downloaded).
-Whole catalogues in the three-line format (a name line, then lines 1 and 2) or in the
-plain two-line format are read by :func:`read_catalogue` and, from the data folder,
-:func:`load_catalogue`; :func:`ssa_privacy.orbits.catalog.read_element_sets` also reads
+Whole catalogues in the three-line format (a name line, then lines 1 and 2), in the
+plain two-line format or in both are read by :func:`read_catalogue` and, from the data
+folder, :func:`load_catalogue`; :func:`ssa_privacy.orbits.catalog.read_element_sets` also reads
 CCSDS OMM files (:mod:`ssa_privacy.orbits.omm`).
 
 An :class:`ElementSet` wraps ``sgp4.api.Satrec``: SGP4 propagation (WGS-72 constants, as
@@ -321,9 +321,11 @@ def read_catalogue(file):
         The catalogue, e.g. CelesTrak's three-line format (a name line, then lines 1 and
         2) or a plain two-line file (lines 1 and 2 only, as space-track's ``tle`` format).
         Each element set may have a name line or not: a set without one is named by its
-        catalogue number. Blank lines are skipped; a name line may start with ``"0 "``
-        (space-track's 3LE), which is dropped. UTF-8 text (a byte-order mark is dropped),
-        lines ending in LF, CRLF or CR.
+        catalogue number: a line starts a set without a name when it is a whole TLE line
+        1 (or starts with ``"1 "`` and a line 2 follows), else it is a name line. Blank
+        lines are skipped; a name line may start with ``"0 "`` (space-track's 3LE), which
+        is dropped (a name line ``"0"`` alone names the set by its number). UTF-8 text (a
+        byte-order mark is dropped), lines ending in LF, CRLF or CR.
 
     Returns
     -------
