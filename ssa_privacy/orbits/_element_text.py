@@ -140,13 +140,30 @@ def _name_line(run):
     return carried
 
 
-def parts(lines):
+def _refuse_tables(lines, file):
+    """Refuse JSON and CSV (CelesTrak's ``FORMAT=JSON`` and ``CSV``) by their first line."""
+    number, text = next(((n, t) for n, t in lines if t.strip()), (None, ""))
+    kind = "JSON" if text.lstrip()[:1] in ("[", "{") else None
+    if text.lstrip().startswith("OBJECT_NAME,"):
+        kind = "CSV"
+    if kind:
+        raise TLEError(
+            f"the file is {kind}, which is not read here: element sets are read from TLE "
+            "files (two- or three-line) and CCSDS OMMs in KVN or XML",
+            file=file,
+            file_line=number,
+        )
+
+
+def parts(lines, file):
     """Split numbered lines into runs of TLE element sets and OMMs, in file order.
 
     Parameters
     ----------
     lines : list of (int, str)
         :func:`numbered_lines` of the file.
+    file : str
+        The file, for the error message.
 
     Returns
     -------
@@ -154,7 +171,15 @@ def parts(lines):
         The runs (module docstring: where one format gives way to the other), none of
         them blank; an empty list for a blank file. Blank lines before the first run are
         left out, those after a run kept in it.
+
+    Raises
+    ------
+    TLEError
+        A ValueError naming the file and its first line if the file is JSON (starting with
+        ``[`` or ``{``) or CSV (starting with ``OBJECT_NAME,``): CelesTrak serves its
+        OMMs so too, but not as CCSDS KVN or XML.
     """
+    _refuse_tables(lines, file)
     runs = []  # [format, lines]: format "tle", "kvn" or "xml"
     for index, (number, text) in enumerate(lines):
         start = _starts(lines, index, runs[-1][0] if runs else None)

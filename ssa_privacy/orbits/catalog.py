@@ -519,7 +519,7 @@ def read_element_sets(path):
 def _element_sets(raw, file):
     """The element sets of a file's bytes, as a tuple (``file`` names it in errors)."""
 
-    runs = parts(numbered_lines(decode(raw, str(file))))
+    runs = parts(numbered_lines(decode(raw, str(file))), str(file))
     if not runs:
         raise ValueError(f"{file}: the file is empty (no element set)")
     sets, omms = [], 0  # the OMMs are numbered through the file

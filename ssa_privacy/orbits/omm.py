@@ -411,7 +411,7 @@ def read_omm(path):
     ``sgp4.exporter.export_tle`` (Vallado et al. 2006).
     """
     path, text = _read_message(path, "OMM")
-    runs = parts(numbered_lines(text))
+    runs = parts(numbered_lines(text), str(path))
     tle = next((run for run in runs if run.kind == "tle"), None)
     if tle is not None:
         raise ValueError(
@@ -424,10 +424,23 @@ def read_omm(path):
     return sets
 
 
+def _refuse_text_after_xml(run, file):
+    """Refuse a line after the XML document's last tag (the parser's message would not
+    name it); a TLE element set there is a run of its own."""
+    last = max(k for k, (_, text) in enumerate(run.lines) if ">" in text)
+    after = next(((n, t) for n, t in run.lines[last + 1 :] if t.strip()), None)
+    if after is not None:
+        raise ValueError(
+            f"{file}, line {after[0]}: {after[1].strip()!r} follows the XML document's last "
+            "tag and is neither XML nor a TLE element set"
+        )
+
+
 def _sets_of_run(run, file, before):
     """The element sets of a run of OMMs (an :class:`~ssa_privacy.orbits._element_text.Part`)
     of ``file``, after ``before`` OMMs of the file."""
     if run.text.lstrip().startswith("<"):
+        _refuse_text_after_xml(run, file)
         tree = _parse(file, run.text, "OMM")
         found = _messages(tree, (ndmxml2.OmmType, ndmxml4.OmmType))
         if not found:

@@ -354,7 +354,7 @@ def read_catalogue(file):
     path = Path(file)
     if not path.is_file():
         raise FileNotFoundError(f"file: TLE catalogue {str(path)!r} is not a file")
-    runs = parts(numbered_lines(decode(path.read_bytes(), str(path))))
+    runs = parts(numbered_lines(decode(path.read_bytes(), str(path))), str(path))
     if not runs:
         raise TLEError("the file holds no element set", file=str(path))
     omm = next((run for run in runs if run.kind == "omm"), None)

@@ -186,3 +186,36 @@ def test_an_sgp4_failure_names_the_alpha5_number_and_its_value(tmp_path):
         "element set 'BIG' (catalogue number C3456, Alpha-5 for 123456): SGP4 failed at "
         "t = 3e+09 s after start_jd: SGP4 error"
     )
+
+
+NOT_READ = "which is not read here: element sets are read from TLE files"
+
+
+@pytest.mark.parametrize("read", [read_element_sets, read_omm, read_catalogue])
+@pytest.mark.parametrize(
+    "text, file_line, fragment",
+    [
+        ('[{"OBJECT_NAME": "MARIO", "NORAD_CAT_ID": 55123}]\n', 1, f"the file is JSON, {NOT_READ}"),
+        ('\n{\n  "OBJECT_NAME": "MARIO"\n}\n', 2, f"the file is JSON, {NOT_READ}"),
+        ("OBJECT_NAME,OBJECT_ID,EPOCH\nMARIO,1998-067UQ,2023-04-25\n", 1, "the file is CSV"),
+    ],
+    ids=["JSON", "JSON after a blank line", "CSV"],
+)
+def test_celestraks_json_and_csv_are_refused_by_name(tmp_path, read, text, file_line, fragment):
+    path = _file(tmp_path, text)
+    with pytest.raises(ValueError) as error:
+        read(path)
+    assert str(error.value).startswith(f"{path}, line {file_line}: {fragment}")
+
+
+@pytest.mark.parametrize("read", [read_element_sets, read_omm])
+def test_text_after_an_xml_document_is_named_by_its_line(tmp_path, read):
+    text = MARIO_XML + "\nEND OF FILE\n"
+    path = _file(tmp_path, text)
+    with pytest.raises(ValueError) as error:
+        read(path)
+    line = len(text.splitlines())
+    assert str(error.value) == (
+        f"{path}, line {line}: 'END OF FILE' follows the XML document's last tag and is "
+        "neither XML nor a TLE element set"
+    )
