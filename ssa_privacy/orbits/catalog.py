@@ -22,6 +22,7 @@ out is recorded by :func:`exclusion` with the reason.
 """
 
 import hashlib
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -30,7 +31,7 @@ from sgp4.api import SatrecArray, jday
 
 from ssa_privacy._internal.validation import as_finite_array, positive, positive_int, scalar
 from ssa_privacy.orbits._element_text import decode, numbered_lines, parts
-from ssa_privacy.orbits.tle import _sets_of_lines
+from ssa_privacy.orbits.tle import ElementSet, _sets_of_lines
 from ssa_privacy.orbits.tle_format import TLEError, describe_sgp4_error
 
 __all__ = [
@@ -73,6 +74,13 @@ _J2000_JD = 2451545.0
 _J2000 = datetime(2000, 1, 1, 12, tzinfo=UTC)
 
 
+def _element_set(value, name):
+    """``value`` if it is an ElementSet, else TypeError naming ``name``."""
+    if not isinstance(value, ElementSet):
+        raise TypeError(f"{name} must be an ElementSet, got {type(value).__name__}")
+    return value
+
+
 def mean_motion(element_set):
     """SGP4 mean motion of an element set (rev/day).
 
@@ -85,8 +93,13 @@ def mean_motion(element_set):
     -------
     float
         ``no_kozai`` (rad/min) in revolutions per day.
+
+    Raises
+    ------
+    TypeError
+        If ``element_set`` is not an ElementSet.
     """
-    return float(element_set.satrec.no_kozai) * 1440.0 / (2.0 * np.pi)
+    return float(_element_set(element_set, "element_set").satrec.no_kozai) * 1440.0 / (2.0 * np.pi)
 
 
 def regime(element_set):
@@ -163,6 +176,8 @@ def _sgp4(element_sets, start_jd, times):
     sets = list(element_sets)
     if not sets:
         raise ValueError("element_sets must hold at least one element set")
+    for index, element_set in enumerate(sets):
+        _element_set(element_set, f"element_sets[{index}]")
     start_jd = scalar(start_jd, "start_jd")
     times = as_finite_array(times, "times", ndim=1)
     whole = np.floor(start_jd)
@@ -190,6 +205,8 @@ def sgp4_states(element_sets, start_jd, times):
 
     Raises
     ------
+    TypeError
+        If an element of ``element_sets`` is not an ElementSet (naming its index).
     ValueError
         If ``element_sets`` is empty, ``start_jd`` or a time is not finite, or SGP4
         reports an error for an object (e.g. decay within the window): a
@@ -237,6 +254,8 @@ def sgp4_valid(element_sets, start_jd, times):
 
     Raises
     ------
+    TypeError
+        If an element of ``element_sets`` is not an ElementSet (naming its index).
     ValueError
         If ``element_sets`` is empty, or ``start_jd`` or a time is not finite.
     """
@@ -256,9 +275,20 @@ def utc_text(jd):
     -------
     str
         The date and time, rounded to the second.
+
+    Raises
+    ------
+    TypeError
+        If ``jd`` is not a real number.
+    ValueError
+        If ``jd`` is not finite or falls outside the years 1 to 9999.
     """
-    when = _J2000 + timedelta(days=float(jd) - _J2000_JD)
-    return (when + timedelta(microseconds=500_000)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    jd = scalar(jd, "jd")
+    try:
+        when = _J2000 + timedelta(days=jd - _J2000_JD, microseconds=500_000)
+    except OverflowError:
+        raise ValueError(f"jd must be a Julian date in the years 1 to 9999, got {jd!r}") from None
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_utc(text, name="start"):
@@ -315,7 +345,15 @@ def exclusion(element_set, reason):
     -------
     dict
         ``norad_id`` (int), ``name``, ``epoch_utc`` (ISO 8601) and ``reason``.
+
+    Raises
+    ------
+    TypeError
+        If ``element_set`` is not an ElementSet or ``reason`` not a str.
     """
+    _element_set(element_set, "element_set")
+    if not isinstance(reason, str):
+        raise TypeError(f"reason must be a str, got {type(reason).__name__}")
     return {
         "norad_id": element_set.norad_id,
         "name": element_set.name.strip(),
@@ -490,6 +528,8 @@ def read_element_sets(path):
 
     Raises
     ------
+    TypeError
+        If ``path`` is not a str or path-like.
     FileNotFoundError
         If ``path`` is not a file (the message names it).
     ValueError
@@ -503,6 +543,8 @@ def read_element_sets(path):
     TLE: Vallado et al., "Revisiting Spacetrack Report #3" (2006); OMM: CCSDS 502.0-B-3,
     section 4.
     """
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"path must be a str or path-like, got {type(path).__name__}")
     file = Path(path)
     if not file.is_file():
         raise FileNotFoundError(f"{file}: element set file not found (not a file)")

@@ -15,11 +15,14 @@ from sgp4.io import fix_checksum
 
 from ssa_privacy.orbits.catalog import (
     exclusion,
+    mean_motion,
     newest_element_sets,
     read_element_sets,
     select_objects,
     sgp4_states,
+    sgp4_valid,
     stale_element_sets,
+    utc_text,
 )
 from ssa_privacy.orbits.omm import read_omm
 from ssa_privacy.orbits.tle import TLEError, _package_text, iss_element_set, read_catalogue
@@ -219,3 +222,36 @@ def test_text_after_an_xml_document_is_named_by_its_line(tmp_path, read):
         f"{path}, line {line}: 'END OF FILE' follows the XML document's last tag and is "
         "neither XML nor a TLE element set"
     )
+
+
+# (id, call, exception, message)
+BAD_CALLS = [
+    ("utc_text of NaN", lambda: utc_text(float("nan")), ValueError, "jd must be a number, got NaN"),
+    ("utc_text beyond year 9999", lambda: utc_text(1e12), ValueError,
+     "jd must be a Julian date in the years 1 to 9999, got 1000000000000.0"),
+    ("utc_text of text", lambda: utc_text("2460000.5"), TypeError, "jd must be a real number"),
+    ("sgp4_states of a non-element set", lambda: sgp4_states([ISS, "ISS"], 2.46e6, [0.0]),
+     TypeError, "element_sets[1] must be an ElementSet, got str"),
+    ("sgp4_valid of lines", lambda: sgp4_valid([(ISS.line1, ISS.line2)], 2.46e6, [0.0]),
+     TypeError, "element_sets[0] must be an ElementSet, got tuple"),
+    ("mean_motion of a name", lambda: mean_motion("ISS"), TypeError,
+     "element_set must be an ElementSet, got str"),
+    ("exclusion with a number for a reason", lambda: exclusion(ISS, 5), TypeError,
+     "reason must be a str, got int"),
+    ("read_element_sets of a number", lambda: read_element_sets(5), TypeError,
+     "path must be a str or path-like, got int"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "call, exception, message", [c[1:] for c in BAD_CALLS], ids=[c[0] for c in BAD_CALLS]
+)
+def test_a_bad_call_is_refused_naming_the_argument(call, exception, message):
+    with pytest.raises(exception) as error:
+        call()
+    assert str(error.value).startswith(message)
+
+
+def test_utc_text_rounds_to_the_second():
+    assert utc_text(2451545.0) == "2000-01-01T12:00:00Z"
+    assert utc_text(2451545.0 + 0.6 / 86400.0) == "2000-01-01T12:00:01Z"
