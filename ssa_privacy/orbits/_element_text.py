@@ -1,9 +1,10 @@
 """The text of element set files: decoding, numbered lines, and the runs of each format.
 
-A file of element sets is UTF-8 text (a byte-order mark before the first line is
-dropped) whose lines end in LF, CRLF or CR. It may hold TLE element sets (two- or
-three-line) and CCSDS OMMs (KVN or XML) one after another: :func:`parts` splits it into
-runs of one format, every line keeping its number in the file, so that each reader
+A file of element sets is UTF-8 text whose lines end in LF, CRLF or CR (a byte-order
+mark starting a line is dropped: files joined by ``cat`` may carry one each). It may hold
+TLE element sets (two- or three-line) and CCSDS OMMs (KVN or XML) one after another:
+:func:`parts` splits it into runs of one format, every line keeping its number in the
+file, so that each reader
 (:func:`ssa_privacy.orbits.tle.read_catalogue`, :func:`ssa_privacy.orbits.omm.read_omm`)
 names the file's own lines.
 
@@ -88,7 +89,8 @@ def numbered_lines(text):
     """The lines of a text split at LF, CRLF and CR only, numbered from 1.
 
     Other characters that :meth:`str.splitlines` would split at (form feed, U+2028, ...)
-    stay in their line, where the readers refuse them by column.
+    stay in their line, where the readers refuse them. A byte-order mark starting a line
+    (files joined by ``cat``, each with its own) is dropped.
 
     Parameters
     ----------
@@ -100,7 +102,7 @@ def numbered_lines(text):
     list of (int, str)
         The line number and the line, without its line end.
     """
-    lines = _LINE_END.split(text)
+    lines = [line.removeprefix("\ufeff") for line in _LINE_END.split(text)]
     if lines and not lines[-1]:
         lines.pop()
     return list(enumerate(lines, 1))

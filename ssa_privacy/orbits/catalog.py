@@ -509,8 +509,8 @@ def read_element_sets(path):
     Parameters
     ----------
     path : str or path-like
-        The file, UTF-8 (a byte-order mark is dropped). Its content decides the reader,
-        run by run (:mod:`ssa_privacy.orbits._element_text`): OMMs in KVN (from a
+        The file, UTF-8 (a byte-order mark starting a line is dropped). Its content
+        decides the reader, run by run (:doc:`/theory/orbits-and-sensors`): OMMs in KVN (from a
         ``CCSDS_OMM_VERS`` line) or XML (from a line starting with ``<``) are read by
         :func:`ssa_privacy.orbits.omm.read_omm`'s rules, TLE element sets (each an
         optional name line, then lines 1 and 2) by

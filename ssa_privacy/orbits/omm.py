@@ -378,7 +378,7 @@ def read_omm(path):
     path : str or path-like
         An OMM (version 2.0 or 3.0) in KVN, several KVN OMMs one after another, an OMM in
         XML, or an NDM/XML combined instantiation holding many OMMs (CelesTrak's
-        ``FORMAT=XML``). UTF-8 (a byte-order mark is dropped).
+        ``FORMAT=XML``). UTF-8 (a byte-order mark starting a line is dropped).
 
     Returns
     -------

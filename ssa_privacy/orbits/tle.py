@@ -325,7 +325,7 @@ def read_catalogue(file):
         1 (or starts with ``"1 "`` and a line 2 follows), else it is a name line. Blank
         lines are skipped; a name line may start with ``"0 "`` (space-track's 3LE), which
         is dropped (a name line ``"0"`` alone names the set by its number). UTF-8 text (a
-        byte-order mark is dropped), lines ending in LF, CRLF or CR.
+        byte-order mark starting a line is dropped), lines ending in LF, CRLF or CR.
 
     Returns
     -------

@@ -85,6 +85,8 @@ MIXED = [
     ("a byte-order mark, then XML and a TLE", "\ufeff" + MARIO_XML + ISS_2LE,
      [MARIO, ("25544", "25544")]),
     ("two KVN OMMs, CRLF", (KVN + KVN).replace("\n", "\r\n"), [MARIO, MARIO]),
+    ("files joined, each with a byte-order mark", "\ufeff" + KVN + "\ufeff" + ISS_3LE + "\ufeff"
+     + KVN, [MARIO, ISS_NAMED, MARIO]),
 ]  # fmt: skip
 
 
