@@ -126,7 +126,8 @@ REFUSED = [
      "TLE line 2, mean motion (columns 53-63)"),
     ("an eccentricity of 0.9999999", lines("ISS", L1, put(L2, 27, "9999999")), 3,
      "TLE line 2, eccentricity (columns 27-33): SGP4 rejects"),
-    ("an epoch day 0", lines("ISS", put(L1, 21, "000"), L2), 2, "TLE line 1, epoch (columns 19-32)"),
+    ("an epoch day 0", lines("ISS", put(L1, 21, "000"), L2), 2,
+     "TLE line 1, epoch (columns 19-32)"),
 ]  # fmt: skip
 
 
