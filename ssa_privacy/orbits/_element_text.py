@@ -26,10 +26,9 @@ from ssa_privacy.orbits.tle_format import TLEError
 __all__ = ["Part", "decode", "numbered_lines", "parts"]
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
-_OMM_START = re.compile(r"\s*(CCSDS_|<)")
 #: A line an OMM may hold before a TLE name line: blank, KVN or XML.
 _OMM_CONTENT = re.compile(r"\s*$|\s*COMMENT\b|\s*[A-Za-z0-9_]+\s*=|.*[<>]")
-_TLE_LINE = re.compile(r"[12] [ \dA-Z]{5}")
+_TLE_LINE1 = re.compile(r"1 [ \dA-Z]{5}")
 
 
 @dataclass(frozen=True)
@@ -110,12 +109,12 @@ def numbered_lines(text):
 
 def _tle_line1_at(lines, index):
     """Whether line ``index`` starts a TLE element set: a line 1, then a line 2."""
-    following = next((text for _, text in lines[index + 1 :] if text.strip()), "")
-    return (
-        lines[index][1].startswith("1 ")
-        and bool(_TLE_LINE.match(lines[index][1]))
-        and following.startswith("2 ")
-    )
+    if not _TLE_LINE1.match(lines[index][1]):
+        return False
+    following = index + 1
+    while following < len(lines) and not lines[following][1].strip():
+        following += 1
+    return following < len(lines) and lines[following][1].startswith("2 ")
 
 
 def _starts(lines, index, kind):
