@@ -164,7 +164,12 @@ class _Where:
         if line:
             at = f"{self.file}, line {line}"
         elif self.span:
-            at = f"{self.file}, lines {self.span[0]}-{self.span[1]}"
+            first, last = self.span
+            at = (
+                f"{self.file}, line {first}"
+                if first == last
+                else f"{self.file}, lines {first}-{last}"
+            )
         else:
             at = str(self.file)
         omm = f"OMM {self.number}" + (f" ({self.name})" if self.name else "")
@@ -448,11 +453,14 @@ def _sets_of_run(run, file, before):
         return [_element_set(omm, _Where(file, before + k)) for k, omm in enumerate(found, 1)]
     sets = []
     for k, lines in enumerate(kvn_messages(run.lines), before + 1):
-        keywords = kvn_keywords(lines, file, k)
-        tree = _parse(file, "\n".join(text for _, text in lines), "OMM")
-        [omm] = _messages(tree, (ndmxml2.OmmType, ndmxml4.OmmType))
         content = [number for number, text in lines if text.strip()]
-        sets.append(_element_set(omm, _Where(file, k, keywords, (content[0], content[-1]))))
+        where = _Where(file, k, kvn_keywords(lines, file, k), (content[0], content[-1]))
+        try:
+            tree = _parse(file, "\n".join(text for _, text in lines), "OMM")
+        except ValueError as error:  # a value the checks of the lines leave to the parser
+            raise ValueError(f"{where()}: {str(error).removeprefix(f'{file}: ')}") from None
+        [omm] = _messages(tree, (ndmxml2.OmmType, ndmxml4.OmmType))
+        sets.append(_element_set(omm, where))
     return sets
 
 

@@ -241,6 +241,8 @@ REFUSED = [
      "2023-04-25T10:45:30.642912\nSEMI_MAJOR_AXIS = 6640.0"}, None, "MEAN_MOTION: missing"),
     ("no TLE parameters", {k: None for k in list(FIELDS)[16:]}, None,
      "the TLE parameters block is missing (an SGP4 OMM has both)"),
+    ("a GM that is text", {"MEAN_MOTION_DDOT": ".29408E-3\nGM = abc"}, None,
+     "not a readable CCSDS OMM (ValueError: could not convert string to float: 'abc')"),
     ("a decayed orbit", {"ECCENTRICITY": "0.99"}, None,
      "the elements do not make a valid TLE: element set 'MARIO' (catalogue number 55123), TLE "
      "line 2, mean motion (columns 53-63): SGP4 rejects the element set at its epoch"),
@@ -299,3 +301,11 @@ def test_a_bad_xml_omm_is_refused_naming_the_message_and_the_keyword(tmp_path, o
     with pytest.raises(ValueError) as error:
         read_omm(path)
     assert str(error.value).startswith(f"{path}, {fragment}")
+
+
+def test_a_message_of_its_version_line_alone_is_named(tmp_path):
+    path = tmp_path / "empty.omm"
+    path.write_text(kvn() + "CCSDS_OMM_VERS = 2.0\n")
+    with pytest.raises(ValueError) as error:
+        read_omm(path)
+    assert str(error.value) == f"{path}, line {LAST_LINE + 1}, OMM 2, OBJECT_NAME: missing"
