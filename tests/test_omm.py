@@ -6,6 +6,7 @@ from, both shipped in ``sgp4/tests.py``; SGP4 states of the TLE the OMM came fro
 here.
 """
 
+import os
 import re
 import socket
 
@@ -196,11 +197,15 @@ BAD_OMMS = [
     "old, new, fragment", [c[1:] for c in BAD_OMMS], ids=[c[0] for c in BAD_OMMS]
 )
 def test_what_is_not_understood_is_named(tmp_path, old, new, fragment):
+    """The message names the file, the keyword's line (the message's lines when the
+    keyword is missing), the OMM and the keyword."""
     path = tmp_path / "bad.omm"
     path.write_text((KVN + "\n" + KVN).replace(old, new, 2))
     with pytest.raises(ValueError, match=re.escape(fragment)) as error:
         read_omm(path)
-    assert str(error.value).startswith(f"{path}, OMM 1 (MARIO)")
+    text = path.read_text()
+    where = f"line {text[: text.index(new)].count(chr(10)) + 1}" if new else "lines 1-24"
+    assert str(error.value).startswith(f"{path}, {where}, OMM 1 (MARIO), ")
 
 
 def test_units_other_than_the_standards_are_refused(tmp_path):
@@ -217,7 +222,7 @@ def test_another_message_is_refused(tmp_path):
     path = write_oem(
         tmp_path / "a.oem", "ISS", "1998-067A", iss.epoch_jd, [0.0], [iss.state_at_epoch()]
     )
-    with pytest.raises(ValueError, match=r"a.oem: holds a CCSDS OEM, not an OMM"):
+    with pytest.raises(ValueError, match=r"a.oem, line 1: holds a CCSDS OEM, not an OMM"):
         read_omm(path)
     xml = write_oem(
         tmp_path / "a.xml", "ISS", "1998-067A", iss.epoch_jd, [0.0], [iss.state_at_epoch()]
@@ -265,7 +270,7 @@ def test_the_dispatcher_reads_every_format_by_content(tmp_path, name, text):
         (None, FileNotFoundError, "not found"),
         (b"  \n\n", ValueError, "the file is empty"),
         (b"\xff\xfe", ValueError, "line 1: the file is not UTF-8"),
-        (b"CCSDS_TDM_VERS = 2.0\n", ValueError, "a CCSDS message (CCSDS_TDM_VERS), not an OMM"),
+        (b"CCSDS_TDM_VERS = 2.0\n", ValueError, "line 1: holds a CCSDS TDM, not an OMM"),
         (b"<tdm/>", ValueError, "not a readable CCSDS OMM"),
         (b"MARIO\n1 55123U\n", TLEError, "TLE line 2 is missing"),
     ],
@@ -279,17 +284,26 @@ def test_the_dispatcher_names_the_file(tmp_path, content, exception, fragment):
     assert str(path) in str(error.value)
 
 
-def test_a_file_is_read_once_per_version(tmp_path, monkeypatch):
-    """A second read of an unchanged file does not parse it again (a whole catalogue
-    takes seconds to validate); a changed file is read anew."""
-    from ssa_privacy.orbits import tle
+def test_a_file_is_read_once_per_content(tmp_path, monkeypatch):
+    """A second read of the same bytes does not parse them again (a whole catalogue takes
+    seconds to validate), whatever the file; changed bytes are read anew, even when the
+    file keeps its name, size and times (a copy that keeps timestamps)."""
+    from ssa_privacy.orbits import catalog
 
+    catalog._CACHE.clear()
     path = _write(tmp_path, "three.tle", "MARIO\n" + "\n".join(MARIO_LINES) + "\n")
-    reads = []
-    original = tle.read_catalogue
-    monkeypatch.setattr(tle, "read_catalogue", lambda file: reads.append(file) or original(file))
+    parses = []
+    original = catalog._element_sets
+    monkeypatch.setattr(
+        catalog, "_element_sets", lambda raw, file: parses.append(file) or original(raw, file)
+    )
     first, second = read_element_sets(path), read_element_sets(path)
-    assert first == second and first is not second and len(reads) == 1
-    path.write_text("RENAMED\n" + "\n".join(MARIO_LINES) + "\n")
+    assert first == second and first is not second and len(parses) == 1
+    copy = _write(tmp_path, "copy.tle", path.read_text())
+    assert read_element_sets(copy) == first and len(parses) == 1
+    times = path.stat()
+    path.write_text("LUIGI\n" + "\n".join(MARIO_LINES) + "\n")  # same size
+    os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
+    assert path.stat().st_size == times.st_size and path.stat().st_mtime_ns == times.st_mtime_ns
     [renamed] = read_element_sets(path)
-    assert renamed.name == "RENAMED" and len(reads) == 2
+    assert renamed.name == "LUIGI" and len(parses) == 2

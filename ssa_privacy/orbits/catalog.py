@@ -21,8 +21,8 @@ is too far from the window start for SGP4 to be trusted there. Every element set
 out is recorded by :func:`exclusion` with the reason.
 """
 
-import functools
-import re
+import hashlib
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -30,6 +30,9 @@ import numpy as np
 from sgp4.api import SatrecArray, jday
 
 from ssa_privacy._internal.validation import as_finite_array, positive, positive_int, scalar
+from ssa_privacy.orbits._element_text import decode, numbered_lines, parts
+from ssa_privacy.orbits.tle import ElementSet, _sets_of_lines
+from ssa_privacy.orbits.tle_format import TLEError, describe_sgp4_error
 
 __all__ = [
     "GEO_MEAN_MOTION",
@@ -71,6 +74,13 @@ _J2000_JD = 2451545.0
 _J2000 = datetime(2000, 1, 1, 12, tzinfo=UTC)
 
 
+def _element_set(value, name):
+    """``value`` if it is an ElementSet, else TypeError naming ``name``."""
+    if not isinstance(value, ElementSet):
+        raise TypeError(f"{name} must be an ElementSet, got {type(value).__name__}")
+    return value
+
+
 def mean_motion(element_set):
     """SGP4 mean motion of an element set (rev/day).
 
@@ -83,8 +93,13 @@ def mean_motion(element_set):
     -------
     float
         ``no_kozai`` (rad/min) in revolutions per day.
+
+    Raises
+    ------
+    TypeError
+        If ``element_set`` is not an ElementSet.
     """
-    return float(element_set.satrec.no_kozai) * 1440.0 / (2.0 * np.pi)
+    return float(_element_set(element_set, "element_set").satrec.no_kozai) * 1440.0 / (2.0 * np.pi)
 
 
 def regime(element_set):
@@ -161,6 +176,8 @@ def _sgp4(element_sets, start_jd, times):
     sets = list(element_sets)
     if not sets:
         raise ValueError("element_sets must hold at least one element set")
+    for index, element_set in enumerate(sets):
+        _element_set(element_set, f"element_sets[{index}]")
     start_jd = scalar(start_jd, "start_jd")
     times = as_finite_array(times, "times", ndim=1)
     whole = np.floor(start_jd)
@@ -188,10 +205,14 @@ def sgp4_states(element_sets, start_jd, times):
 
     Raises
     ------
+    TypeError
+        If an element of ``element_sets`` is not an ElementSet (naming its index).
     ValueError
         If ``element_sets`` is empty, ``start_jd`` or a time is not finite, or SGP4
-        reports an error for an object (e.g. decay within the window): the message names
-        the object, its catalogue number and the first failing time.
+        reports an error for an object (e.g. decay within the window): a
+        :class:`~ssa_privacy.orbits.tle_format.TLEError` naming the object, its catalogue
+        number (an Alpha-5 one with its value), the first failing time and what the
+        error code means.
 
     Notes
     -----
@@ -202,10 +223,12 @@ def sgp4_states(element_sets, start_jd, times):
     failed = np.flatnonzero(errors.any(axis=1))
     if failed.size:
         bad = sets[failed[0]]
-        first = times[np.flatnonzero(errors[failed[0]])[0]]
-        raise ValueError(
-            f"SGP4 failed for {bad.name} (catalogue number {bad.catalogue_number}) at "
-            f"t = {first:g} s after start_jd (error code {int(errors[failed[0]].max())})"
+        first = np.flatnonzero(errors[failed[0]])[0]
+        raise TLEError(
+            f"SGP4 failed at t = {times[first]:g} s after start_jd: "
+            f"{describe_sgp4_error(int(errors[failed[0], first]))}",
+            name=bad.name,
+            catalogue_number=bad.catalogue_number,
         )
     return np.concatenate([r, v], axis=-1)
 
@@ -231,6 +254,8 @@ def sgp4_valid(element_sets, start_jd, times):
 
     Raises
     ------
+    TypeError
+        If an element of ``element_sets`` is not an ElementSet (naming its index).
     ValueError
         If ``element_sets`` is empty, or ``start_jd`` or a time is not finite.
     """
@@ -250,9 +275,20 @@ def utc_text(jd):
     -------
     str
         The date and time, rounded to the second.
+
+    Raises
+    ------
+    TypeError
+        If ``jd`` is not a real number.
+    ValueError
+        If ``jd`` is not finite or falls outside the years 1 to 9999.
     """
-    when = _J2000 + timedelta(days=float(jd) - _J2000_JD)
-    return (when + timedelta(microseconds=500_000)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    jd = scalar(jd, "jd")
+    try:
+        when = _J2000 + timedelta(days=jd - _J2000_JD, microseconds=500_000)
+    except OverflowError:
+        raise ValueError(f"jd must be a Julian date in the years 1 to 9999, got {jd!r}") from None
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_utc(text, name="start"):
@@ -309,7 +345,15 @@ def exclusion(element_set, reason):
     -------
     dict
         ``norad_id`` (int), ``name``, ``epoch_utc`` (ISO 8601) and ``reason``.
+
+    Raises
+    ------
+    TypeError
+        If ``element_set`` is not an ElementSet or ``reason`` not a str.
     """
+    _element_set(element_set, "element_set")
+    if not isinstance(reason, str):
+        raise TypeError(f"reason must be a str, got {type(reason).__name__}")
     return {
         "norad_id": element_set.norad_id,
         "name": element_set.name.strip(),
@@ -453,35 +497,45 @@ def stale_element_sets(element_sets, start_jd, staleness_days=STALENESS_DAYS):
     return out
 
 
-#: A CCSDS KVN message starts with its version keyword (CCSDS 502.0-B-3, KVN syntax).
-_KVN_OMM = re.compile(r"CCSDS_OMM_VERS\s*=")
+#: How many files' element sets :func:`read_element_sets` keeps, by content.
+_CACHE_SIZE = 4
+#: SHA-256 of a file's bytes -> its element sets, the last :data:`_CACHE_SIZE` read.
+_CACHE = {}
 
 
 def read_element_sets(path):
-    """Element sets from a TLE file (two-line or three-line) or an OMM file, by content.
+    """Element sets from a TLE file (two-line or three-line), an OMM file, or both, by content.
 
     Parameters
     ----------
     path : str or path-like
-        The file. Its first non-blank characters decide the reader: ``<`` an NDM/XML
-        file of OMMs (:func:`ssa_privacy.orbits.omm.read_omm`), ``CCSDS_OMM_VERS`` a KVN
-        OMM file (the same reader), anything else a TLE catalogue, three-line or plain
-        two-line (:func:`ssa_privacy.orbits.tle.read_catalogue`). The suffix is not
-        looked at.
+        The file, UTF-8 (a byte-order mark starting a line is dropped). Its content
+        decides the reader, run by run (:doc:`/theory/orbits-and-sensors`): OMMs in KVN (from a
+        ``CCSDS_OMM_VERS`` line) or XML (from a line starting with ``<``) are read by
+        :func:`ssa_privacy.orbits.omm.read_omm`'s rules, TLE element sets (each an
+        optional name line, then lines 1 and 2) by
+        :func:`ssa_privacy.orbits.tle.read_catalogue`'s. A file may hold both, one after
+        another (e.g. an OMM, then a three-line catalogue): all of it is read. The suffix
+        is not looked at.
 
     Returns
     -------
     list of ssa_privacy.orbits.tle.ElementSet
-        In file order.
+        In file order. A file whose bytes were read before in this process gives the same
+        element sets without being parsed again (validating the 14,710 sets of a whole
+        catalogue takes seconds): the bytes are hashed (SHA-256), so that changed content
+        is never served stale whatever the file's name, size or times.
 
     Raises
     ------
+    TypeError
+        If ``path`` is not a str or path-like.
     FileNotFoundError
         If ``path`` is not a file (the message names it).
     ValueError
-        Naming the file: not UTF-8 text, empty, a CCSDS message other than an OMM (a
-        KVN file starting with another ``CCSDS_..._VERS``), or an error of the reader
-        (:class:`~ssa_privacy.orbits.tle_format.TLEError` for a TLE file, which is a
+        Naming the file: not UTF-8 text, empty, a CCSDS message other than an OMM, or an
+        error of a reader naming the line and the field or keyword
+        (:class:`~ssa_privacy.orbits.tle_format.TLEError` for a TLE, which is a
         ValueError).
 
     Notes
@@ -489,33 +543,34 @@ def read_element_sets(path):
     TLE: Vallado et al., "Revisiting Spacetrack Report #3" (2006); OMM: CCSDS 502.0-B-3,
     section 4.
     """
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"path must be a str or path-like, got {type(path).__name__}")
     file = Path(path)
     if not file.is_file():
         raise FileNotFoundError(f"{file}: element set file not found (not a file)")
-    status = file.stat()
-    return list(_element_sets(file, status.st_mtime_ns, status.st_size))
-
-
-@functools.lru_cache(maxsize=4)
-def _element_sets(file, mtime_ns, size):
-    """The element sets of ``file`` as a tuple, read once per process and file version
-    (the key holds its modification time and size): validating the 14,710 sets of a
-    whole catalogue takes seconds, and a session or a worker reads it for every run."""
-    from ssa_privacy.orbits.omm import read_omm
-    from ssa_privacy.orbits.tle import read_catalogue
-
     raw = file.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = raw.count(b"\n", 0, error.start) + 1
-        raise ValueError(f"{file}, line {line}: the file is not UTF-8 text") from None
-    start = text.lstrip()
-    if not start:
+    key = hashlib.sha256(raw).digest()
+    if key not in _CACHE:
+        sets = _element_sets(raw, file)
+        while len(_CACHE) >= _CACHE_SIZE:
+            del _CACHE[next(iter(_CACHE))]
+        _CACHE[key] = sets
+    return list(_CACHE[key])
+
+
+def _element_sets(raw, file):
+    """The element sets of a file's bytes, as a tuple (``file`` names it in errors)."""
+
+    runs = parts(numbered_lines(decode(raw, str(file))), str(file))
+    if not runs:
         raise ValueError(f"{file}: the file is empty (no element set)")
-    if start.startswith("<") or _KVN_OMM.match(start):
-        return tuple(read_omm(file))
-    if start.startswith("CCSDS_"):
-        keyword = start.split("=", 1)[0].split()[0]
-        raise ValueError(f"{file}: a CCSDS message ({keyword}), not an OMM: no element sets in it")
-    return tuple(read_catalogue(file))
+    sets, omms = [], 0  # the OMMs are numbered through the file
+    for run in runs:
+        if run.kind == "tle":
+            sets += _sets_of_lines(run.lines, str(file))
+        else:
+            from ssa_privacy.orbits.omm import _sets_of_run  # ccsds-ndm: for OMMs only
+
+            read = _sets_of_run(run, file, omms)
+            sets, omms = sets + read, omms + len(read)
+    return tuple(sets)

@@ -3,9 +3,9 @@
 The ``sgp4`` package ships real element sets: ``SGP4-VER.TLE``, the 33 verification
 satellites of the SGP4 standard, and an ISS element set in ``sgp4/tests.py``. They are
 read from the installed package (never copied into this repository, never downloaded).
-Whole catalogues in the three-line format (a name line, then lines 1 and 2) or in the
-plain two-line format are read by :func:`read_catalogue` and, from the data folder,
-:func:`load_catalogue`; :func:`ssa_privacy.orbits.catalog.read_element_sets` also reads
+Whole catalogues in the three-line format (a name line, then lines 1 and 2), in the
+plain two-line format or in both are read by :func:`read_catalogue` and, from the data
+folder, :func:`load_catalogue`; :func:`ssa_privacy.orbits.catalog.read_element_sets` also reads
 CCSDS OMM files (:mod:`ssa_privacy.orbits.omm`).
 
 An :class:`ElementSet` wraps ``sgp4.api.Satrec``: SGP4 propagation (WGS-72 constants, as
@@ -40,6 +40,7 @@ import numpy as np
 from sgp4.api import Satrec
 
 from ssa_privacy._internal.validation import as_finite_array
+from ssa_privacy.orbits._element_text import decode, numbered_lines, parts
 from ssa_privacy.orbits.tle_format import (  # noqa: F401 (re-exported)
     SGP4_ERROR_FIELDS,
     TLE_LINE_LENGTH,
@@ -75,7 +76,7 @@ class ElementSet:
     Parameters
     ----------
     name : str
-        Label of the satellite (catalogue number or common name).
+        Label of the satellite (catalogue number or common name), printable text.
     line1, line2 : str
         The two lines of the element set, 69 columns each (trailing blanks ignored).
 
@@ -89,7 +90,9 @@ class ElementSet:
     TypeError
         If ``name`` or a line is not a str.
     TLEError
-        A :class:`ValueError` naming the line and field at fault: see
+        A :class:`ValueError` naming the field ``name`` if the name holds a character
+        that is not printable (a tab, a line end, a control character), or the line and
+        field at fault: see
         :func:`~ssa_privacy.orbits.tle_format.validate_tle`, or SGP4 initialisation failed (the error code is translated
         into the fields it concerns, :func:`~ssa_privacy.orbits.tle_format.describe_sgp4_error`).
 
@@ -106,6 +109,14 @@ class ElementSet:
     def __post_init__(self):
         if not isinstance(self.name, str):
             raise TypeError(f"name must be a str, got {type(self.name).__name__}")
+        bad = next((c for c in self.name if not c.isprintable()), None)
+        if bad is not None:
+            raise TLEError(
+                f"the name holds {bad!r}, which is not printable (a name is one line of "
+                "printable text)",
+                name=self.name,
+                field="name",
+            )
         line1, line2 = validate_tle(self.line1, self.line2, name=self.name)
         satrec = Satrec.twoline2rv(line1, line2)
         if satrec.error:
@@ -295,27 +306,33 @@ def load_element_set(name):
     return sets[key]
 
 
-def _looks_like_tle_line(text):
-    return bool(re.match(r"[12] [ \dA-Z]{5}", text)) and len(text.rstrip()) >= 60
+def _is_tle_line(text, number):
+    """Whether a line is a whole TLE line ``number``: its number, a blank, a catalogue
+    number and at least 60 columns (a name line never is one)."""
+    return bool(re.match(rf"{number} [ \dA-Z]{{5}}", text)) and len(text) >= 60
 
 
 def read_catalogue(file):
-    """Read every element set of a TLE catalogue file: three-line (3LE) or plain two-line.
+    """Read every element set of a TLE catalogue file: three-line (3LE), two-line, or both.
 
     Parameters
     ----------
     file : str or path-like
         The catalogue, e.g. CelesTrak's three-line format (a name line, then lines 1 and
-        2) or a plain two-line file (lines 1 and 2 only, as space-track's ``tle`` format);
-        the first non-blank line decides which. Blank lines are skipped; a name line may
-        start with ``"0 "`` (space-track's 3LE), which is dropped.
+        2) or a plain two-line file (lines 1 and 2 only, as space-track's ``tle`` format).
+        Each element set may have a name line or not: a set without one is named by its
+        catalogue number: a line starts a set without a name when it is a whole TLE line
+        1 (or starts with ``"1 "`` and a line 2 follows), else it is a name line. Blank
+        lines are skipped; a name line may start with ``"0 "`` (space-track's 3LE), which
+        is dropped (a name line ``"0"`` alone names the set by its number). UTF-8 text (a
+        byte-order mark starting a line is dropped), lines ending in LF, CRLF or CR.
 
     Returns
     -------
     list of ElementSet
-        In file order, named by their name lines (a two-line file's sets by their
-        catalogue numbers, e.g. ``"25544"``). Nothing is dropped: a bad element set is an
-        error.
+        In file order, named by their name lines (a set without one by its catalogue
+        number, e.g. ``"25544"`` or ``"C3456"``). Nothing is dropped: a bad element set
+        is an error.
 
     Raises
     ------
@@ -323,10 +340,12 @@ def read_catalogue(file):
         If ``file`` is not a file.
     TLEError
         A :class:`ValueError` naming the file, the line number in the file, the element
-        set, the TLE line and the field at fault (see :func:`~ssa_privacy.orbits.tle_format.validate_tle`), or a file
-        that ends inside an element set, puts TLE lines where a name line belongs (a
-        three-line file), has a line other than a TLE line 1 where one belongs (a
-        two-line file), or holds no element set.
+        set, the TLE line and the field at fault (see
+        :func:`~ssa_privacy.orbits.tle_format.validate_tle`), a name that is not
+        printable text, a file that ends inside an element set, a TLE line 2 where an
+        element set starts (its line 1 missing), a file that holds no element set, or one
+        that holds a CCSDS OMM (the line where it starts:
+        :func:`ssa_privacy.orbits.catalog.read_element_sets` reads such files).
 
     Notes
     -----
@@ -335,74 +354,64 @@ def read_catalogue(file):
     path = Path(file)
     if not path.is_file():
         raise FileNotFoundError(f"file: TLE catalogue {str(path)!r} is not a file")
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = raw.count(b"\n", 0, error.start) + 1
-        raise TLEError("the file is not UTF-8 text", file=str(path), file_line=line) from None
-    lines = [(n, t.rstrip()) for n, t in enumerate(text.splitlines(), 1) if t.strip()]
-    if not lines:
+    runs = parts(numbered_lines(decode(path.read_bytes(), str(path))), str(path))
+    if not runs:
         raise TLEError("the file holds no element set", file=str(path))
-    if _looks_like_tle_line(lines[0][1]) and lines[0][1].startswith("1 "):
-        return _read_two_line(lines, str(path))
-    sets = []
-    for start in range(0, len(lines), 3):
-        group = lines[start : start + 3]
-        number, name = group[0]
-        if _looks_like_tle_line(name):
-            raise TLEError(
-                "found a TLE line where the name line of an element set belongs (a "
-                "three-line catalogue has a name line before each pair of lines)",
-                file=str(path),
-                file_line=number,
-            )
-        name = name[2:].strip() if name.startswith("0 ") else name.strip()
-        if len(group) < 3:
-            raise TLEError(
-                f"the file ends inside the element set that starts at line {number}: TLE "
-                f"line {len(group)} is missing",
-                name=name,
-                line=len(group),
-                file=str(path),
-                file_line=group[-1][0],
-            )
-        try:
-            sets.append(ElementSet(name, group[1][1], group[2][1]))
-        except TLEError as error:
-            raise error.located(str(path), group[error.line or 1][0]) from None
+    omm = next((run for run in runs if run.kind == "omm"), None)
+    if omm is not None:
+        raise TLEError(
+            "a CCSDS OMM starts here, in a TLE catalogue (read_element_sets reads a file "
+            "of OMMs and TLEs)",
+            file=str(path),
+            file_line=omm.first_line,
+        )
+    return _sets_of_lines(runs[0].lines, str(path))
+
+
+def _sets_of_lines(lines, file):
+    """The element sets of TLE lines of ``file``: (file line, text) pairs, blank ones
+    included; each set is an optional name line, then lines 1 and 2."""
+    lines = [(number, text.rstrip()) for number, text in lines if text.strip()]
+    sets, index = [], 0
+    while index < len(lines):
+        element_set, index = _set_at(lines, index, file)
+        sets.append(element_set)
     return sets
 
 
-def _read_two_line(lines, path):
-    """The element sets of a plain two-line file: ``lines`` are (file line, text) pairs."""
-    sets = []
-    for start in range(0, len(lines), 2):
-        group = lines[start : start + 2]
-        number, first = group[0]
-        if not first.startswith("1 "):
-            raise TLEError(
-                "found a line that is not a TLE line 1 where one belongs (the file starts "
-                "with a TLE line, so it is read as a two-line file: lines 1 and 2 of each "
-                "element set, no name lines)",
-                file=path,
-                file_line=number,
-            )
-        name = first[2:7].strip()
-        if len(group) < 2:
-            raise TLEError(
-                f"the file ends inside the element set that starts at line {number}: TLE "
-                "line 2 is missing",
-                name=name,
-                line=2,
-                file=path,
-                file_line=number,
-            )
-        try:
-            sets.append(ElementSet(name, first, group[1][1]))
-        except TLEError as error:
-            raise error.located(path, group[(error.line or 1) - 1][0]) from None
-    return sets
+def _set_at(lines, index, file):
+    """The element set starting at ``lines[index]`` and the index after it."""
+    number, text = lines[index]
+    if _is_tle_line(text, 2):
+        raise TLEError(
+            "found where an element set starts (a name line or a TLE line 1): its line 1 "
+            "is missing",
+            catalogue_number=text[2:7].strip(),
+            line=2,
+            file=file,
+            file_line=number,
+        )
+    following = lines[index + 1][1] if index + 1 < len(lines) else ""
+    nameless = _is_tle_line(text, 1) or (text.startswith("1 ") and following.startswith("2 "))
+    first = index if nameless else index + 1
+    group = lines[first : first + 2]
+    name = "" if nameless else re.sub(r"^0( |$)", "", text).strip()
+    # A set without a name line, or with an empty one ("0"), is named by its number.
+    name = name or (group[0][1][2:7].strip() if group else "")
+    if len(group) < 2:
+        raise TLEError(
+            f"the file ends inside the element set that starts at line {number}: TLE "
+            f"line {len(group) + 1} is missing",
+            name=name,
+            line=len(group) + 1,
+            file=file,
+            file_line=lines[-1][0],
+        )
+    try:
+        return ElementSet(name, group[0][1], group[1][1]), first + 2
+    except TLEError as error:
+        at = number if error.field == "name" else group[(error.line or 1) - 1][0]
+        raise error.located(file, at) from None
 
 
 def load_catalogue(name=ACTIVE_CATALOGUE_FILE, path=None):

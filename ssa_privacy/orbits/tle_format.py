@@ -21,6 +21,7 @@ B. Rhodes (``sgp4.io``: the layout checks of ``twoline2rv`` and the checksum).
 import re
 from numbers import Integral
 
+from sgp4.alpha5 import from_alpha5
 from sgp4.api import SGP4_ERRORS
 from sgp4.io import compute_checksum, verify_checksum
 
@@ -92,6 +93,20 @@ def _columns(first, last):
     return f"column {first}" if first == last else f"columns {first}-{last}"
 
 
+def _label(name, catalogue_number):
+    """``element set 'NAME' (catalogue number N)``, an Alpha-5 number with its value."""
+    label = f"element set {name!r}" if name is not None else "element set"
+    if not catalogue_number:
+        return label
+    if catalogue_number[0].isalpha():
+        return f"{label} (catalogue number {catalogue_number}, Alpha-5 for " + (
+            f"{from_alpha5(catalogue_number)})"
+        )
+    return (
+        label if catalogue_number in str(name) else f"{label} (catalogue number {catalogue_number})"
+    )
+
+
 class TLEError(ValueError):
     """A two-line element set that is not valid, with where the fault is.
 
@@ -102,7 +117,8 @@ class TLEError(ValueError):
     name : str, optional
         The element set's name, when known.
     catalogue_number : str, optional
-        Its catalogue number (line 1, columns 3-7), when readable.
+        Its catalogue number (line 1, columns 3-7), when readable; an Alpha-5 number
+        (``"C3456"``) is named with its value (123456).
     line : {1, 2}, optional
         The TLE line at fault.
     field : str, optional
@@ -139,10 +155,7 @@ class TLEError(ValueError):
         if file is not None:
             parts.append(f"{file}, line {file_line}" if file_line else str(file))
         if name is not None or catalogue_number is not None:
-            label = f"element set {name!r}" if name is not None else "element set"
-            if catalogue_number and catalogue_number not in str(name):
-                label += f" (catalogue number {catalogue_number})"
-            parts.append(label)
+            parts.append(_label(name, catalogue_number))
         if line is not None:
             parts.append(f"TLE line {line}")
         if field is not None:
@@ -315,7 +328,7 @@ def validate_tle(line1, line2, *, name=None):
         between them and the implied decimal points of eccentricity, second derivative
         of mean motion and B*), an angle, day of year or mean motion out of range, a
         wrong checksum (``sgp4.io.verify_checksum``), or different catalogue numbers on
-        the two lines.
+        the two lines (compared as numbers: ``"  123"`` and ``"00123"`` are the same).
 
     Notes
     -----
@@ -339,7 +352,7 @@ def validate_tle(line1, line2, *, name=None):
     where = {"name": name, "catalogue_number": _catalogue_number(line1)}
     line1 = _check_line(line1, 1, "line1", where)
     line2 = _check_line(line2, 2, "line2", where)
-    if line1[2:7] != line2[2:7]:
+    if from_alpha5(line1[2:7]) != from_alpha5(line2[2:7]):
         raise TLEError(
             f"{line2[2:7]!r} differs from line 1's {line1[2:7]!r} (the two lines belong to "
             "different objects)",
