@@ -21,20 +21,31 @@ A run given the ``measurements.tdm`` of an earlier run and the same seed release
 same values (each angle read back within one unit in the last place) and so tracks alike.
 """
 
-import numpy as np
+import re
+from contextlib import contextmanager
 
-from ssa_privacy.orbits.oem import write_oem
-from ssa_privacy.sensors.tdm import TrackingData, read_tdm, write_tdm
+import numpy as np
+from sgp4.alpha5 import from_alpha5
+
+from ssa_privacy.orbits.oem import Ephemeris, oem_text, write_oem
+from ssa_privacy.sensors.tdm import TrackingData, read_tdm, tdm_text, write_tdm
+from ssa_privacy.studies._ssa_catalog_day import DESIGNERS as DAY_DESIGNERS
+from ssa_privacy.studies._ssa_catalog_rows import NO_PRIVACY
 
 __all__ = [
     "GRID_TOLERANCE_S",
     "RecordedMeasurements",
+    "check_writable",
     "read_measurements",
     "write_messages",
 ]
 
 #: Largest distance (s) of a recorded time tag from the scenario's time grid.
 GRID_TOLERANCE_S = 1.0e-3
+#: A catalogue number: digits, or Alpha-5 (a letter A-Z without I and O, then 4 digits).
+_CATALOGUE_NUMBER = re.compile(r"\d+|[A-HJ-NP-Z]\d{4}")
+#: Characters no output file name may hold (path separators; Windows' reserved ones).
+_NOT_IN_FILE_NAMES = set('/\\<>:"|?*')
 
 
 class RecordedMeasurements:
@@ -52,8 +63,9 @@ class RecordedMeasurements:
     Raises
     ------
     ValueError
-        Naming the file and the segment: an unknown sensor, a sensor of another kind, or
-        an object that is not a catalogue number.
+        Naming the file and the segment: a privatized release (not measurements), an
+        unknown sensor, a sensor of another kind, or an object that is not a catalogue
+        number (digits, or Alpha-5 such as ``C3456``, read as 123456).
     """
 
     def __init__(self, path, segments, sensors):
@@ -62,6 +74,11 @@ class RecordedMeasurements:
         self.segments, self.norad_ids = [], []
         for k, segment in enumerate(segments):
             where = f"{self.path}: segment {k + 1}"
+            if segment.release:
+                raise ValueError(
+                    f"{where}: a privatized release, not measurements (--measurements takes "
+                    "the measurements of sensors, e.g. a run's ccsds/measurements.tdm)"
+                )
             if segment.sensor not in names:
                 raise ValueError(
                     f"{where}: sensor {segment.sensor!r} is not a sensor of the scenario "
@@ -73,9 +90,12 @@ class RecordedMeasurements:
                     f"{where}: sensor {segment.sensor!r} is a {sensors[station].kind} in the "
                     f"scenario, but the segment holds {segment.kind} measurements"
                 )
-            if not segment.object_id.strip().isdigit():
-                raise ValueError(f"{where}: object {segment.object_id!r} is not a catalogue number")
-            norad = int(segment.object_id)
+            if not _CATALOGUE_NUMBER.fullmatch(segment.object_id):
+                raise ValueError(
+                    f"{where}: object {segment.object_id!r} is not a catalogue number (digits, "
+                    "or Alpha-5 such as C3456)"
+                )
+            norad = from_alpha5(segment.object_id)
             if norad not in self.norad_ids:
                 self.norad_ids.append(norad)
             self.segments.append((norad, station, segment))
@@ -154,7 +174,7 @@ def read_measurements(path, spec):
     return RecordedMeasurements(path, read_tdm(path), spec.sensors)
 
 
-def _tracking(scenario, norad, tracks, comments=()):
+def _tracking(scenario, norad, tracks, comments=(), release=False):
     """TrackingData segments of one object's passes: ``(station, indices, values)`` each."""
     return [
         TrackingData(
@@ -165,9 +185,23 @@ def _tracking(scenario, norad, tracks, comments=()):
             scenario.times[indices],
             values,
             comments,
+            release,
         )
         for station, indices, values in tracks
     ]
+
+
+def _release_note(scenario, label, designer):
+    """The comment of a release segment: its budget, designer and delta."""
+    return (
+        f"privatized release: pass budget {label} nats, designer {designer}, "
+        f"delta {scenario.delta:g}"
+    )
+
+
+def _estimate_note(label, designer):
+    """The comment of an estimate's OEM."""
+    return f"fusion centre's EKF estimate, level {label}, designer {designer}"
 
 
 def _release_segments(scenario, objects):
@@ -175,14 +209,24 @@ def _release_segments(scenario, objects):
     out = {}
     for item in objects:
         for label, designer, tracks in item["releases"]:
-            note = (
-                f"privatized release: pass budget {label} nats, designer {designer}, "
-                f"delta {scenario.delta:g}",
-            )
+            note = (_release_note(scenario, label, designer),)
             out.setdefault((label, designer), []).extend(
-                _tracking(scenario, item["norad_id"], tracks, note)
+                _tracking(scenario, item["norad_id"], tracks, note, release=True)
             )
     return out
+
+
+def _releases_file(label, designer):
+    return f"ccsds/releases_{label}_{designer}.tdm"
+
+
+def _estimate_file(norad, label, designer):
+    return f"ccsds/estimates/{norad}_{label}_{designer}.oem"
+
+
+def _object_name(element_set):
+    """OBJECT_NAME of an object's OEMs: its name, or its catalogue number without one."""
+    return element_set.name.strip() or str(element_set.norad_id)
 
 
 def write_messages(output, scenario, chosen, objects):
@@ -199,8 +243,14 @@ def write_messages(output, scenario, chosen, objects):
     objects : list of dict
         What the messages hold, per object in task order (the items of the tasks'
         ``ccsds`` lists, :func:`~ssa_privacy.studies._ssa_catalog_task.catalog_task`).
+
+    Notes
+    -----
+    :func:`check_writable`, called before the run, has checked every name the messages
+    hold; the values are finite, and a release's angles outside the TDM's range are
+    written through their whole turns (:mod:`ssa_privacy.sensors.tdm`).
     """
-    names = {e.norad_id: e.name.strip() for e in chosen}
+    names = {e.norad_id: _object_name(e) for e in chosen}
     measured = [
         segment
         for item in objects
@@ -210,18 +260,116 @@ def write_messages(output, scenario, chosen, objects):
         write_tdm(output.target("ccsds/measurements.tdm"), measured)
     for (label, designer), segments in _release_segments(scenario, objects).items():
         if segments:
-            write_tdm(output.target(f"ccsds/releases_{label}_{designer}.tdm"), segments)
+            write_tdm(output.target(_releases_file(label, designer)), segments)
     times = scenario.times[scenario.ephemeris]
     for item in objects:
         norad = item["norad_id"]
         for f, (label, designer) in enumerate(item["filters"]):
             write_oem(
-                output.target(f"ccsds/estimates/{norad}_{label}_{designer}.oem"),
-                names.get(norad) or str(norad),
+                output.target(_estimate_file(norad, label, designer)),
+                names[norad],
                 str(norad),
                 scenario.start_jd,
                 times,
                 item["estimates"][f],
                 item["covariances"][f],
-                comments=(f"fusion centre's EKF estimate, level {label}, designer {designer}",),
+                comments=(_estimate_note(label, designer),),
             )
+
+
+def _levels(scenario):
+    """Every (level label, designer) the run's filters can have: no privacy, the pass
+    budgets (labels as :func:`~ssa_privacy.studies._ssa_catalog_task.catalog_task` gives
+    them, ``f"{epsilon:g}"``) and the day budgets (``f"day {epsilon:g}"``,
+    :func:`~ssa_privacy.studies._ssa_catalog_day.day_filters`)."""
+    return (
+        [(NO_PRIVACY, NO_PRIVACY)]
+        + [(f"{e:g}", d) for e in scenario.epsilons for d in scenario.designers]
+        + [(f"day {e:g}", d) for e in scenario.day_epsilons for d in DAY_DESIGNERS]
+    )
+
+
+def _check_file_name(path):
+    """ValueError unless the last part of ``path`` is a portable file name."""
+    name = path.rsplit("/", 1)[-1]
+    bad = sorted(set(name) & _NOT_IN_FILE_NAMES) or [c for c in name if not c.isprintable()]
+    if bad or len(name.encode("utf-8")) > 255 or name.strip(". ") != name:
+        raise ValueError(
+            f"output file {path!r} is not a portable file name (at most 255 bytes, no "
+            'control character, none of / \\ < > : " | ? *, no leading or trailing dot or blank)'
+        )
+
+
+def check_writable(scenario, chosen):
+    """Check, before the run, that every TDM and OEM it will write can be written.
+
+    Renders in memory, through the real writers and in KVN as the run writes them, a TDM
+    per sensor (a measurement segment and a release segment with the comments of every
+    level) and an OEM per object (its name and catalogue number, the comments of every
+    level); and checks the names of the files.
+
+    Parameters
+    ----------
+    scenario : ssa_privacy.studies.ssa_catalog.Scenario
+        The run's sensors (``stations``) and levels (``epsilons``, ``designers``,
+        ``day_epsilons``, ``delta``).
+    chosen : list of ElementSet
+        The objects tracked: their catalogue numbers (``PARTICIPANT_2``, ``OBJECT_ID``)
+        and names (``OBJECT_NAME``).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        Naming the sensor or the object and what the message cannot hold (e.g.
+        ``sensor 'Zürich' cannot be written in a CCSDS TDM: segments[0].sensor =
+        'Zürich' cannot be written in KVN: it holds 'ü', ...``), or an output file whose
+        name is not portable.
+
+    Notes
+    -----
+    The values need no check: they are finite, and a release's angles outside the TDM's
+    range are written through their whole turns (:mod:`ssa_privacy.sensors.tdm`).
+    """
+    levels = _levels(scenario)
+    for label, designer in levels[1:]:
+        _check_file_name(_releases_file(label, designer))
+    releases = [_release_note(scenario, label, designer) for label, designer in levels[1:]]
+    estimates = [_estimate_note(label, designer) for label, designer in levels]
+    for station in scenario.stations:
+        values = np.zeros((1, 4 if station.kind == "radar" else 2))
+        with _naming(f"sensor {station.name!r}", "TDM"):
+            measured = TrackingData(station.name, "1", station.kind, _J2000, [0.0], values)
+            released = TrackingData(
+                station.name, "1", station.kind, _J2000, [0.0], values, releases, release=True
+            )
+            tdm_text([measured, released], **_RENDER)
+    for element_set in chosen:
+        norad = element_set.norad_id
+        for label, designer in levels:
+            _check_file_name(_estimate_file(norad, label, designer))
+        with _naming(f"object {norad} ({element_set.name.strip()!r})", "OEM"):
+            name = _object_name(element_set)
+            state = np.zeros((1, 6))
+            oem_text(
+                Ephemeris(name, str(norad), "TEME", _J2000, [0.0], state, comments=estimates),
+                **_RENDER,
+            )
+
+
+#: The epoch of the messages :func:`check_writable` renders (2000-01-01T12:00:00).
+_J2000 = 2451545.0
+#: How :func:`check_writable` renders: KVN, as the run writes, with a fixed date.
+_RENDER = {"file_format": "kvn", "creation_jd": _J2000}
+
+
+@contextmanager
+def _naming(what, kind):
+    """Turn a writer's ValueError (what a message cannot hold) into one naming ``what``."""
+    try:
+        yield
+    except ValueError as error:
+        raise ValueError(f"{what} cannot be written in a CCSDS {kind}: {error}") from None
