@@ -27,13 +27,15 @@ from contextlib import contextmanager
 import numpy as np
 from sgp4.alpha5 import from_alpha5
 
-from ssa_privacy.orbits.oem import Ephemeris, oem_text, write_oem
-from ssa_privacy.sensors.tdm import TrackingData, read_tdm, tdm_text, write_tdm
+from ssa_privacy.orbits.catalog import utc_text
+from ssa_privacy.orbits.oem import Ephemeris, oem_text
+from ssa_privacy.sensors.tdm import TrackingData, read_tdm, tdm_text
 from ssa_privacy.studies._ssa_catalog_day import DESIGNERS as DAY_DESIGNERS
 from ssa_privacy.studies._ssa_catalog_rows import NO_PRIVACY
 
 __all__ = [
     "GRID_TOLERANCE_S",
+    "NOT_WRITTEN",
     "RecordedMeasurements",
     "check_writable",
     "read_measurements",
@@ -174,21 +176,35 @@ def read_measurements(path, spec):
     return RecordedMeasurements(path, read_tdm(path), spec.sensors)
 
 
-def _tracking(scenario, norad, tracks, comments=(), release=False):
-    """TrackingData segments of one object's passes: ``(station, indices, values)`` each."""
-    return [
-        TrackingData(
-            scenario.stations[station].name,
-            str(norad),
-            scenario.stations[station].kind,
-            scenario.start_jd,
-            scenario.times[indices],
-            values,
-            comments,
-            release,
-        )
-        for station, indices, values in tracks
-    ]
+#: Where :func:`write_messages` lists what it could not write (under the output folder).
+NOT_WRITTEN = "ccsds/not_written.txt"
+
+
+def _tracking(scenario, norad, tracks, unwritten, file, comments=(), release=False):
+    """TrackingData segments of one object's passes (``(station, indices, values)`` each);
+    a pass a TDM cannot hold is left out and listed in ``unwritten``, naming ``file``."""
+    segments = []
+    for station, indices, values in tracks:
+        sensor = scenario.stations[station]
+        try:
+            segments.append(
+                TrackingData(
+                    sensor.name,
+                    str(norad),
+                    sensor.kind,
+                    scenario.start_jd,
+                    scenario.times[indices],
+                    values,
+                    comments,
+                    release,
+                )
+            )
+        except ValueError as error:
+            start = utc_text(scenario.start_jd + scenario.times[indices[0]] / 86400.0)
+            unwritten.append(
+                f"{file}: the pass of object {norad} over {sensor.name!r} from {start}: {error}"
+            )
+    return segments
 
 
 def _release_note(scenario, label, designer):
@@ -202,18 +218,6 @@ def _release_note(scenario, label, designer):
 def _estimate_note(label, designer):
     """The comment of an estimate's OEM."""
     return f"fusion centre's EKF estimate, level {label}, designer {designer}"
-
-
-def _release_segments(scenario, objects):
-    """Per (level, designer): the TrackingData of every object's released passes."""
-    out = {}
-    for item in objects:
-        for label, designer, tracks in item["releases"]:
-            note = (_release_note(scenario, label, designer),)
-            out.setdefault((label, designer), []).extend(
-                _tracking(scenario, item["norad_id"], tracks, note, release=True)
-            )
-    return out
 
 
 def _releases_file(label, designer):
@@ -244,37 +248,64 @@ def write_messages(output, scenario, chosen, objects):
         What the messages hold, per object in task order (the items of the tasks'
         ``ccsds`` lists, :func:`~ssa_privacy.studies._ssa_catalog_task.catalog_task`).
 
+    Returns
+    -------
+    list of str
+        What could not be written, one line each (the file, the pass or estimate and
+        why), also written to :data:`NOT_WRITTEN`; empty when everything was.
+
     Notes
     -----
     :func:`check_writable`, called before the run, has checked every name the messages
-    hold; the values are finite, and a release's angles outside the TDM's range are
-    written through their whole turns (:mod:`ssa_privacy.sensors.tdm`).
+    hold, and a release's angles outside the TDM's range are written through their whole
+    turns (:mod:`ssa_privacy.sensors.tdm`): what is left out is a value no message of its
+    kind may hold, e.g. a simulated measurement whose sensor noise took the elevation of
+    a pass near the zenith above 90 deg, or a non-finite estimate. The rest is written.
     """
+    unwritten = []
     names = {e.norad_id: _object_name(e) for e in chosen}
+    file = "ccsds/measurements.tdm"
     measured = [
         segment
         for item in objects
-        for segment in _tracking(scenario, item["norad_id"], item["measured"])
+        for segment in _tracking(scenario, item["norad_id"], item["measured"], unwritten, file)
     ]
     if measured:
-        write_tdm(output.target("ccsds/measurements.tdm"), measured)
-    for (label, designer), segments in _release_segments(scenario, objects).items():
+        output.write_text(file, tdm_text(measured))
+    releases = {}
+    for item in objects:
+        for label, designer, tracks in item["releases"]:
+            file = _releases_file(label, designer)
+            note = (_release_note(scenario, label, designer),)
+            releases.setdefault(file, []).extend(
+                _tracking(scenario, item["norad_id"], tracks, unwritten, file, note, True)
+            )
+    for file, segments in releases.items():
         if segments:
-            write_tdm(output.target(_releases_file(label, designer)), segments)
+            output.write_text(file, tdm_text(segments))
     times = scenario.times[scenario.ephemeris]
     for item in objects:
         norad = item["norad_id"]
         for f, (label, designer) in enumerate(item["filters"]):
-            write_oem(
-                output.target(_estimate_file(norad, label, designer)),
-                names[norad],
-                str(norad),
-                scenario.start_jd,
-                times,
-                item["estimates"][f],
-                item["covariances"][f],
-                comments=(_estimate_note(label, designer),),
-            )
+            file = _estimate_file(norad, label, designer)
+            try:
+                ephemeris = Ephemeris(
+                    names[norad],
+                    str(norad),
+                    "TEME",
+                    scenario.start_jd,
+                    times,
+                    item["estimates"][f],
+                    item["covariances"][f],
+                    comments=(_estimate_note(label, designer),),
+                )
+            except ValueError as error:
+                unwritten.append(f"{file}: the estimate of object {norad}: {error}")
+                continue
+            output.write_text(file, oem_text(ephemeris))
+    if unwritten:
+        output.write_text(NOT_WRITTEN, "".join(f"{line}\n" for line in unwritten))
+    return unwritten
 
 
 def _levels(scenario):
