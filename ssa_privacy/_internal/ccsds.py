@@ -15,6 +15,7 @@ import types
 import typing
 import unicodedata
 import warnings
+import xml.etree.ElementTree as ElementTree
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from fractions import Fraction
@@ -346,13 +347,19 @@ def _parse(path, text, kind):
     """``ccsds-ndm``'s object tree of ``text``; its failures as ValueError naming the file.
 
     A KVN message of another type (its first keyword ``CCSDS_<type>_VERS``) is refused
-    before parsing, naming the type. xsdata's conversion warnings (a value outside the
+    before parsing, naming the type, and XML that is not well-formed (which the library
+    reads up to where it breaks off). xsdata's conversion warnings (a value outside the
     schema's enumeration, kept as text) are silenced: every value used is checked by the
     caller.
     """
     found = _KVN_VERSION.match(text)
     if found and found[1] != kind:
         raise ValueError(f"{path}: holds a CCSDS {found[1]}, not {_article(kind)} {kind}")
+    if text.lstrip().startswith("<"):
+        try:  # ccsds-ndm reads a truncated XML file up to where it ends
+            ElementTree.fromstring(text.encode("utf-8"))
+        except ElementTree.ParseError as error:
+            raise ValueError(f"{path}: not a readable CCSDS {kind} (XML: {error})") from None
     try:
         with warnings.catch_warnings(), _cached_type_hints():
             warnings.simplefilter("ignore")

@@ -505,13 +505,10 @@ def _kvn_units(text):
     return units
 
 
-def _xml_units(path, text):
+def _xml_units(text):
     """``{(segment, keyword, time tag): units}`` of the XML observations with a ``units``
     attribute (``ccsds-ndm`` keeps those of the angles only)."""
-    try:
-        root = ElementTree.fromstring(text.encode("utf-8"))
-    except ElementTree.ParseError as error:
-        raise ValueError(f"{path}: not readable XML ({error})") from None
+    root = ElementTree.fromstring(text.encode("utf-8"))  # well-formed: parsed before
     units = {}
 
     def local(element):
@@ -723,7 +720,7 @@ def read_tdm(path):
     segments = tree.body.segment
     if not segments:
         raise ValueError(f"{path}: the TDM has no segment")
-    units = _xml_units(path, text) if xml else _kvn_units(text)
+    units = _xml_units(text) if xml else _kvn_units(text)
     return [
         _read_segment(segment, f"{path}, segment {n}", frames, units, n)
         for n, segment in enumerate(segments, 1)
