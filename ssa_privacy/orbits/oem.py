@@ -238,7 +238,7 @@ def _covariance(matrix, name):
     if np.any(variances < 0):
         i = int(np.flatnonzero(variances < 0)[0])
         keyword = COVARIANCE_KEYWORDS[_COVARIANCE_INDEX.index((i, i))]
-        raise ValueError(f"{name}, {keyword}: the variance {variances[i]!r} is negative")
+        raise ValueError(f"{name}, {keyword}: the variance {float(variances[i])!r} is negative")
     scale = np.sqrt(np.where(variances > 0, variances, 1.0))
     smallest = np.linalg.eigvalsh(matrix / np.outer(scale, scale))[0]
     if smallest < -PSD_RTOL:
