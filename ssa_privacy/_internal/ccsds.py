@@ -264,7 +264,7 @@ def _kvn_value(value, name, keyword):
     line = f"COMMENT {value}" if keyword == "COMMENT" else f"{keyword:<24} = {value}"
     bad = next((c for c in value if not " " <= c <= "~"), None)
     if bad is not None:
-        problem = f"holds {bad!r}, which a KVN message cannot (printable ASCII only; use XML)"
+        problem = f"holds {bad!r}, which a KVN message cannot (printable ASCII only)"
     elif len(line) > KVN_LINE_LENGTH:
         problem = f"makes a {keyword} line of {len(line)} characters (KVN: {KVN_LINE_LENGTH})"
     elif keyword != "COMMENT" and value.endswith("]") and "[" in value:

@@ -221,11 +221,11 @@ def _estimate_note(label, designer):
 
 
 def _releases_file(label, designer):
-    return f"ccsds/releases_{label}_{designer}.tdm"
+    return f"ccsds/{_file_name(f'releases_{label}_{designer}.tdm')}"
 
 
 def _estimate_file(norad, label, designer):
-    return f"ccsds/estimates/{norad}_{label}_{designer}.oem"
+    return f"ccsds/estimates/{_file_name(f'{norad}_{label}_{designer}.oem')}"
 
 
 def _object_name(element_set):
@@ -320,15 +320,16 @@ def _levels(scenario):
     )
 
 
-def _check_file_name(path):
-    """ValueError unless the last part of ``path`` is a portable file name."""
-    name = path.rsplit("/", 1)[-1]
+def _file_name(name):
+    """``name`` if it is a portable file name, else ValueError."""
     bad = sorted(set(name) & _NOT_IN_FILE_NAMES) or [c for c in name if not c.isprintable()]
     if bad or len(name.encode("utf-8")) > 255 or name.strip(". ") != name:
         raise ValueError(
-            f"output file {path!r} is not a portable file name (at most 255 bytes, no "
-            'control character, none of / \\ < > : " | ? *, no leading or trailing dot or blank)'
+            f"output file {name!r} is not a portable file name (at most 255 bytes, no "
+            'control character, none of / \\ < > : " | ? *, no leading or trailing dot or '
+            "blank)"
         )
+    return name
 
 
 def check_writable(scenario, chosen):
@@ -367,7 +368,7 @@ def check_writable(scenario, chosen):
     """
     levels = _levels(scenario)
     for label, designer in levels[1:]:
-        _check_file_name(_releases_file(label, designer))
+        _releases_file(label, designer)
     releases = [_release_note(scenario, label, designer) for label, designer in levels[1:]]
     estimates = [_estimate_note(label, designer) for label, designer in levels]
     for station in scenario.stations:
@@ -381,7 +382,7 @@ def check_writable(scenario, chosen):
     for element_set in chosen:
         norad = element_set.norad_id
         for label, designer in levels:
-            _check_file_name(_estimate_file(norad, label, designer))
+            _estimate_file(norad, label, designer)
         with _naming(f"object {norad} ({element_set.name.strip()!r})", "OEM"):
             name = _object_name(element_set)
             state = np.zeros((1, 6))
