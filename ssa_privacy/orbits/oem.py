@@ -28,15 +28,18 @@ Conventions:
   lines carry no units; the ``units`` attributes of XML are checked (anything else is
   refused, naming the keyword).
 - A covariance must be symmetric positive semi-definite: :class:`Ephemeris`,
-  :func:`write_oem` and :func:`read_oem` refuse a negative variance, and a matrix whose
-  correlation matrix ``D^-1/2 P D^-1/2`` (``D`` its diagonal) has an eigenvalue below
-  ``-1e-8`` (:data:`~ssa_privacy._internal.matrix_validation.PSD_RTOL`). The tolerance is
-  relative to each coordinate's own scale: an OEM covariance mixes km^2 and km^2/s^2
-  (position variances of 1e-2 and velocity variances of 1e-8 are usual), so a tolerance
-  relative to the largest entry would accept a negative velocity variance next to a large
-  position variance. A valid covariance written and read back (exactly, 17 digits) has
-  correlation eigenvalues at least about -1e-15; an estimator's rounding stays far above
-  -1e-8 unless its covariance is nearly singular, where the check rightly speaks up.
+  :func:`write_oem` and :func:`read_oem` refuse a negative variance (naming its keyword)
+  and a matrix whose correlation matrix ``C = D^-1/2 P D^-1/2`` (``D`` its diagonal, a
+  zero variance scaled by 1) has an eigenvalue below ``-1e-8``
+  (:data:`~ssa_privacy._internal.matrix_validation.PSD_RTOL`). The tolerance is relative
+  to each coordinate's own scale because an OEM covariance mixes units: position
+  variances of 1e-2 km^2 sit beside velocity variances of 1e-8 km^2/s^2, and a tolerance
+  relative to the largest entry would let a velocity variance of -1e-11 km^2/s^2 pass.
+  Why 1e-8: by Weyl's inequality, errors of relative size e in the entries of ``C``
+  (whose entries are at most 1 in size) move its eigenvalues by at most 6 e, so the
+  rounding of a computed covariance (e about 1e-16 per operation, 1e-12 after a long
+  filter run) stays far inside the tolerance, while a negative variance gives an
+  eigenvalue of -1 or below.
 - Names and comments must read back as given (as in :mod:`ssa_privacy.sensors.tdm`: one
   line of printable text; in KVN printable ASCII, lines of at most 254 characters, no
   value ending in ``[...]``, no comment starting with ``=``).

@@ -53,12 +53,13 @@ section per angle moved, of the fixed form (:data:`TURNS_FORMAT`)::
     COMMENT ANGLE_2 at 2024-03-01T10:00:30.000000000: add -1 x 360 deg
 
 which says that the ``ANGLE_2`` observation with that time tag is the value written plus
--1 x 360 deg (here a privatized elevation of -196.71 deg, written as 163.29). The lines
-are at most 64 characters, well within the KVN limit of 254. A reader that ignores the
-comments still parses a valid TDM, and for a measured azimuth or right ascension it sees
-the same direction; :func:`read_tdm` adds the turns back (also to angles given in
-radians: 360 deg is 2 pi rad). Numbers are written by ``ccsds-ndm`` as Python's
-shortest round-trip representation (``repr``, at most 17 significant digits).
+-1 x 360 deg (here a privatized elevation of -196.71 deg, written as 163.29). A line has
+64 characters and the turns' sign and digits: within the KVN limit of 254 characters for
+every angle below 1e180 deg. A reader that ignores the comments still parses a valid TDM,
+and for a measured azimuth or right ascension it sees the same direction; :func:`read_tdm`
+adds the turns back (also to angles given in radians: 360 deg is 2 pi rad). Numbers are
+written by ``ccsds-ndm`` as Python's shortest round-trip representation (``repr``, at
+most 17 significant digits).
 
 Units. The data lines carry no units by default (angles in deg, ``RANGE`` in the
 ``RANGE_UNITS``, ``DOPPLER_INSTANTANEOUS`` in km/s). Given ones (KVN ``[rad]`` after the
@@ -173,20 +174,14 @@ _FIELD = {
 _ANGLE_2 = {"radar": "elevation", "optical": "declination"}
 #: The TDM's limits of ANGLE_1 and ANGLE_2 (deg): -180 <= angle < 360.
 _ANGLE_LIMITS = (-180.0, 360.0)
-#: Per keyword, the units accepted on a data line: (factor to rad, km or km/s; one turn
-#: in those units, for the turns of an angle).
-_DEGREES = (np.pi / 180.0, 360.0)
+#: Per keyword, the units accepted on a data line, the standard's (the default) first:
+#: (factor to rad, km or km/s; a whole turn in those units, for the turns of an angle).
+_ANGLE_UNITS = {"deg": (np.pi / 180.0, 360.0), "rad": (1.0, 2.0 * np.pi)}
 _UNITS = {
-    "ANGLE_1": {"deg": _DEGREES, "rad": (1.0, 2.0 * np.pi)},
-    "ANGLE_2": {"deg": _DEGREES, "rad": (1.0, 2.0 * np.pi)},
+    "ANGLE_1": _ANGLE_UNITS,
+    "ANGLE_2": _ANGLE_UNITS,
     "RANGE": {"km": (1.0, None)},
     "DOPPLER_INSTANTANEOUS": {"km/s": (1.0, None)},
-}
-_DEFAULT_UNITS = {
-    "ANGLE_1": "deg",
-    "ANGLE_2": "deg",
-    "RANGE": "km",
-    "DOPPLER_INSTANTANEOUS": "km/s",
 }
 _KVN_FRAME = re.compile(r"^(\s*REFERENCE_FRAME\s*=\s*)(\S.*?)\s*$")
 _KVN_SEGMENT = re.compile(r"^\s*META_START\s*$")
@@ -303,15 +298,15 @@ def _unphysical(kind, values):
 def _wrapped(angles):
     """Angles (rad) in degrees within the TDM's [-180, 360), and the whole turns removed.
 
-    An angle outside the range is written modulo 360 into [0, 360); ``turns`` is the
-    integer n with angle = written + 360 n (0 for an angle kept as it is)."""
+    An angle outside the range is written modulo 360, ``angle - 360 n`` with ``n =
+    floor(angle / 360)``: in [0, 360) (or a rounding below 0 when ``angle / 360`` rounds
+    up to a whole number), the subtraction exact below 2^53 deg. ``turns`` holds the n
+    (whole floats; 0 for an angle kept as it is)."""
     degrees = np.degrees(angles)
     low, high = _ANGLE_LIMITS
     outside = (degrees < low) | (degrees >= high)
     turns = np.where(outside, np.floor(degrees / 360.0), 0.0)
-    written = degrees - 360.0 * turns
-    over = written >= high  # the subtraction can round up to 360
-    return np.where(over, written - 360.0, written), (turns + over).astype(int)
+    return degrees - 360.0 * turns, turns
 
 
 def _segment(data, index, kvn):
@@ -330,7 +325,7 @@ def _segment(data, index, kvn):
         TURNS_FORMAT.format(keyword=keyword, tag=tags[k], turns=n)
         for k in range(len(tags))
         for keyword, (_, counts) in zip(keywords, angles)
-        if (n := int(counts[k])) != 0
+        if (n := int(counts[k])) != 0  # a Python int: exact for every float
     ]
     observations = []
     for k, tag in enumerate(tags):
@@ -601,9 +596,8 @@ def _turns(comments, where):
 def _observation_value(value, label, keyword, units, turns):
     """The value of one observation in the package's units (rad, km, km/s)."""
     number = _number(value, label)
-    if units is None:
-        units = _DEFAULT_UNITS[keyword]
     accepted = _UNITS[keyword]
+    units = next(iter(accepted)) if units is None else units
     if units.lower() not in accepted:
         raise ValueError(
             f"{label}: units {units!r} are not supported (for {keyword}: {' or '.join(accepted)})"

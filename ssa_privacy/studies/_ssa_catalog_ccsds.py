@@ -2,20 +2,34 @@
 
 In: ``--measurements FILE``, a Tracking Data Message (:func:`~ssa_privacy.sensors.tdm.read_tdm`)
 of sensor measurements. Each segment names a sensor of the scenario (``PARTICIPANT_1``)
-and an object by its catalogue number (``PARTICIPANT_2``); its time tags must lie on the
-scenario's time grid (within :data:`GRID_TOLERANCE_S`) and inside the window. The
-objects tracked are the message's, in the order they first appear; a station measures at
-the recorded epochs only (:class:`RecordedMeasurements`).
+and an object by its catalogue number (``PARTICIPANT_2``: digits, or Alpha-5 such as
+``C3456``, read as 123456); its time tags must lie on the scenario's time grid (within
+:data:`GRID_TOLERANCE_S`) and inside the window. The objects tracked are the message's,
+in the order they first appear; a station measures at the recorded epochs only
+(:class:`RecordedMeasurements`). A segment marked as a privatized release (a run's
+``releases_*.tdm``) is refused: releases are not measurements.
 
 Out (``--ccsds``), under ``ccsds/`` of the output folder:
 
 - ``measurements.tdm``: every pass of every sensor and object as measured (one segment
   per pass);
 - ``releases_<level>_<designer>.tdm``: the same passes as released at each privatized
-  level (``COMMENT`` lines name the budget, the designer and delta);
+  level, each segment marked as a release (:data:`~ssa_privacy.sensors.tdm.RELEASE_COMMENT`;
+  another ``COMMENT`` line names the budget, the designer and delta). A release may hold
+  an elevation of -196.71 deg or a negative range: the TDM carries the values as they
+  are, an angle outside the standard's [-180, 360) deg modulo 360 deg with its whole
+  turns in a ``COMMENT`` line (:mod:`ssa_privacy.sensors.tdm`), so that every value
+  reads back as released;
 - ``estimates/<norad_id>_<level>_<designer>.oem``: each filter's estimates of each object
   every ``EVALUATION_STEP`` seconds over the window, with their covariances (TEME, km and
   km/s).
+
+Nothing is lost after the computation: :func:`check_writable`, called before the run,
+renders every sensor's and object's messages through the writers and checks the file
+names; a value that no message of its kind may hold (a simulated measurement whose sensor
+noise took the elevation of a pass near the zenith above 90 deg, a non-finite estimate)
+leaves that pass or file out, the rest is written, and :data:`NOT_WRITTEN` lists what
+was left out and why.
 
 A run given the ``measurements.tdm`` of an earlier run and the same seed releases the
 same values (each angle read back within one unit in the last place) and so tracks alike.
