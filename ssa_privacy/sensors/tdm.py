@@ -99,7 +99,7 @@ elevation, range, range rate).
 
 import re
 import xml.etree.ElementTree as ElementTree
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 from ccsds_ndm.models import ndmxml1, ndmxml4
@@ -184,6 +184,18 @@ _UNITS = {
     "DOPPLER_INSTANTANEOUS": {"km/s": (1.0, None)},
 }
 _KVN_FRAME = re.compile(r"^(\s*REFERENCE_FRAME\s*=\s*)(\S.*?)\s*$")
+_KVN_TDM_VERSION = re.compile(r"\s*CCSDS_TDM_VERS\s*=\s*(\S*)")
+#: The KVN section markers of a segment, in order.
+_MARKERS = ("META_START", "META_STOP", "DATA_START", "DATA_STOP")
+#: Corrections and signal delays a reader would have to apply (:func:`_check_adjustments`).
+_CORRECTIONS = tuple(
+    f"correction_{name}"
+    for name in ("angle_1", "angle_2", "doppler", "range", "receive", "transmit",
+                 "aberration_yearly", "aberration_diurnal")
+)  # fmt: skip
+_DELAYS = tuple(f"{way}_delay_{n}" for way in ("transmit", "receive") for n in range(1, 6))
+#: The data keywords of CCSDS 503.0-B-2 (those ``ccsds-ndm`` reads).
+_DATA_KEYWORDS = {f.name.upper() for f in fields(TrackingDataObservationType)} - {"EPOCH"}
 _KVN_SEGMENT = re.compile(r"^\s*META_START\s*$")
 _LISTED_FRAMES = {member.value for member in RefFrameType}
 
@@ -479,25 +491,61 @@ def _kvn_frames(text):
     return "\n".join(lines) + "\n", frames
 
 
-def _kvn_units(text):
-    """``{(segment, keyword, time tag): units}`` of the KVN data lines that give units.
+def _kvn_scan(path, text):
+    """Check the layout of a KVN TDM and its data lines; return the units they give.
 
-    Read from the text as ``ccsds-ndm``'s tokenizer splits a line (the units are the text
-    between the last ``[`` and a final ``]``), since the library drops them."""
-    units, segment, data = {}, 0, False
-    for line in text.splitlines():
+    ``ccsds-ndm`` drops what it does not understand: a segment whose ``DATA_STOP`` is
+    missing, a data line with an unknown (or lower-case) keyword or without exactly a
+    time tag and a value, and the units of every line. The text is read as its
+    tokenizer reads it (lines of ``str.splitlines``, units between the last ``[`` and a
+    final ``]``) and refused where the library would drop something, naming the line.
+
+    Returns
+    -------
+    dict
+        ``{(segment, keyword, time tag): units}`` of the data lines that give units.
+    """
+    version = _KVN_TDM_VERSION.match(text)
+    if version and version[1] not in ("1.0", "2.0"):
+        raise ValueError(
+            f"{path}, line 1, CCSDS_TDM_VERS: {version[1]!r} is not supported (1.0 or 2.0)"
+        )
+    units, segment, expected = {}, 0, 0
+    for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
-        if line in ("META_START", "DATA_START", "DATA_STOP"):
+        if line in _MARKERS:
+            if line != _MARKERS[expected]:
+                raise ValueError(
+                    f"{path}, line {number}: {line} where {_MARKERS[expected]} was expected"
+                )
             segment += line == "META_START"
-            data = line == "DATA_START"
-        elif data and "=" in line and not line.startswith("COMMENT"):
-            key, rest = (part.strip() for part in line.split("=", 1))
+            expected = (expected + 1) % len(_MARKERS)
+        elif _MARKERS[expected] == "DATA_STOP" and line and not line.startswith("COMMENT"):
+            key, rest = _data_line(line, f"{path}, segment {segment}, line {number}")
             if rest.endswith("]") and "[" in rest:
                 bracket = rest.rfind("[")
-                tokens = rest[:bracket].split()
-                if len(tokens) == 2:
-                    units[segment, key.upper(), tokens[0]] = rest[bracket + 1 : -1].strip()
+                units[segment, key, rest[:bracket].split()[0]] = rest[bracket + 1 : -1].strip()
+    if expected:
+        raise ValueError(f"{path}: the file ends before {_MARKERS[expected]}")
     return units
+
+
+def _data_line(line, where):
+    """The keyword and the rest of a KVN data line ``KEYWORD = <time tag> <value> [units]``,
+    or ValueError naming ``where`` and what is wrong."""
+    key, equals, rest = (part.strip() for part in line.partition("="))
+    if not equals:
+        raise ValueError(f"{where}: {line!r} is not KEYWORD = <time tag> <value>")
+    if key not in _DATA_KEYWORDS:
+        raise ValueError(f"{where}, {key}: not a TDM data keyword (upper case, CCSDS 503.0-B-2)")
+    tokens = (rest[: rest.rfind("[")] if rest.endswith("]") and "[" in rest else rest).split()
+    if len(tokens) != 2:
+        raise ValueError(f"{where}, {key}: {rest!r} is not <time tag> <value> [units]")
+    try:
+        float(tokens[1])
+    except ValueError:
+        raise ValueError(f"{where}, {key}: {tokens[1]!r} is not a number") from None
+    return key, rest
 
 
 def _xml_units(text):
@@ -572,7 +620,28 @@ def _check_metadata(meta, where, frames, number):
     units = _value(meta.range_units, f"{where}, RANGE_UNITS")
     if kind == "radar" and units is not None and str(units).lower() != "km":
         raise ValueError(f"{where}, RANGE_UNITS: {units!r} is not supported (km)")
+    _check_adjustments(meta, where)
     return kind
+
+
+def _check_adjustments(meta, where):
+    """Refuse metadata that asks the reader to adjust the values: corrections not yet
+    applied, a range modulus (ambiguous ranges), signal delays; read_tdm adjusts nothing."""
+    applied = _value(meta.corrections_applied, f"{where}, CORRECTIONS_APPLIED")
+    reasons = {"range_modulus": "the ranges are known only modulo it"}
+    reasons |= {name: "a signal delay to take off the measurements" for name in _DELAYS}
+    if applied != "YES":
+        reasons |= {
+            n: f"given with CORRECTIONS_APPLIED = {applied or 'missing'}" for n in _CORRECTIONS
+        }
+    for name, reason in reasons.items():
+        value = getattr(meta, name, None)
+        keyword = f"{where}, {name.upper()}"
+        if value is not None and _number(value, keyword) != 0:
+            raise ValueError(
+                f"{keyword}: {_value(value, keyword)!r}, {reason}; read_tdm applies no "
+                "correction, modulus or delay (give the values as measured, corrected)"
+            )
 
 
 def _turns(comments, where):
@@ -607,7 +676,8 @@ def _observation_value(value, label, keyword, units, turns):
 
 
 def _segment_data(segment, where, kind, units, number):
-    """(time tags, rows, observation numbers of the cells) of a segment's observations."""
+    """A segment's time tags, rows (one per tag), ``{(tag, keyword): observation
+    number}`` and data comments other than the turns of angles."""
     keywords = KINDS[kind]
     turns, comments = _turns(segment.data.comment, where)
     rows, cells, order = {}, {}, []
@@ -685,13 +755,17 @@ def read_tdm(path):
     FileNotFoundError
         If ``path`` is not a file.
     ValueError
-        Naming the file, the segment, the observation and the keyword, on what is not
-        understood: not UTF-8, not a readable TDM or another message type;
-        ``TIME_SYSTEM`` other than UTC, ``MODE`` other than SEQUENTIAL, a ``PATH`` that is
-        not one sensor and one object, ``ANGLE_TYPE`` other than AZEL or RADEC, RADEC
-        angles in a frame other than TEME, ``RANGE_UNITS`` other than km, units other
-        than deg or rad (angles), km (``RANGE``) or km/s (``DOPPLER_INSTANTANEOUS``); a
-        data keyword the kind does not have (e.g. ``MAG``, ``RECEIVE_FREQ``), a keyword
+        Naming the file, the segment, the observation (or the KVN line) and the keyword,
+        on what is not understood: not UTF-8, not a readable TDM or another message type,
+        a version other than 1.0 or 2.0, KVN sections out of order or not closed, a KVN
+        data line that is not ``KEYWORD = <time tag> <value> [units]`` with a TDM data
+        keyword and a number; ``TIME_SYSTEM`` other than UTC, ``MODE`` other than
+        SEQUENTIAL, a ``PATH`` that is not one sensor and one object, ``ANGLE_TYPE`` other
+        than AZEL or RADEC, RADEC angles in a frame other than TEME, ``RANGE_UNITS``
+        other than km, units other than deg or rad (angles), km (``RANGE``) or km/s
+        (``DOPPLER_INSTANTANEOUS``); a data keyword the kind does not have (e.g. ``MAG``,
+        ``RECEIVE_FREQ``), values to adjust (a nonzero ``CORRECTION_*`` unless ``CORRECTIONS_APPLIED = YES``, a
+        ``RANGE_MODULUS``, a ``TRANSMIT_DELAY_n`` or ``RECEIVE_DELAY_n``), a keyword
         missing or repeated at a time tag, time tags that do not increase or lie outside
         ``START_TIME`` and ``STOP_TIME``, non-finite numbers, turns of an angle that has
         no observation; in a segment of measurements (not marked as a release) an
@@ -704,9 +778,9 @@ def read_tdm(path):
     workaround of the module docstring), the units read from the text.
     """
     path, text = _read_message(path, "TDM")
-    frames = {}
-    xml = text.lstrip().startswith("<")
-    if not xml:
+    units, frames = {}, {}
+    if _KVN_TDM_VERSION.match(text):  # else XML, or what the parser refuses
+        units = _kvn_scan(path, text)
         text, frames = _kvn_frames(text)
     tree = _parse(path, text, "TDM")
     if not isinstance(tree, ndmxml1.TdmType | ndmxml4.TdmType):
@@ -714,7 +788,8 @@ def read_tdm(path):
     segments = tree.body.segment
     if not segments:
         raise ValueError(f"{path}: the TDM has no segment")
-    units = _xml_units(text) if xml else _kvn_units(text)
+    if text.lstrip().startswith("<"):
+        units = _xml_units(text)
     return [
         _read_segment(segment, f"{path}, segment {n}", frames, units, n)
         for n, segment in enumerate(segments, 1)

@@ -173,6 +173,14 @@ READ_AS_THEY_SAY = [
         ("DATA_START\n", "DATA_START\nCOMMENT ANGLE_1 at 2024-03-01T10:00:30: add 2 x 360 deg\n")),
      "kvn", {(1, 0): np.radians(121.5 + 720.0)}, False),
     ("tdm version 1.0", _kvn(("CCSDS_TDM_VERS = 2.0", "CCSDS_TDM_VERS = 1.0")), "kvn", {}, False),
+    ("corrections applied", _kvn(("RANGE_UNITS = km", "RANGE_UNITS = km\n"
+     "CORRECTION_RANGE = 0.5\nCORRECTIONS_APPLIED = YES")), "kvn", {}, False),
+    ("zero delays and corrections", _kvn(("RANGE_UNITS = km", "RANGE_UNITS = km\n"
+     "CORRECTION_RANGE = 0.0\nRECEIVE_DELAY_1 = 0\nRANGE_MODULUS = 0")), "kvn", {}, False),
+    ("a comment among the data lines", _kvn((f"ANGLE_1 = {T1}", f"COMMENT x\nANGLE_1 = {T1}")),
+     "kvn", {}, False),
+    ("an unknown metadata keyword", _kvn(("MODE = SEQUENTIAL", "MODE = SEQUENTIAL\nFOO = 1")),
+     "kvn", {}, False),
 ]  # fmt: skip
 
 
@@ -260,6 +268,32 @@ REFUSED = [
     ("turns given twice", _kvn(
         ("DATA_START\n", "DATA_START\n" + f"COMMENT ANGLE_1 at {T1}: add 1 x 360 deg\n" * 2)),
      "the turns of ANGLE_1 at 2024-03-01T10:00:30 given twice"),
+    ("a letter in a number", _kvn((f"ANGLE_1 = {T0} 120.5", f"ANGLE_1 = {T0} 12O.5")),
+     "line 16, ANGLE_1: '12O.5' is not a number"),
+    ("a decimal comma", _kvn((f"ANGLE_1 = {T0} 120.5", f"ANGLE_1 = {T0} 120,5")),
+     "line 16, ANGLE_1: '120,5' is not a number"),
+    ("a keyword in lower case", _kvn((f"ANGLE_1 = {T0}", f"angle_1 = {T0}")),
+     "line 16, angle_1: not a TDM data keyword"),
+    ("an unknown data keyword", _kvn((f"ANGLE_1 = {T1}", f"FOO = {T1} 1.0\nANGLE_1 = {T1}")),
+     "line 20, FOO: not a TDM data keyword"),
+    ("a blank in a time tag", _kvn((f"ANGLE_1 = {T0}", "ANGLE_1 = 2024-03-01 10:00:00")),
+     "line 16, ANGLE_1: '2024-03-01 10:00:00 120.5' is not <time tag> <value> [units]"),
+    ("no value", _kvn((f"ANGLE_1 = {T0} 120.5", f"ANGLE_1 = {T0}")),
+     f"line 16, ANGLE_1: '{T0}' is not <time tag> <value> [units]"),
+    ("two units", _kvn((f"ANGLE_1 = {T0} 120.5", f"ANGLE_1 = {T0} 120.5 [deg] [rad]")),
+     "line 16, ANGLE_1: '2024-03-01T10:00:00 120.5 [deg] [rad]' is not <time tag> <value>"),
+    ("a data line without '='", _kvn((f"ANGLE_1 = {T0} 120.5", f"ANGLE_1 {T0} 120.5")),
+     f"line 16: 'ANGLE_1 {T0} 120.5' is not KEYWORD = <time tag> <value>"),
+    ("a correction not applied", _kvn(("RANGE_UNITS = km", "RANGE_UNITS = km\n"
+     "CORRECTION_RANGE = 0.5\nCORRECTIONS_APPLIED = NO")),
+     "CORRECTION_RANGE: 0.5, given with CORRECTIONS_APPLIED = NO; read_tdm applies no"),
+    ("a correction without CORRECTIONS_APPLIED", _kvn(("RANGE_UNITS = km",
+     "RANGE_UNITS = km\nCORRECTION_ANGLE_2 = -0.01")),
+     "CORRECTION_ANGLE_2: -0.01, given with CORRECTIONS_APPLIED = missing"),
+    ("a range modulus", _kvn(("RANGE_UNITS = km", "RANGE_UNITS = km\nRANGE_MODE = CONSTANT\n"
+     "RANGE_MODULUS = 1000")), "RANGE_MODULUS: 1000.0, the ranges are known only modulo it"),
+    ("a receive delay", _kvn(("RANGE_UNITS = km", "RANGE_UNITS = km\nRECEIVE_DELAY_1 = 0.001")),
+     "RECEIVE_DELAY_1: 0.001, a signal delay to take off the measurements"),
     ("a leap second", _kvn(("STOP_TIME = 2024-03-01T10:00:30", "STOP_TIME = 2016-12-31T23:59:60")),
      "STOP_TIME is not a time of day (a leap second"),
 ]  # fmt: skip
@@ -291,11 +325,16 @@ def test_a_second_segment_is_named(tmp_path):
         ("CCSDS_TDM_VERS = 2.0\n", "the TDM has no segment"),
         (_xml(("</tdm>", "")), "not a readable CCSDS TDM (XML: no element found: line 41"),
         (_xml(("      </data>", "")), "not a readable CCSDS TDM (XML: mismatched tag"),
-        (_kvn(("ANGLE_1 = 2024-03-01T10:00:00 120.5", "ANGLE_1 = 2024-03-01T10:00:00 12O.5")),
-         "not a readable CCSDS TDM"),
         (_kvn(("CCSDS_TDM_VERS", "CCSDS_OEM_VERS")), "holds a CCSDS OEM, not a TDM"),
+        (_kvn(("CCSDS_TDM_VERS = 2.0", "CCSDS_TDM_VERS = 3.0")),
+         "line 1, CCSDS_TDM_VERS: '3.0' is not supported (1.0 or 2.0)"),
+        (KVN.replace("DATA_STOP\n", ""), "the file ends before DATA_STOP"),
+        (_kvn(("META_STOP\n", "")), "line 14: DATA_START where META_STOP was expected"),
+        (KVN + KVN.split("DATA_STOP")[0].split("META_STOP")[1] + "DATA_STOP\n",
+         "line 26: DATA_START where META_START was expected"),
     ],
-    ids=["no segment", "xml cut short", "xml badly nested", "a letter in a number", "another type"],
+    ids=["no segment", "xml cut short", "xml badly nested", "another type", "version 3.0",
+         "no DATA_STOP", "no META_STOP", "data without metadata"],
 )  # fmt: skip
 def test_unreadable_files_are_named(tmp_path, text, fragment):
     path = tmp_path / "case.tdm"
