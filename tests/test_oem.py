@@ -262,8 +262,12 @@ def test_what_is_not_supported_is_named(tmp_path, old, new, fragment):
 @pytest.mark.parametrize(
     "pattern, replacement, fragment",
     [
-        (r"^(\S+)(\s+\S+)", r"\1  abc\2", "not a readable CCSDS OEM"),  # a word for a number
-        (r"^(\S+(\s+\S+){5})\s+\S+$", r"\1", "state 1, Z_DOT: missing"),  # a number short
+        (r"^(\S+)\s+\S+", r"\1  abc", "line 16: 'abc' is not a number"),  # a word for a number
+        (
+            r"^(\S+(\s+\S+){5})\s+\S+$",
+            r"\1",
+            "line 16: a state line: <epoch> and 6 or 9 numbers, got 5",
+        ),  # a number short
     ],
 )
 def test_a_bad_state_line_is_named(tmp_path, pattern, replacement, fragment):

@@ -57,6 +57,7 @@ covariance, KVN and XML); CCSDS 505.0-B, "XML Specification for Navigation Data 
 segmented time code, section 3.5); the ``ccsds-ndm`` package by E. Imre.
 """
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -141,6 +142,7 @@ _COVARIANCE_FIELDS = tuple(
     for keyword, (i, j) in zip(COVARIANCE_KEYWORDS, _COVARIANCE_INDEX)
 )
 _STATE_FIELDS = ("x", "y", "z", "x_dot", "y_dot", "z_dot")
+_KVN_OEM_VERSION = re.compile(r"\s*CCSDS_OEM_VERS\s*=\s*(\S*)")
 _STATE_UNITS = ("km",) * 3 + ("km/s",) * 3
 #: The units of each covariance keyword: km^2, km^2/s or km^2/s^2 (in XML's spelling).
 _COVARIANCE_UNITS = tuple(
@@ -454,6 +456,8 @@ def read_oem(path):
     are not read.
     """
     path, text = _read_message(path, "OEM")
+    if _KVN_OEM_VERSION.match(text):  # else XML, or what the parser refuses
+        _kvn_scan(path, text)
     tree = _parse(path, text, "OEM")
     messages = _messages(tree, (ndmxml2.OemType, ndmxml4.OemType))
     if not messages:
@@ -500,10 +504,13 @@ def read_oem(path):
         for t, matrix in zip(at, covariances):
             covariance_array[index[t]] = matrix
     name, object_id, frame, center = identity
-    return Ephemeris(
-        name, object_id, frame, epoch_jd, times, np.array(states), covariance_array, center,
-        tuple(comments),
-    )  # fmt: skip
+    try:
+        return Ephemeris(
+            name, object_id, frame, epoch_jd, times, np.array(states), covariance_array,
+            center, tuple(comments),
+        )  # fmt: skip
+    except ValueError as error:  # a name or comment with a control character (e.g. a tab)
+        raise ValueError(f"{path}: {error}") from None
 
 
 def _identity(meta, where):
@@ -564,3 +571,83 @@ def _covariances(segment, where, frame):
         tags.append(block.epoch)
         matrices.append(_covariance(matrix, label))
     return tags, matrices
+
+
+def _kvn_scan(path, text):
+    """Check the layout of a KVN OEM where ``ccsds-ndm`` would misread it silently.
+
+    The library keeps a state line of 7 or 8 numbers (the standard has 6, or 9 with
+    accelerations), drops a covariance section that is not closed and a line it does not
+    know, and reads the covariance numbers in a row as a flat list (an extra number in a
+    row shifts every entry after it). Each is refused, naming the line; so is a version
+    other than 2.0 or 3.0 and a segment whose ``META_STOP`` is missing.
+    """
+    version = _KVN_OEM_VERSION.match(text)[1]
+    if version not in ("2.0", "3.0"):
+        raise ValueError(
+            f"{path}, line 1, CCSDS_OEM_VERS: {version!r} is not supported (2.0 or 3.0)"
+        )
+    section, rows = "header", None
+    for number, line in enumerate(text.splitlines(), 1):
+        line, where = line.strip(), f"{path}, line {number}"
+        if not line or line.startswith("COMMENT") or section in ("header", "metadata"):
+            if line in ("META_START", "META_STOP"):
+                section = _next_section(section, line, where)
+            continue
+        if line in ("META_START", "COVARIANCE_START", "COVARIANCE_STOP"):
+            _covariance_rows(rows, where, line)
+            section, rows = _next_section(section, line, where), None
+        elif section == "data":
+            _numbers(line.split()[1:], (6, 9), where, "a state line: <epoch> and")
+        elif section == "after covariance":
+            raise ValueError(f"{where}: {line!r} after COVARIANCE_STOP (META_START expected)")
+        elif line.startswith(("EPOCH", "COV_REF_FRAME")) and "=" in line:
+            if line.startswith("EPOCH"):
+                _covariance_rows(rows, where, "EPOCH")
+                rows = 0
+            elif rows != 0:
+                raise ValueError(f"{where}: COV_REF_FRAME must follow the EPOCH of its block")
+        else:
+            if rows is None or rows == 6:
+                raise ValueError(f"{where}: {line!r} is not a covariance row after EPOCH")
+            rows += 1
+            _numbers(line.split(), (rows,), where, f"covariance row {rows}:")
+    if section in ("metadata", "covariance"):
+        end = "META_STOP" if section == "metadata" else "COVARIANCE_STOP"
+        raise ValueError(f"{path}: the file ends before {end}")
+
+
+#: The KVN sections of an OEM and the marker that may follow each.
+_SECTIONS = {
+    ("header", "META_START"): "metadata",
+    ("metadata", "META_STOP"): "data",
+    ("data", "META_START"): "metadata",
+    ("data", "COVARIANCE_START"): "covariance",
+    ("covariance", "COVARIANCE_STOP"): "after covariance",
+    ("after covariance", "META_START"): "metadata",
+}
+
+
+def _next_section(section, marker, where):
+    """The section a marker opens, or ValueError naming the line."""
+    if (section, marker) not in _SECTIONS:
+        raise ValueError(f"{where}: {marker} is out of place (in the {section} section)")
+    return _SECTIONS[section, marker]
+
+
+def _covariance_rows(rows, where, what):
+    """ValueError unless the covariance block before ``what`` has its 6 rows."""
+    if rows is not None and rows != 6:
+        raise ValueError(f"{where}: {what} after {rows} of the covariance's 6 rows")
+
+
+def _numbers(tokens, counts, where, what):
+    """ValueError unless ``tokens`` are numbers, as many as one of ``counts``."""
+    if len(tokens) not in counts:
+        expected = " or ".join(map(str, counts))
+        raise ValueError(f"{where}: {what} {expected} numbers, got {len(tokens)}")
+    for token in tokens:
+        try:
+            float(token)
+        except ValueError:
+            raise ValueError(f"{where}: {token!r} is not a number") from None

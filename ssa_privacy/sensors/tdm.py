@@ -816,4 +816,7 @@ def _read_segment(segment, where, frames, units, number):
                 f"(a segment of measurements; a release carries COMMENT {RELEASE_COMMENT})"
             )
     epoch_jd, times = parse_time_tags(tags, f"{where}, EPOCH", day_epoch=True)
-    return TrackingData(sensor, object_id, kind, epoch_jd, times, values, comments, release)
+    try:
+        return TrackingData(sensor, object_id, kind, epoch_jd, times, values, comments, release)
+    except ValueError as error:  # a name or comment with a control character (e.g. a tab)
+        raise ValueError(f"{where}: {error}") from None

@@ -294,6 +294,8 @@ REFUSED = [
      "RANGE_MODULUS = 1000")), "RANGE_MODULUS: 1000.0, the ranges are known only modulo it"),
     ("a receive delay", _kvn(("RANGE_UNITS = km", "RANGE_UNITS = km\nRECEIVE_DELAY_1 = 0.001")),
      "RECEIVE_DELAY_1: 0.001, a signal delay to take off the measurements"),
+    ("a tab in a name", _kvn(("PARTICIPANT_1 = RADAR A", "PARTICIPANT_1 = RADAR\tA")),
+     "sensor must be one non-blank line of printable text, got 'RADAR\\tA'"),
     ("a leap second", _kvn(("STOP_TIME = 2024-03-01T10:00:30", "STOP_TIME = 2016-12-31T23:59:60")),
      "STOP_TIME is not a time of day (a leap second"),
 ]  # fmt: skip
