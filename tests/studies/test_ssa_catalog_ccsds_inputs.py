@@ -136,6 +136,24 @@ def test_recorded_objects_that_are_not_catalogue_numbers_are_refused(tmp_path, o
         read_measurements(path, _spec("S"))
 
 
+@pytest.mark.parametrize(
+    "column, value, fragment",
+    [
+        ("ANGLE_2", "100.0", "observation 2, ANGLE_2: elevation 100 deg is outside [-90, 90] deg"),
+        ("RANGE", "-5.0", "observation 3, RANGE: range -5 km is negative"),
+    ],
+)
+def test_recorded_values_no_sensor_measures_are_refused(tmp_path, column, value, fragment):
+    """Refused when the file is read, before the run (not deep in a task)."""
+    text = _release_tdm(tmp_path, release=False).read_text()
+    line = next(line for line in text.splitlines() if line.startswith(f"{column} "))
+    path = tmp_path / "measured.tdm"
+    path.write_text(text.replace(line, f"{line.rsplit(maxsplit=1)[0]}  {value}"))
+    with pytest.raises(ValueError) as error:
+        read_measurements(path, _spec("S"))
+    assert str(error.value).startswith(f"{path}, segment 1, {fragment}")
+
+
 def test_what_no_message_may_hold_is_listed_and_the_rest_written(tmp_path):
     """A simulated measurement whose noise took an elevation past 90 deg, and an estimate
     that is not finite, are left out and listed; everything else is written."""
