@@ -8,6 +8,7 @@ The time tags are checked against astropy's UTC calendar arithmetic, independent
 package's own.
 """
 
+import re
 import socket
 import typing
 import warnings
@@ -19,10 +20,11 @@ from astropy.utils import iers
 from ccsds_ndm import kvn_builder
 from ccsds_ndm.ndm_io import NdmIo
 
+from ssa_privacy._internal.ccsds import time_tags
 from ssa_privacy.orbits.tle import iss_element_set
 from ssa_privacy.sensors.geodesy import EarthRotation, geodetic_to_ecef
 from ssa_privacy.sensors.stations import GroundStation
-from ssa_privacy.sensors.tdm import TrackingData, read_tdm, write_tdm
+from ssa_privacy.sensors.tdm import RELEASE_COMMENT, TrackingData, read_tdm, write_tdm
 
 iers.conf.auto_download = False
 
@@ -81,6 +83,7 @@ def _segments():
             TIMES + shift,
             noisy,
             ("privatized release: level 14 nats, designer logdet",),
+            release=True,
         ),
         TrackingData("RADAR A", ISS.catalogue_number, "radar", ISS.epoch_jd, TIMES, RADAR),
         TrackingData("TELESCOPE B", ISS.catalogue_number, "optical", window, TIMES[::7] + shift,
@@ -96,14 +99,16 @@ SMALL = TrackingData("RADAR A", "25544", "radar", ISS.epoch_jd, TIMES[:4], RADAR
 def _assert_same(read, written):
     assert len(read) == len(written)
     for a, b in zip(read, written):
-        assert (a.sensor, a.object_id, a.kind, a.comments) == (
+        assert (a.sensor, a.object_id, a.kind, a.comments, a.release) == (
             b.sensor,
             b.object_id,
             b.kind,
             b.comments,
+            b.release,
         )
-        assert a.epoch_jd == b.epoch_jd
-        np.testing.assert_allclose(a.times, b.times, rtol=0, atol=1e-9)
+        # the same instants: the epoch read is 0 h UTC of the first tag's day
+        assert a.epoch_jd % 1 == 0.5 and a.epoch_jd <= b.epoch_jd + b.times[0] / 86400
+        assert time_tags(a.epoch_jd, a.times) == time_tags(b.epoch_jd, b.times)
         # angles through degrees: within 2 units in the last place; the rest exact
         np.testing.assert_array_max_ulp(a.values[:, :2], b.values[:, :2], maxulp=2)
         np.testing.assert_array_equal(a.values[:, 2:], b.values[:, 2:])
@@ -177,7 +182,9 @@ def test_the_ccsds_ndm_reader_reads_the_same_values(tmp_path, name):
         np.testing.assert_allclose(
             _astropy_seconds(tags, data.epoch_jd), data.times, rtol=0, atol=2e-9
         )
-        assert np.isclose(_astropy_seconds([meta.start_time], data.epoch_jd)[0], 0.0, atol=2e-9)
+        # START_TIME and STOP_TIME bound the segment's data: its first and last time tags
+        assert (meta.start_time, meta.stop_time) == (tags[0], tags[-1])
+        assert (RELEASE_COMMENT in meta.comment) == data.release
 
 
 def test_doppler_instantaneous_is_the_rate_of_the_range(tmp_path):
@@ -210,16 +217,51 @@ def test_the_participants_are_read_from_the_path(tmp_path):
     assert (data.sensor, data.object_id) == ("RADAR A", "25544")
 
 
-def test_an_azimuth_outside_the_tdm_range_is_written_modulo_360(tmp_path):
+#: A release's angles (deg) inside and outside the TDM's [-180, 360): the written value is
+#: the angle modulo 360 into [0, 360) and the turns removed, or the angle itself.
+RELEASED_DEGREES = [
+    (-28.6, -28.6, 0),
+    (-196.71, 163.29, -1),
+    (401.0, 41.0, 1),
+    (-180.0, -180.0, 0),  # the lower limit is inside
+    (360.0, 0.0, 1),  # the upper one is not
+    (-1e6, 80.0, -2778),
+]
+
+
+@pytest.mark.parametrize("name", ["wrap.tdm", "wrap.xml"])
+def test_release_angles_outside_the_tdm_range_round_trip_through_their_turns(tmp_path, name):
+    angles = np.radians([d for d, _, _ in RELEASED_DEGREES])
+    values = np.column_stack([angles, angles[::-1], -np.arange(6.0), np.ones(6)])
+    data = TrackingData("S", "1", "radar", 2460000.5, np.arange(6.0), values, release=True)
+    path = write_tdm(tmp_path / name, data)
+    [back] = read_tdm(path)
+    # within the last place of the decimal written (about 1e-16 of the angle in degrees)
+    np.testing.assert_allclose(back.values[:, :2], values[:, :2], rtol=4e-16, atol=1e-300)
+    np.testing.assert_array_equal(back.values[:, 2:], values[:, 2:])
+    assert back.release and back.comments == ()
+    # what any TDM reader sees: every angle within [-180, 360) deg, the turns in comments
+    [segment] = _library_segments(path)
+    rows = _library_rows(segment, ["ANGLE_1", "ANGLE_2"])
+    tags = list(rows)
+    for keyword, order in (("ANGLE_1", 1), ("ANGLE_2", -1)):
+        written = [rows[t][keyword] for t in tags]
+        expected = [w for _, w, _ in RELEASED_DEGREES[::order]]
+        np.testing.assert_allclose(written, expected, rtol=1e-12, atol=1e-9)
+        turns = [(t, n) for (_, _, n), t in zip(RELEASED_DEGREES[::order], tags) if n]
+        for tag, n in turns:
+            assert f"{keyword} at {tag}: add {n} x 360 deg" in segment.data.comment
+    assert len(segment.data.comment) == 8
+    assert all(-180.0 <= v < 360.0 for row in rows.values() for v in row.values())
+
+
+def test_measured_azimuths_round_trip_too(tmp_path):
+    """An azimuth of 7 rad (401 deg) is written as 41 deg plus one turn, read back as 7 rad."""
     values = np.array([[-0.5, 0.3, 1000.0, 1.0], [7.0, 0.3, 1000.0, 1.0]])
     data = TrackingData("S", "1", "radar", 2460000.5, [0.0, 1.0], values)
     [back] = read_tdm(write_tdm(tmp_path / "wrap.tdm", data))
-    # -0.5 rad = -28.6 deg is within [-180, 360) deg and kept; 7 rad = 401 deg wraps
-    np.testing.assert_allclose(back.values[:, 0], [-0.5, 7.0 - 2 * np.pi], rtol=1e-15)
-    bad = TrackingData("S", "1", "radar", 2460000.5, [0.0], [[0.0, 7.0, 1000.0, 1.0]])
-    with pytest.raises(ValueError, match=r"segments\[0\], ANGLE_2: 401.* outside"):
-        write_tdm(tmp_path / "bad.tdm", bad)
-    assert not (tmp_path / "bad.tdm").exists()
+    np.testing.assert_allclose(back.values[:, 0], [-0.5, 7.0], rtol=4e-16)
+    assert not back.release
 
 
 def test_a_failed_write_leaves_the_old_file(tmp_path):
@@ -318,11 +360,20 @@ def test_optical_angles_in_another_frame_are_refused(tmp_path):
         read_tdm(path)
 
 
-def test_angle_units_other_than_degrees_are_refused(tmp_path):
-    text = write_tdm(tmp_path / "a.xml", _small_optical()).read_text()
-    (tmp_path / "rad.xml").write_text(text.replace('units="deg"', 'units="rad"', 1))
-    with pytest.raises(ValueError, match=r"segment 1, observation 1, ANGLE_1: units 'rad'"):
-        read_tdm(tmp_path / "rad.xml")
+@pytest.mark.parametrize("name", ["a.tdm", "a.xml"])
+def test_angles_given_in_radians_are_converted(tmp_path, name):
+    """ANGLE_2 = <tag> 0.5 [rad] (KVN) or units="rad" (XML) is 0.5 rad, not 0.5 deg."""
+    data = TrackingData("S", "1", "radar", 2460000.5, [0.0], [[0.25, 0.5, 1000.0, 1.0]])
+    text = write_tdm(tmp_path / name, data).read_text()
+    if name.endswith(".tdm"):
+        text = re.sub(r"(ANGLE_1 +=\s+\S+\s+)\S+", r"\g<1>0.25 [rad]", text)
+        text = re.sub(r"(ANGLE_2 +=\s+\S+\s+)\S+", r"\g<1>0.5 [rad]", text)
+    else:
+        text = re.sub(r'<ANGLE_1 units="deg">[^<]*', '<ANGLE_1 units="rad">0.25', text)
+        text = re.sub(r'<ANGLE_2 units="deg">[^<]*', '<ANGLE_2 units="rad">0.5', text)
+    (tmp_path / name).write_text(text)
+    [back] = read_tdm(tmp_path / name)
+    np.testing.assert_array_equal(back.values, [[0.25, 0.5, 1000.0, 1.0]])
 
 
 def test_a_time_tag_without_all_keywords_is_refused(tmp_path):

@@ -13,7 +13,9 @@ import re
 import sys
 import types
 import typing
+import unicodedata
 import warnings
+import xml.etree.ElementTree as ElementTree
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from fractions import Fraction
@@ -27,6 +29,7 @@ from ssa_privacy._internal.validation import as_finite_array, scalar
 from ssa_privacy.engine.output import atomic_path
 
 __all__ = [
+    "KVN_LINE_LENGTH",
     "NDM_SCHEMA_LOCATION",
     "TIME_TAG_DIGITS",
     "parse_time_tags",
@@ -36,6 +39,8 @@ __all__ = [
 #: ``xsi:noNamespaceSchemaLocation`` of the XML files written (the SANA NDM/XML 4.0.0
 #: master schema; an attribute only, nothing is fetched).
 NDM_SCHEMA_LOCATION = "https://sanaregistry.org/r/ndmxml_unqualified/ndmxml-4.0.0-master-4.0.xsd"
+#: Longest KVN line (characters, line end excluded): CCSDS 502.0-B-3 and 503.0-B-2.
+KVN_LINE_LENGTH = 254
 #: Decimal digits of the seconds in the time tags written (nanoseconds).
 TIME_TAG_DIGITS = 9
 
@@ -48,6 +53,7 @@ _TIME_TAG = re.compile(
     r"(?P<year>\d{4})-(?:(?P<month>\d{2})-(?P<day>\d{2})|(?P<doy>\d{3}))"
     r"T(?P<hour>\d{2}):(?P<minute>\d{2}):(?P<second>\d{2})(?:\.(?P<fraction>\d*))?Z?"
 )
+_UNPRINTABLE = ("Cc", "Cs", "Zl", "Zp")
 _KVN_VERSION = re.compile(r"\s*CCSDS_([A-Z]+)_VERS\b")
 
 
@@ -143,7 +149,7 @@ def _parse_tag(text, name):
     return (day - _ORIGIN_ORDINAL) * _NS_PER_DAY + round((seconds + fraction) * _NS_PER_SECOND)
 
 
-def parse_time_tags(tags, name="time tags", start=None):
+def parse_time_tags(tags, name="time tags", *, day_epoch=False):
     """The epoch (UTC Julian date) and seconds since it of CCSDS time tags.
 
     Parameters
@@ -153,18 +159,20 @@ def parse_time_tags(tags, name="time tags", start=None):
         year), with or without a trailing ``Z``; at least one.
     name : str
         What the tags are (for error messages), e.g. ``"file.oem, segment 1, EPOCH"``.
-    start : str, optional
-        A ``START_TIME``: the epoch if it is not after the first tag (the convention of
-        :func:`write_oem` and :func:`ssa_privacy.sensors.tdm.write_tdm`).
+    day_epoch : bool
+        If True, the epoch is 0 h UTC of the first tag's day (a Julian date ending in .5,
+        which a float holds exactly), so that ``epoch_jd + times`` are the tags to the
+        nanosecond (how :func:`~ssa_privacy.sensors.tdm.read_tdm` and
+        :func:`~ssa_privacy.orbits.oem.read_oem` read a message); else the first tag.
 
     Returns
     -------
     epoch_jd : float
-        Julian date (UTC, days of 86,400 s) of ``start`` or else of the first tag, the
-        float nearest to it (spacing about 40 microseconds in this century).
+        Julian date (UTC, days of 86,400 s) of the epoch. The first tag's is the float
+        nearest to it (spacing about 40 microseconds in this century).
     times : ndarray, shape (K,)
-        Seconds since the epoch, computed from the tags exactly (integer nanoseconds) and
-        rounded once to float.
+        Seconds since the epoch (for the first tag: since the tag itself), computed from
+        the tags exactly (integer nanoseconds) and rounded once to float.
 
     Raises
     ------
@@ -181,19 +189,51 @@ def parse_time_tags(tags, name="time tags", start=None):
     if not tags:
         raise ValueError(f"{name}: no time tag")
     counts = [_parse_tag(tag, name) for tag in tags]
-    origin = counts[0]
-    if start is not None:
-        origin = min(origin, _parse_tag(start, f"{name} (START_TIME)"))
+    origin = counts[0] - counts[0] % _NS_PER_DAY if day_epoch else counts[0]
     epoch_jd = float(Fraction(origin, _NS_PER_DAY) + _ORIGIN_JD)
     return epoch_jd, np.array([(n - origin) / _NS_PER_SECOND for n in counts], dtype=float)
+
+
+def _check_span(tags, where, start=None, stop=None):
+    """Check that a segment's epochs increase and lie within ``START_TIME`` and
+    ``STOP_TIME`` (the tags of its bounds, None when not given).
+
+    ValueError names ``where`` (e.g. ``"file.tdm, segment 2"``), the keyword and the tags.
+    """
+    counts = [_parse_tag(tag, f"{where}, EPOCH") for tag in tags]
+    for k in range(1, len(counts)):
+        if counts[k] <= counts[k - 1]:
+            raise ValueError(
+                f"{where}, EPOCH: {tags[k]} does not follow {tags[k - 1]} (the epochs of a "
+                "segment must increase)"
+            )
+    if start is not None and counts[0] < _parse_tag(start, f"{where}, START_TIME"):
+        raise ValueError(
+            f"{where}, START_TIME: {start} is after the first epoch {tags[0]} (it bounds the data)"
+        )
+    if stop is not None and counts[-1] > _parse_tag(stop, f"{where}, STOP_TIME"):
+        raise ValueError(
+            f"{where}, STOP_TIME: {stop} is before the last epoch {tags[-1]} (it bounds the data)"
+        )
+
+
+def _unprintable(text):
+    """The first character of ``text`` that is not printable text on one line, or None.
+
+    Control characters (Unicode category Cc: line feed, tab, NUL, ...), lone surrogates
+    (Cs, which UTF-8 cannot encode) and line or paragraph separators (Zl, Zp): XML 1.0
+    cannot hold most control characters, and a KVN reader splits lines at U+000B, U+0085
+    or U+2028 as at a line feed.
+    """
+    return next((c for c in text if unicodedata.category(c) in _UNPRINTABLE), None)
 
 
 def _text(value, name):
     """A non-empty one-line str (a message value or a comment), or TypeError/ValueError."""
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {type(value).__name__}")
-    if not value.strip() or "\n" in value or "\r" in value:
-        raise ValueError(f"{name} must be one non-blank line of text, got {value!r}")
+    if not value.strip() or _unprintable(value) is not None:
+        raise ValueError(f"{name} must be one non-blank line of printable text, got {value!r}")
     return value.strip()
 
 
@@ -208,9 +248,32 @@ def _comments(value, name):
     for index, item in enumerate(items):
         if not isinstance(item, str):
             raise TypeError(f"{name}[{index}] must be a str, got {type(item).__name__}")
-        if "\n" in item or "\r" in item:
-            raise ValueError(f"{name}[{index}] must be one line of text, got {item!r}")
+        if _unprintable(item) is not None:
+            raise ValueError(f"{name}[{index}] must be one line of printable text, got {item!r}")
     return tuple(item.strip() for item in items)
+
+
+def _kvn_value(value, name, keyword):
+    """Check that ``keyword = value`` is a KVN line that reads back as ``value``.
+
+    CCSDS 502.0-B-3 and 503.0-B-2 (section 4.2.1 of the TDM): printable ASCII, at most
+    :data:`KVN_LINE_LENGTH` characters (``ccsds-ndm`` pads the keyword to 24); and a
+    value ending in ``]`` after a ``[`` would be read as units and dropped. ``COMMENT`` lines:
+    ``ccsds-ndm`` drops an ``=`` that starts the text.
+    """
+    line = f"COMMENT {value}" if keyword == "COMMENT" else f"{keyword:<24} = {value}"
+    bad = next((c for c in value if not " " <= c <= "~"), None)
+    if bad is not None:
+        problem = f"holds {bad!r}, which a KVN message cannot (printable ASCII only)"
+    elif len(line) > KVN_LINE_LENGTH:
+        problem = f"makes a {keyword} line of {len(line)} characters (KVN: {KVN_LINE_LENGTH})"
+    elif keyword != "COMMENT" and value.endswith("]") and "[" in value:
+        problem = "ends in [...], which a KVN reader takes for units"
+    elif keyword == "COMMENT" and value.startswith("="):
+        problem = "starts with '=', which a KVN reader drops"
+    else:
+        return
+    raise ValueError(f"{name} = {value!r} cannot be written in KVN: it {problem}")
 
 
 def _frozen(array):
@@ -284,13 +347,19 @@ def _parse(path, text, kind):
     """``ccsds-ndm``'s object tree of ``text``; its failures as ValueError naming the file.
 
     A KVN message of another type (its first keyword ``CCSDS_<type>_VERS``) is refused
-    before parsing, naming the type. xsdata's conversion warnings (a value outside the
+    before parsing, naming the type, and XML that is not well-formed (which the library
+    reads up to where it breaks off). xsdata's conversion warnings (a value outside the
     schema's enumeration, kept as text) are silenced: every value used is checked by the
     caller.
     """
     found = _KVN_VERSION.match(text)
     if found and found[1] != kind:
         raise ValueError(f"{path}: holds a CCSDS {found[1]}, not {_article(kind)} {kind}")
+    if text.lstrip().startswith("<"):
+        try:  # ccsds-ndm reads a truncated XML file up to where it ends
+            ElementTree.fromstring(text.encode("utf-8"))
+        except ElementTree.ParseError as error:
+            raise ValueError(f"{path}: not a readable CCSDS {kind} (XML: {error})") from None
     try:
         with warnings.catch_warnings(), _cached_type_hints():
             warnings.simplefilter("ignore")

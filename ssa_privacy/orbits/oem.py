@@ -14,14 +14,35 @@ Conventions:
   the ``epoch_jd`` of the package (a UTC Julian date counted in days of 86,400 s, as
   ``sgp4.api.jday`` counts it, so that a leap second has no time tag) is kept exactly:
   :func:`time_tags` and :func:`parse_time_tags` convert through integer nanoseconds.
-  ``START_TIME`` is the epoch ``t = 0`` unless a state precedes it, so that
-  ``epoch_jd`` round-trips; ``STOP_TIME`` is the last state's epoch.
+  ``START_TIME`` and ``STOP_TIME`` are the first and last states' epochs (they bound the
+  data, as the standard defines them). :func:`read_oem` returns the epoch 0 h UTC of the
+  first state's day (exact in a float), so that ``epoch_jd + times`` are the epochs
+  written, to the nanosecond.
 - The covariance is stored, as the standard prescribes, as its lower triangle row by row
   (``CX_X``; ``CY_X CY_Y``; ...; ``CZ_DOT_X ... CZ_DOT_Z_DOT``), one block per state,
   with the state's epoch and ``COV_REF_FRAME`` equal to ``REF_FRAME``.
 - Numbers are written by ``ccsds-ndm`` as Python's shortest round-trip representation
   (``repr``, at most 17 significant digits), so states and covariances read back equal
   to the last bit.
+- Units: positions km, velocities km/s, covariances km^2, km^2/s and km^2/s^2. KVN data
+  lines carry no units; the ``units`` attributes of XML are checked (anything else is
+  refused, naming the keyword).
+- A covariance must be symmetric positive semi-definite: :class:`Ephemeris`,
+  :func:`write_oem` and :func:`read_oem` refuse a negative variance (naming its keyword)
+  and a matrix whose correlation matrix ``C = D^-1/2 P D^-1/2`` (``D`` its diagonal, a
+  zero variance scaled by 1) has an eigenvalue below ``-1e-8``
+  (:data:`~ssa_privacy._internal.matrix_validation.PSD_RTOL`). The tolerance is relative
+  to each coordinate's own scale because an OEM covariance mixes units: position
+  variances of 1e-2 km^2 sit beside velocity variances of 1e-8 km^2/s^2, and a tolerance
+  relative to the largest entry would let a velocity variance of -1e-11 km^2/s^2 pass.
+  Why 1e-8: by Weyl's inequality, errors of relative size e in the entries of ``C``
+  (whose entries are at most 1 in size) move its eigenvalues by at most 6 e, so the
+  rounding of a computed covariance (e about 1e-16 per operation, 1e-12 after a long
+  filter run) stays far inside the tolerance, while a negative variance gives an
+  eigenvalue of -1 or below.
+- Names and comments must read back as given (as in :mod:`ssa_privacy.sensors.tdm`: one
+  line of printable text; in KVN printable ASCII, lines of at most 254 characters, no
+  value ending in ``[...]``, no comment starting with ``=``).
 
 Reading KVN: ``ccsds-ndm`` 3.1.1 evaluates ``typing.get_type_hints`` again for every data
 line it reads (about 2.6 ms per line); while a message is parsed here, the library's
@@ -36,6 +57,7 @@ covariance, KVN and XML); CCSDS 505.0-B, "XML Specification for Navigation Data 
 segmented time code, section 3.5); the ``ccsds-ndm`` package by E. Imre.
 """
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -52,12 +74,14 @@ from ccsds_ndm.models.ndmxml4.ndmxml_4_0_0_common_4_0 import (
 )
 
 from ssa_privacy._internal.ccsds import (
+    _check_span,
     _comments,
     _creation_date,
     _file_format,
     _frozen,
     _increasing,
     _kind_of,
+    _kvn_value,
     _messages,
     _number,
     _parse,
@@ -70,12 +94,13 @@ from ssa_privacy._internal.ccsds import (
     parse_time_tags,
     time_tags,
 )
-from ssa_privacy._internal.matrix_validation import symmetric_matrix
+from ssa_privacy._internal.matrix_validation import PSD_RTOL, symmetric_matrix
 from ssa_privacy._internal.validation import as_finite_array, scalar
 
 __all__ = [
     "COVARIANCE_KEYWORDS",
     "Ephemeris",
+    "oem_text",
     "read_oem",
     "write_oem",
 ]
@@ -117,7 +142,12 @@ _COVARIANCE_FIELDS = tuple(
     for keyword, (i, j) in zip(COVARIANCE_KEYWORDS, _COVARIANCE_INDEX)
 )
 _STATE_FIELDS = ("x", "y", "z", "x_dot", "y_dot", "z_dot")
+_KVN_OEM_VERSION = re.compile(r"\s*CCSDS_OEM_VERS\s*=\s*(\S*)")
 _STATE_UNITS = ("km",) * 3 + ("km/s",) * 3
+#: The units of each covariance keyword: km^2, km^2/s or km^2/s^2 (in XML's spelling).
+_COVARIANCE_UNITS = tuple(
+    "km**2" if i < 3 else ("km**2/s" if j < 3 else "km**2/s**2") for i, j in _COVARIANCE_INDEX
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -142,7 +172,8 @@ class Ephemeris:
     covariances : array_like, shape (E, 6, 6), optional
         Covariance of each state (km^2, km^2/s, km^2/s^2 blocks), symmetric to a relative
         1e-8 (:data:`~ssa_privacy._internal.matrix_validation.SYMMETRY_RTOL`; stored
-        symmetrized), or None.
+        symmetrized) and positive semi-definite (module docstring: no negative variance,
+        correlation eigenvalues at least -1e-8), or None.
     center : str
         Origin of the frame (``CENTER_NAME``), default ``"EARTH"``.
     comments : sequence of str
@@ -154,7 +185,9 @@ class Ephemeris:
         If a name is not a str, or a number is not real.
     ValueError
         On an empty or multi-line name, non-finite numbers, times that do not increase,
-        shapes that do not match, or an asymmetric covariance (naming it).
+        shapes that do not match, or a covariance that is asymmetric, has a negative
+        variance or is indefinite (naming it, e.g. ``covariances[3]``, and the keyword of
+        a negative variance).
 
     Notes
     -----
@@ -191,13 +224,34 @@ class Ephemeris:
                     f"covariances must have shape ({times.size}, 6, 6), got {covariances.shape}"
                 )
             covariances = np.stack(
-                [symmetric_matrix(c, f"covariances[{k}]") for k, c in enumerate(covariances)]
+                [_covariance(c, f"covariances[{k}]") for k, c in enumerate(covariances)]
             )
             covariances = _frozen(covariances)
         object.__setattr__(self, "times", _frozen(times))
         object.__setattr__(self, "states", _frozen(states))
         object.__setattr__(self, "covariances", covariances)
         object.__setattr__(self, "comments", _comments(self.comments, "comments"))
+
+
+def _covariance(matrix, name):
+    """A symmetric positive semi-definite covariance (symmetrized), or ValueError naming it.
+
+    No variance is negative, and the correlation matrix ``D^-1/2 P D^-1/2`` (a zero
+    variance scaled by 1) has no eigenvalue below ``-PSD_RTOL`` (module docstring)."""
+    matrix = symmetric_matrix(matrix, name)
+    variances = np.diag(matrix)
+    if np.any(variances < 0):
+        i = int(np.flatnonzero(variances < 0)[0])
+        keyword = COVARIANCE_KEYWORDS[_COVARIANCE_INDEX.index((i, i))]
+        raise ValueError(f"{name}, {keyword}: the variance {float(variances[i])!r} is negative")
+    scale = np.sqrt(np.where(variances > 0, variances, 1.0))
+    smallest = np.linalg.eigvalsh(matrix / np.outer(scale, scale))[0]
+    if smallest < -PSD_RTOL:
+        raise ValueError(
+            f"{name} is not positive semi-definite: its correlation matrix has the eigenvalue "
+            f"{smallest:.3g} (below -{PSD_RTOL:g})"
+        )
+    return matrix
 
 
 def write_oem(
@@ -255,23 +309,63 @@ def write_oem(
     Raises
     ------
     TypeError, ValueError
-        As :class:`Ephemeris`, or for a bad ``originator``, ``file_format`` or
-        ``creation_jd``, naming the argument.
+        As :class:`Ephemeris` and :func:`oem_text`, naming the argument; nothing is
+        written then.
 
     Notes
     -----
     CCSDS 502.0-B-3, section 5 (OEM 3.0: header, one metadata block, data lines, covariance
-    blocks); written by ``ccsds-ndm``. ``START_TIME`` is ``epoch_jd`` unless a state
-    precedes it, ``STOP_TIME`` the last state's epoch.
+    blocks); written by ``ccsds-ndm``. ``START_TIME`` and ``STOP_TIME`` are the first and
+    last states' epochs.
     """
     ephemeris = Ephemeris(
         object_name, object_id, frame, epoch_jd, times, states, covariances, center, comments
     )
+    file_format = _file_format(path, file_format).name.lower()
+    text = oem_text(ephemeris, originator, file_format=file_format, creation_jd=creation_jd)
+    return _write(path, text)
+
+
+def oem_text(ephemeris, originator="ssa_privacy", *, file_format="kvn", creation_jd=None):
+    """The text of a CCSDS OEM of an :class:`Ephemeris`, without writing it.
+
+    Parameters
+    ----------
+    ephemeris : Ephemeris
+        The states (and covariances) of one object: one segment.
+    originator : str
+        ``ORIGINATOR`` of the header.
+    file_format : {"kvn", "xml"}
+        The format (default KVN).
+    creation_jd : float, optional
+        ``CREATION_DATE`` as a UTC Julian date (for reproducible text); default now.
+
+    Returns
+    -------
+    str
+        The message, ending with a newline (module docstring for the conventions).
+
+    Raises
+    ------
+    TypeError
+        If ``ephemeris`` is not an Ephemeris or ``originator`` not a str.
+    ValueError
+        For a bad ``originator``, ``file_format`` or ``creation_jd``, or (KVN) a name,
+        frame or comment that is not printable ASCII, makes a line longer than 254
+        characters, ends in ``[...]`` or (a comment) starts with ``=``, naming it.
+
+    Notes
+    -----
+    CCSDS 502.0-B-3, section 5; rendered by ``ccsds-ndm``.
+    """
+    if not isinstance(ephemeris, Ephemeris):
+        raise TypeError(f"ephemeris must be an Ephemeris, got {type(ephemeris).__name__}")
     originator = _text(originator, "originator")
-    file_format = _file_format(path, file_format)
+    file_format = _file_format("", file_format)
+    if file_format.name == "KVN":
+        _kvn_ephemeris(ephemeris, originator)
     header = OdmHeader(creation_date=_creation_date(creation_jd), originator=originator)
-    start = min(0.0, float(ephemeris.times[0]))
-    tags = time_tags(ephemeris.epoch_jd, np.concatenate([[start], ephemeris.times]))
+    tags = time_tags(ephemeris.epoch_jd, ephemeris.times)
     metadata = ndmxml4.OemMetadata(
         comment=list(ephemeris.comments),
         object_name=ephemeris.object_name,
@@ -290,11 +384,11 @@ def write_oem(
                 for i, (name, value) in enumerate(zip(_STATE_FIELDS, state))
             },
         )
-        for tag, state in zip(tags[1:], ephemeris.states)
+        for tag, state in zip(tags, ephemeris.states)
     ]
     blocks = []
     if ephemeris.covariances is not None:
-        for tag, matrix in zip(tags[1:], ephemeris.covariances):
+        for tag, matrix in zip(tags, ephemeris.covariances):
             values = {
                 name: kind(value=float(matrix[i, j]))
                 for (name, kind), (i, j) in zip(_COVARIANCE_FIELDS, _COVARIANCE_INDEX)
@@ -307,7 +401,21 @@ def write_oem(
         header=header,
         body=ndmxml4.OemBody(segment=[ndmxml4.OemSegment(metadata=metadata, data=data)]),
     )
-    return _write(path, _render(message, file_format))
+    return _render(message, file_format)
+
+
+def _kvn_ephemeris(ephemeris, originator):
+    """Check that the names, frame and comments of an OEM read back from KVN (ValueError)."""
+    _kvn_value(originator, "originator", "ORIGINATOR")
+    for name, keyword in (
+        ("object_name", "OBJECT_NAME"),
+        ("object_id", "OBJECT_ID"),
+        ("center", "CENTER_NAME"),
+        ("frame", "REF_FRAME"),
+    ):
+        _kvn_value(getattr(ephemeris, name), name, keyword)
+    for k, comment in enumerate(ephemeris.comments):
+        _kvn_value(comment, f"comments[{k}]", "COMMENT")
 
 
 def read_oem(path):
@@ -322,21 +430,25 @@ def read_oem(path):
     -------
     Ephemeris
         The states of every segment in order (the segments must describe one object in
-        one frame about one centre, ``TIME_SYSTEM = UTC``), the epoch ``START_TIME`` of
-        the first segment unless a state precedes it (then the first state's epoch), and
-        the covariances when every state has one at its epoch (else None when there are
-        none). Comments are those of the segments' metadata and data.
+        one frame about one centre, ``TIME_SYSTEM = UTC``), ``epoch_jd`` 0 h UTC of the
+        first state's day (exact in a float, so that ``epoch_jd + times`` are the epochs
+        to the nanosecond), and the covariances when every state has one at its epoch
+        (else None when there are none). Comments are those of the segments' metadata
+        and data.
 
     Raises
     ------
     FileNotFoundError
         If ``path`` is not a file.
     ValueError
-        Naming the file and, where it applies, the segment and keyword: not UTF-8, not a
-        readable OEM, another message type, a time system other than UTC, segments of
-        different objects or frames, units other than km and km/s, a covariance in
-        another frame or at an epoch without a state, states of which only some have a
-        covariance, epochs that do not increase, or non-finite numbers.
+        Naming the file and, where it applies, the segment, the state or covariance block
+        (and its epoch) and the keyword: not UTF-8, not a readable OEM, another message
+        type, a time system other than UTC, segments of different objects or frames,
+        units other than km, km/s, km**2, km**2/s and km**2/s**2, a covariance in another
+        frame, at an epoch without a state, with a negative variance or not positive
+        semi-definite (module docstring), states of which only some have a covariance,
+        epochs that do not increase or lie outside ``START_TIME`` and ``STOP_TIME``, or
+        non-finite numbers.
 
     Notes
     -----
@@ -344,6 +456,8 @@ def read_oem(path):
     are not read.
     """
     path, text = _read_message(path, "OEM")
+    if _KVN_OEM_VERSION.match(text):  # else XML, or what the parser refuses
+        _kvn_scan(path, text)
     tree = _parse(path, text, "OEM")
     messages = _messages(tree, (ndmxml2.OemType, ndmxml4.OemType))
     if not messages:
@@ -356,75 +470,184 @@ def read_oem(path):
     identity, tags, states, covariance_tags, covariances, comments = None, [], [], [], [], []
     for number, segment in enumerate(segments, 1):
         where = f"{path}, segment {number}"
-        meta = segment.metadata
-        time_system = _value(meta.time_system, f"{where}, TIME_SYSTEM")
-        if time_system != "UTC":
-            raise ValueError(f"{where}, TIME_SYSTEM: {time_system!r} is not supported (UTC)")
-        this = tuple(
-            _value(getattr(meta, name), f"{where}, {name.upper()}")
-            for name in ("object_name", "object_id", "ref_frame", "center_name")
-        )
-        if any(not isinstance(v, str) or not v for v in this):
-            raise ValueError(
-                f"{where}: OBJECT_NAME, OBJECT_ID, REF_FRAME and CENTER_NAME are required"
-            )
+        this = _identity(segment.metadata, where)
         if identity is None:
-            identity, start = this, meta.start_time
+            identity = this
         elif this != identity:
             raise ValueError(
                 f"{where}: (OBJECT_NAME, OBJECT_ID, REF_FRAME, CENTER_NAME) = {this} differs "
                 f"from segment 1's {identity}; read_oem reads one object in one frame"
             )
-        comments += list(meta.comment) + list(segment.data.comment)
-        for k, vector in enumerate(segment.data.state_vector, 1):
-            row = []
-            for name, units in zip(_STATE_FIELDS, _STATE_UNITS):
-                value = getattr(vector, name)
-                label = f"{where}, state {k}, {name.upper()}"
-                if value is None:
-                    raise ValueError(f"{label}: missing")
-                _units(value, (units,), label)
-                row.append(_number(value, label))
-            tags.append(vector.epoch)
-            states.append(row)
-        for k, block in enumerate(segment.data.covariance_matrix, 1):
-            label = f"{where}, covariance {k}"
-            frame = _value(block.cov_ref_frame, f"{label}, COV_REF_FRAME")
-            if frame is not None and frame != identity[2]:
-                raise ValueError(
-                    f"{label}, COV_REF_FRAME: {frame!r} differs from REF_FRAME "
-                    f"{identity[2]!r} (covariances are not rotated)"
-                )
-            matrix = np.zeros((6, 6))
-            for (name, _), (i, j), keyword in zip(
-                _COVARIANCE_FIELDS, _COVARIANCE_INDEX, COVARIANCE_KEYWORDS
-            ):
-                value = getattr(block, name)
-                if value is None:
-                    raise ValueError(f"{label}, {keyword}: missing")
-                matrix[i, j] = matrix[j, i] = _number(value, f"{label}, {keyword}")
-            covariance_tags.append(block.epoch)
-            covariances.append(matrix)
+        comments += list(segment.metadata.comment) + list(segment.data.comment)
+        these = _states(segment, where)
+        tags += these[0]
+        states += these[1]
+        these = _covariances(segment, where, identity[2])
+        covariance_tags += these[0]
+        covariances += these[1]
     if not tags:
         raise ValueError(f"{path}: the OEM holds no state")
-    epoch_jd, every = parse_time_tags(tags + covariance_tags, f"{path}, EPOCH", start=start)
+    epoch_jd, every = parse_time_tags(tags + covariance_tags, f"{path}, EPOCH", day_epoch=True)
     times, at = every[: len(tags)], every[len(tags) :]
     _increasing(times, f"{path}: the state epochs")
     covariance_array = None
     if covariances:
         index = {t: k for k, t in enumerate(times)}
-        missing = [t for t in at if t not in index]
+        missing = [tag for tag, t in zip(covariance_tags, at) if t not in index]
         if missing or len(set(at)) != len(times):
             raise ValueError(
                 f"{path}: {len(covariances)} covariance blocks for {len(times)} states"
-                + (f", one at t = {missing[0]:g} s without a state" if missing else "")
+                + (f", one at {missing[0]} without a state" if missing else "")
                 + "; an Ephemeris has a covariance at every state epoch or none"
             )
         covariance_array = np.zeros((len(times), 6, 6))
         for t, matrix in zip(at, covariances):
             covariance_array[index[t]] = matrix
     name, object_id, frame, center = identity
-    return Ephemeris(
-        name, object_id, frame, epoch_jd, times, np.array(states), covariance_array, center,
-        tuple(comments),
-    )  # fmt: skip
+    try:
+        return Ephemeris(
+            name, object_id, frame, epoch_jd, times, np.array(states), covariance_array,
+            center, tuple(comments),
+        )  # fmt: skip
+    except ValueError as error:  # a name or comment with a control character (e.g. a tab)
+        raise ValueError(f"{path}: {error}") from None
+
+
+def _identity(meta, where):
+    """(OBJECT_NAME, OBJECT_ID, REF_FRAME, CENTER_NAME) of a segment in UTC, or ValueError."""
+    time_system = _value(meta.time_system, f"{where}, TIME_SYSTEM")
+    if time_system != "UTC":
+        found = "missing" if time_system is None else f"{time_system!r} is not supported"
+        raise ValueError(f"{where}, TIME_SYSTEM: {found} (UTC)")
+    this = tuple(
+        _value(getattr(meta, name), f"{where}, {name.upper()}")
+        for name in ("object_name", "object_id", "ref_frame", "center_name")
+    )
+    if any(not isinstance(v, str) or not v for v in this):
+        raise ValueError(f"{where}: OBJECT_NAME, OBJECT_ID, REF_FRAME and CENTER_NAME are required")
+    return this
+
+
+def _states(segment, where):
+    """The epochs (time tags) and states (km, km/s) of a segment's data lines."""
+    tags, states = [], []
+    for k, vector in enumerate(segment.data.state_vector, 1):
+        row = []
+        for name, units in zip(_STATE_FIELDS, _STATE_UNITS):
+            value = getattr(vector, name)
+            label = f"{where}, state {k}, {name.upper()}"
+            if value is None:
+                raise ValueError(f"{label}: missing")
+            _units(value, (units,), label)
+            row.append(_number(value, label))
+        tags.append(vector.epoch)
+        states.append(row)
+    if tags:
+        meta = segment.metadata
+        _check_span(tags, where, meta.start_time, meta.stop_time)
+    return tags, states
+
+
+def _covariances(segment, where, frame):
+    """The epochs and covariances (6 x 6, checked) of a segment's covariance blocks."""
+    tags, matrices = [], []
+    for k, block in enumerate(segment.data.covariance_matrix, 1):
+        label = f"{where}, covariance {k} at {block.epoch}"
+        found = _value(block.cov_ref_frame, f"{label}, COV_REF_FRAME")
+        if found is not None and found != frame:
+            raise ValueError(
+                f"{label}, COV_REF_FRAME: {found!r} differs from REF_FRAME {frame!r} "
+                "(covariances are not rotated)"
+            )
+        matrix = np.zeros((6, 6))
+        for (name, _), (i, j), keyword, units in zip(
+            _COVARIANCE_FIELDS, _COVARIANCE_INDEX, COVARIANCE_KEYWORDS, _COVARIANCE_UNITS
+        ):
+            value = getattr(block, name)
+            if value is None:
+                raise ValueError(f"{label}, {keyword}: missing")
+            _units(value, (units,), f"{label}, {keyword}")
+            matrix[i, j] = matrix[j, i] = _number(value, f"{label}, {keyword}")
+        tags.append(block.epoch)
+        matrices.append(_covariance(matrix, label))
+    return tags, matrices
+
+
+def _kvn_scan(path, text):
+    """Check the layout of a KVN OEM where ``ccsds-ndm`` would misread it silently.
+
+    The library keeps a state line of 7 or 8 numbers (the standard has 6, or 9 with
+    accelerations), drops a covariance section that is not closed and a line it does not
+    know, and reads the covariance numbers in a row as a flat list (an extra number in a
+    row shifts every entry after it). Each is refused, naming the line; so is a version
+    other than 2.0 or 3.0 and a segment whose ``META_STOP`` is missing.
+    """
+    version = _KVN_OEM_VERSION.match(text)[1]
+    if version not in ("2.0", "3.0"):
+        raise ValueError(
+            f"{path}, line 1, CCSDS_OEM_VERS: {version!r} is not supported (2.0 or 3.0)"
+        )
+    section, rows = "header", None
+    for number, line in enumerate(text.splitlines(), 1):
+        line, where = line.strip(), f"{path}, line {number}"
+        if not line or line.startswith("COMMENT") or section in ("header", "metadata"):
+            if line in ("META_START", "META_STOP"):
+                section = _next_section(section, line, where)
+            continue
+        if line in ("META_START", "COVARIANCE_START", "COVARIANCE_STOP"):
+            _covariance_rows(rows, where, line)
+            section, rows = _next_section(section, line, where), None
+        elif section == "data":
+            _numbers(line.split()[1:], (6, 9), where, "a state line: <epoch> and")
+        elif section == "after covariance":
+            raise ValueError(f"{where}: {line!r} after COVARIANCE_STOP (META_START expected)")
+        elif line.startswith(("EPOCH", "COV_REF_FRAME")) and "=" in line:
+            if line.startswith("EPOCH"):
+                _covariance_rows(rows, where, "EPOCH")
+                rows = 0
+            elif rows != 0:
+                raise ValueError(f"{where}: COV_REF_FRAME must follow the EPOCH of its block")
+        else:
+            if rows is None or rows == 6:
+                raise ValueError(f"{where}: {line!r} is not a covariance row after EPOCH")
+            rows += 1
+            _numbers(line.split(), (rows,), where, f"covariance row {rows}:")
+    if section in ("metadata", "covariance"):
+        end = "META_STOP" if section == "metadata" else "COVARIANCE_STOP"
+        raise ValueError(f"{path}: the file ends before {end}")
+
+
+#: The KVN sections of an OEM and the marker that may follow each.
+_SECTIONS = {
+    ("header", "META_START"): "metadata",
+    ("metadata", "META_STOP"): "data",
+    ("data", "META_START"): "metadata",
+    ("data", "COVARIANCE_START"): "covariance",
+    ("covariance", "COVARIANCE_STOP"): "after covariance",
+    ("after covariance", "META_START"): "metadata",
+}
+
+
+def _next_section(section, marker, where):
+    """The section a marker opens, or ValueError naming the line."""
+    if (section, marker) not in _SECTIONS:
+        raise ValueError(f"{where}: {marker} is out of place (in the {section} section)")
+    return _SECTIONS[section, marker]
+
+
+def _covariance_rows(rows, where, what):
+    """ValueError unless the covariance block before ``what`` has its 6 rows."""
+    if rows is not None and rows != 6:
+        raise ValueError(f"{where}: {what} after {rows} of the covariance's 6 rows")
+
+
+def _numbers(tokens, counts, where, what):
+    """ValueError unless ``tokens`` are numbers, as many as one of ``counts``."""
+    if len(tokens) not in counts:
+        expected = " or ".join(map(str, counts))
+        raise ValueError(f"{where}: {what} {expected} numbers, got {len(tokens)}")
+    for token in tokens:
+        try:
+            float(token)
+        except ValueError:
+            raise ValueError(f"{where}: {token!r} is not a number") from None

@@ -2,17 +2,18 @@
 
 A TDM carries what a tracking sensor measured of an object, one segment per sensor and
 object: a metadata block naming the participants and the measurement geometry, then time
-tagged observations. :func:`write_tdm` writes :class:`TrackingData` segments (raw or
-privatized releases of :class:`~ssa_privacy.sensors.stations.GroundStation` radars, or
-of optical sensors) and :func:`read_tdm` reads them back; both formats of the standard,
-KVN and XML (NDM/XML), are written and parsed by the ``ccsds-ndm`` package.
+tagged observations. :func:`write_tdm` writes :class:`TrackingData` segments (the
+measurements of :class:`~ssa_privacy.sensors.stations.GroundStation` radars or of optical
+sensors, or privatized releases of them) and :func:`read_tdm` reads them back; both
+formats of the standard, KVN and XML (NDM/XML), are written and parsed by the
+``ccsds-ndm`` package.
 
 What a segment holds:
 
 - ``TIME_SYSTEM = UTC``; time tags ``YYYY-MM-DDThh:mm:ss.fffffffff`` (nanoseconds,
   computed exactly from ``epoch_jd`` and the times, ``ssa_privacy._internal.ccsds.time_tags``).
-  ``START_TIME`` is the segment's ``epoch_jd`` (t = 0, e.g. the window start) unless an
-  observation precedes it, so that it round-trips; ``STOP_TIME`` is the last time tag.
+  ``START_TIME`` and ``STOP_TIME`` are the segment's first and last time tags: they
+  bound its data, as the standard defines them.
 - ``PARTICIPANT_1`` the sensor, ``PARTICIPANT_2`` the object, ``MODE = SEQUENTIAL``.
   ``PATH`` lists the participants in the order the signal travels (503.0-B-2, metadata):
   a radar transmits, the object reflects and the radar receives, ``PATH = 1,2,1``
@@ -32,11 +33,47 @@ What a segment holds:
 - ``DATA_TYPES`` lists the keywords of the segment; the segment's comments are
   ``COMMENT`` lines of its metadata (e.g. the privacy level of a release).
 
+Measurements and releases. A segment of measurements holds what a sensor can measure:
+an elevation or declination in [-90, 90] deg and a range of at least 0 km (all values
+finite); :class:`TrackingData` and :func:`read_tdm` refuse anything else. A privatized
+release (``TrackingData(..., release=True)``) is the output of a privacy mechanism: noise
+is added to the measurements, so it may hold an elevation of -196.71 deg or a negative
+range, and no physical range is checked. The metadata of a release carries the
+``COMMENT`` line :data:`RELEASE_COMMENT`, written by :func:`write_tdm` and recognised by
+:func:`read_tdm` (which then sets ``release`` and leaves the line out of ``comments``).
+
 Angles are kept in radians in the package and written in degrees (``np.degrees``; read
-back with ``np.radians``, equal to within one unit in the last place); an azimuth or a
-right ascension outside the standard's [-180, 360) deg is written modulo 360 deg. Numbers
-are written by ``ccsds-ndm`` as Python's shortest round-trip representation (``repr``,
-at most 17 significant digits).
+back with ``np.radians``, equal to within one unit in the last place). The standard
+limits ``ANGLE_1`` and ``ANGLE_2`` to [-180, 360) deg. An angle outside is written
+modulo 360 deg, into [0, 360), and the whole turns removed are recorded, so that every
+angle, of a measurement or a release, reads back as the number given (within the last
+place of the decimal written): one ``COMMENT`` line at the start of the segment's data
+section per angle moved, of the fixed form (:data:`TURNS_FORMAT`)::
+
+    COMMENT ANGLE_2 at 2024-03-01T10:00:30.000000000: add -1 x 360 deg
+
+which says that the ``ANGLE_2`` observation with that time tag is the value written plus
+-1 x 360 deg (here a privatized elevation of -196.71 deg, written as 163.29). A line has
+64 characters and the turns' sign and digits: within the KVN limit of 254 characters for
+every angle below 1e180 deg. A reader that ignores the comments still parses a valid TDM,
+and for a measured azimuth or right ascension it sees the same direction; :func:`read_tdm`
+adds the turns back (also to angles given in radians: 360 deg is 2 pi rad). Numbers are
+written by ``ccsds-ndm`` as Python's shortest round-trip representation (``repr``, at
+most 17 significant digits).
+
+Units. The data lines carry no units by default (angles in deg, ``RANGE`` in the
+``RANGE_UNITS``, ``DOPPLER_INSTANTANEOUS`` in km/s). Given ones (KVN ``[rad]`` after the
+number, XML ``units="rad"``) are honoured: angles in ``deg`` or ``rad`` (converted),
+``RANGE`` in ``km`` and ``DOPPLER_INSTANTANEOUS`` in ``km/s``; any other is refused,
+naming the file, segment, observation and keyword. ``ccsds-ndm`` 3.1.1 drops the
+bracketed units of a KVN data line (it would read ``0.5 [rad]`` as 0.5 deg) and the
+``units`` attribute of an XML ``RANGE``: :func:`read_tdm` reads the units from the text
+itself.
+
+Names and comments. The values written must read back as given: one line of printable
+text (no control character), and in KVN printable ASCII, lines of at most 254
+characters, no value ending in ``[...]`` (read as units) and no comment starting with
+``=``; :func:`write_tdm` refuses what a message cannot hold, naming the argument.
 
 ``ccsds-ndm`` 3.1.1 and TEME: the NDM/XML 4.0.0 schema the package's models are built on
 (``ndmxml-4.0.0-tdm-2.0.xsd``) lists only ``EME2000, ICRF, ITRF2000, ITRF-93, ITRF-97,
@@ -52,15 +89,17 @@ KVN is read with the speed-up of ``ccsds-ndm``'s KVN reader described in
 References
 ----------
 CCSDS 503.0-B-2, "Tracking Data Message", Blue Book, June 2020 (the header, metadata and
-data keywords: PATH, ANGLE_TYPE, REFERENCE_FRAME, RANGE_UNITS, DOPPLER_INSTANTANEOUS);
-CCSDS 505.0-B, "XML Specification for Navigation Data Messages" (the NDM/XML 4.0.0
-schemas); the ``ccsds-ndm`` package by E. Imre; D. A. Vallado, "Fundamentals of
-Astrodynamics and Applications", 4th ed., Algorithm 27 (RAZEL: azimuth, elevation, range,
-range rate).
+data keywords: PATH, ANGLE_TYPE, REFERENCE_FRAME, RANGE_UNITS, DOPPLER_INSTANTANEOUS; the
+angle range [-180, 360) deg; section 4.2.1, KVN lines of printable ASCII of at most 254
+characters); CCSDS 505.0-B, "XML Specification for Navigation Data Messages" (the
+NDM/XML 4.0.0 schemas); the ``ccsds-ndm`` package by E. Imre; D. A. Vallado,
+"Fundamentals of Astrodynamics and Applications", 4th ed., Algorithm 27 (RAZEL: azimuth,
+elevation, range, range rate).
 """
 
 import re
-from dataclasses import dataclass, field
+import xml.etree.ElementTree as ElementTree
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 from ccsds_ndm.models import ndmxml1, ndmxml4
@@ -79,18 +118,19 @@ from ccsds_ndm.models.ndmxml4.ndmxml_4_0_0_tdm_2_0 import (
 )
 
 from ssa_privacy._internal.ccsds import (
+    _check_span,
     _comments,
     _creation_date,
     _file_format,
     _frozen,
     _increasing,
     _kind_of,
+    _kvn_value,
     _number,
     _parse,
     _read_message,
     _render,
     _text,
-    _units,
     _value,
     _write,
     parse_time_tags,
@@ -101,8 +141,11 @@ from ssa_privacy._internal.validation import as_finite_array, scalar
 __all__ = [
     "KINDS",
     "OPTICAL_FRAME",
+    "RELEASE_COMMENT",
+    "TURNS_FORMAT",
     "TrackingData",
     "read_tdm",
+    "tdm_text",
     "write_tdm",
 ]
 
@@ -114,6 +157,11 @@ KINDS = {
 }
 #: Reference frame of the optical right ascension and declination.
 OPTICAL_FRAME = "TEME"
+#: The metadata ``COMMENT`` line that marks a segment as a privatized release.
+RELEASE_COMMENT = "PRIVATIZED RELEASE: values of a privacy mechanism, not measurements"
+#: The data ``COMMENT`` line of an angle written modulo 360 deg (keyword, time tag, turns).
+TURNS_FORMAT = "{keyword} at {tag}: add {turns} x 360 deg"
+_TURNS = re.compile(r"(ANGLE_[12]) at (\S+): add ([+-]?\d+) x 360 deg")
 _ANGLE_TYPE = {"radar": "AZEL", "optical": "RADEC"}
 _PATH = {"radar": "1,2,1", "optical": "2,1"}
 _FIELD = {
@@ -122,16 +170,39 @@ _FIELD = {
     "RANGE": "range",
     "DOPPLER_INSTANTANEOUS": "doppler_instantaneous",
 }
+#: What ANGLE_2 is in each kind of segment (for messages).
+_ANGLE_2 = {"radar": "elevation", "optical": "declination"}
 #: The TDM's limits of ANGLE_1 and ANGLE_2 (deg): -180 <= angle < 360.
 _ANGLE_LIMITS = (-180.0, 360.0)
+#: Per keyword, the units accepted on a data line, the standard's (the default) first:
+#: (factor to rad, km or km/s; a whole turn in those units, for the turns of an angle).
+_ANGLE_UNITS = {"deg": (np.pi / 180.0, 360.0), "rad": (1.0, 2.0 * np.pi)}
+_UNITS = {
+    "ANGLE_1": _ANGLE_UNITS,
+    "ANGLE_2": _ANGLE_UNITS,
+    "RANGE": {"km": (1.0, None)},
+    "DOPPLER_INSTANTANEOUS": {"km/s": (1.0, None)},
+}
 _KVN_FRAME = re.compile(r"^(\s*REFERENCE_FRAME\s*=\s*)(\S.*?)\s*$")
+_KVN_TDM_VERSION = re.compile(r"\s*CCSDS_TDM_VERS\s*=\s*(\S*)")
+#: The KVN section markers of a segment, in order.
+_MARKERS = ("META_START", "META_STOP", "DATA_START", "DATA_STOP")
+#: Corrections and signal delays a reader would have to apply (:func:`_check_adjustments`).
+_CORRECTIONS = tuple(
+    f"correction_{name}"
+    for name in ("angle_1", "angle_2", "doppler", "range", "receive", "transmit",
+                 "aberration_yearly", "aberration_diurnal")
+)  # fmt: skip
+_DELAYS = tuple(f"{way}_delay_{n}" for way in ("transmit", "receive") for n in range(1, 6))
+#: The data keywords of CCSDS 503.0-B-2 (those ``ccsds-ndm`` reads).
+_DATA_KEYWORDS = {f.name.upper() for f in fields(TrackingDataObservationType)} - {"EPOCH"}
 _KVN_SEGMENT = re.compile(r"^\s*META_START\s*$")
 _LISTED_FRAMES = {member.value for member in RefFrameType}
 
 
 @dataclass(frozen=True, eq=False)
 class TrackingData:
-    """One TDM segment: what one sensor measured of one object.
+    """One TDM segment: what one sensor measured of one object, or released of it.
 
     Parameters
     ----------
@@ -147,20 +218,25 @@ class TrackingData:
         Seconds since ``epoch_jd``, strictly increasing, at least one.
     values : array_like, shape (K, 4) or (K, 2)
         Radar rows (azimuth rad, elevation rad, range km, range rate km/s); optical rows
-        (right ascension rad, declination rad) in the TEME frame. All finite. A privatized
-        release may hold a negative range (the noise added to a short range), which the
-        message carries as it is.
+        (right ascension rad, declination rad) in the TEME frame. All finite. Measurements
+        (``release=False``): elevation or declination in [-pi/2, pi/2] rad, range >= 0.
     comments : sequence of str
         One-line comments, e.g. ``"privatized release: level 14 nats, designer logdet"``,
-        stripped of surrounding blanks (as KVN stores them).
+        stripped of surrounding blanks (as KVN stores them); not :data:`RELEASE_COMMENT`
+        (say ``release=True``).
+    release : bool
+        True for a privatized release (module docstring): its values are a privacy
+        mechanism's output, not measurements, and no physical range is checked.
 
     Raises
     ------
     TypeError
-        If a name or comment is not a str, or a number is not real.
+        If a name or comment is not a str, a number is not real, or ``release`` is not a
+        bool.
     ValueError
         On an empty or multi-line name, an unknown kind, non-finite values, times that do
-        not increase or rows of the wrong width.
+        not increase, rows of the wrong width, or, for measurements, an elevation or
+        declination outside [-90, 90] deg or a negative range (naming the row).
 
     Notes
     -----
@@ -175,6 +251,7 @@ class TrackingData:
     times: np.ndarray
     values: np.ndarray
     comments: tuple = field(default=())
+    release: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "sensor", _text(self.sensor, "sensor"))
@@ -193,37 +270,77 @@ class TrackingData:
                 f"values of a {self.kind} segment must have shape ({times.size}, {width}), "
                 f"got {values.shape}"
             )
+        if not isinstance(self.release, bool | np.bool_):
+            raise TypeError(f"release must be a bool, got {type(self.release).__name__}")
+        object.__setattr__(self, "release", bool(self.release))
+        comments = _comments(self.comments, "comments")
+        if RELEASE_COMMENT in comments:
+            raise ValueError(
+                f"comments[{comments.index(RELEASE_COMMENT)}] is the release mark "
+                f"{RELEASE_COMMENT!r}: give release=True instead"
+            )
+        if not self.release:
+            found = _unphysical(self.kind, values)
+            if found is not None:
+                row, column, problem = found
+                raise ValueError(
+                    f"values[{row}, {column}]: {problem} (measurements; a privatized release "
+                    "is TrackingData(..., release=True))"
+                )
         object.__setattr__(self, "times", _frozen(times))
         object.__setattr__(self, "values", _frozen(values))
-        object.__setattr__(self, "comments", _comments(self.comments, "comments"))
+        object.__setattr__(self, "comments", comments)
 
 
-def _degrees(angles, name, wrap):
-    """Angles (rad) in degrees within the TDM's [-180, 360); ``wrap`` takes them modulo 360."""
+def _unphysical(kind, values):
+    """The first value no sensor measures, as (row, column, what is wrong), or None: an
+    elevation or declination outside [-pi/2, pi/2] rad, else a negative range."""
+    outside = np.flatnonzero(np.abs(values[:, 1]) > np.pi / 2)
+    if outside.size:
+        row = int(outside[0])
+        angle = np.degrees(values[row, 1])
+        return row, 1, f"{_ANGLE_2[kind]} {angle:.15g} deg is outside [-90, 90] deg"
+    negative = np.flatnonzero(values[:, 2] < 0) if kind == "radar" else []
+    if len(negative):
+        row = int(negative[0])
+        return row, 2, f"range {values[row, 2]:.15g} km is negative (a range is >= 0 km)"
+    return None
+
+
+def _wrapped(angles):
+    """Angles (rad) in degrees within the TDM's [-180, 360), and the whole turns removed.
+
+    An angle outside the range is written modulo 360, ``angle - 360 n`` with ``n =
+    floor(angle / 360)``: in [0, 360) (or a rounding below 0 when ``angle / 360`` rounds
+    up to a whole number), the subtraction exact below 2^53 deg. ``turns`` holds the n
+    (whole floats; 0 for an angle kept as it is)."""
     degrees = np.degrees(angles)
     low, high = _ANGLE_LIMITS
     outside = (degrees < low) | (degrees >= high)
-    if wrap:
-        degrees = np.where(outside, np.mod(degrees, 360.0), degrees)
-        degrees = np.where(degrees >= high, 0.0, degrees)  # mod can round up to 360
-    elif np.any(outside):
-        bad = float(degrees[outside][0])
-        raise ValueError(f"{name}: {bad!r} deg is outside the TDM's range [-180, 360) deg")
-    return degrees
+    turns = np.where(outside, np.floor(degrees / 360.0), 0.0)
+    return degrees - 360.0 * turns, turns
 
 
-def _segment(data, index):
-    """The ``ccsds-ndm`` segment of one TrackingData."""
+def _segment(data, index, kvn):
+    """The ``ccsds-ndm`` segment of one TrackingData (KVN: its text checked for KVN)."""
     where = f"segments[{index}]"
-    tags = time_tags(data.epoch_jd, np.concatenate([[min(0.0, data.times[0])], data.times]))
-    columns = [
-        _degrees(data.values[:, 0], f"{where}, ANGLE_1", wrap=True),
-        _degrees(data.values[:, 1], f"{where}, ANGLE_2", wrap=False),
-        *data.values[:, 2:].T,
-    ]
+    if kvn:
+        _kvn_value(data.sensor, f"{where}.sensor", "PARTICIPANT_1")
+        _kvn_value(data.object_id, f"{where}.object_id", "PARTICIPANT_2")
+        for k, comment in enumerate(data.comments):
+            _kvn_value(comment, f"{where}.comments[{k}]", "COMMENT")
+    tags = time_tags(data.epoch_jd, data.times)
     keywords = KINDS[data.kind]
+    angles = [_wrapped(data.values[:, column]) for column in (0, 1)]
+    columns = [written for written, _ in angles] + list(data.values[:, 2:].T)
+    turns = [
+        TURNS_FORMAT.format(keyword=keyword, tag=tags[k], turns=n)
+        for k in range(len(tags))
+        for keyword, (_, counts) in zip(keywords, angles)
+        if (n := int(counts[k])) != 0  # a Python int: exact for every float
+    ]
     observations = []
-    for k, tag in enumerate(tags[1:]):
+    for k, tag in enumerate(tags):
         for keyword, column in zip(keywords, columns):
             value = float(column[k])
             if keyword.startswith("ANGLE"):
@@ -231,7 +348,7 @@ def _segment(data, index):
             observations.append(TrackingDataObservationType(epoch=tag, **{_FIELD[keyword]: value}))
     radar = data.kind == "radar"
     metadata = TdmMetadata(
-        comment=list(data.comments),
+        comment=list(data.comments) + [RELEASE_COMMENT] * data.release,
         data_types=",".join(keywords),
         time_system="UTC",
         start_time=tags[0],
@@ -245,7 +362,69 @@ def _segment(data, index):
         # TEME is not in ccsds-ndm's enumeration (module docstring): written as text.
         reference_frame=None if radar else OPTICAL_FRAME,
     )
-    return TdmSegment(metadata=metadata, data=TdmData(observation=observations))
+    return TdmSegment(metadata=metadata, data=TdmData(comment=turns, observation=observations))
+
+
+def tdm_text(
+    segments, originator="ssa_privacy", comments=(), *, file_format="kvn", creation_jd=None
+):
+    """The text of a CCSDS TDM of :class:`TrackingData` segments, without writing it.
+
+    Parameters
+    ----------
+    segments : TrackingData or sequence of TrackingData
+        At least one segment.
+    originator : str
+        ``ORIGINATOR`` of the header.
+    comments : sequence of str
+        One-line ``COMMENT`` lines of the header (the whole message).
+    file_format : {"kvn", "xml"}
+        The format (default KVN).
+    creation_jd : float, optional
+        ``CREATION_DATE`` as a UTC Julian date (for reproducible text); default now.
+
+    Returns
+    -------
+    str
+        The message, ending with a newline (module docstring for what it holds).
+
+    Raises
+    ------
+    TypeError
+        If a segment is not a TrackingData, or a comment or the originator not a str.
+    ValueError
+        If there is no segment, ``originator``, ``file_format`` or ``creation_jd`` is
+        bad, or (KVN) a name or comment is not printable ASCII, makes a line longer than
+        254 characters, ends in ``[...]`` or (a comment) starts with ``=``, naming it
+        (e.g. ``segments[3].sensor``).
+
+    Notes
+    -----
+    CCSDS 503.0-B-2 (TDM 2.0); rendered by ``ccsds-ndm``.
+    """
+    if isinstance(segments, TrackingData):
+        segments = [segments]
+    segments = list(segments)
+    if not segments:
+        raise ValueError("segments must hold at least one TrackingData")
+    for index, segment in enumerate(segments):
+        if not isinstance(segment, TrackingData):
+            raise TypeError(
+                f"segments[{index}] must be a TrackingData, got {type(segment).__name__}"
+            )
+    file_format = _file_format("", file_format)
+    kvn = file_format.name == "KVN"
+    originator = _text(originator, "originator")
+    comments = _comments(comments, "comments")
+    if kvn:
+        _kvn_value(originator, "originator", "ORIGINATOR")
+        for k, comment in enumerate(comments):
+            _kvn_value(comment, f"comments[{k}]", "COMMENT")
+    header = TdmHeader(
+        comment=list(comments), creation_date=_creation_date(creation_jd), originator=originator
+    )
+    body = TdmBody(segment=[_segment(s, i, kvn) for i, s in enumerate(segments)])
+    return _render(ndmxml4.Tdm(header=header, body=body), file_format)
 
 
 def write_tdm(
@@ -282,35 +461,19 @@ def write_tdm(
 
     Raises
     ------
-    TypeError
-        If a segment is not a TrackingData, or a comment or the originator not a str.
-    ValueError
-        If there is no segment, an elevation or declination is outside [-180, 360) deg,
-        or ``originator``, ``file_format`` or ``creation_jd`` is bad (naming it).
+    TypeError, ValueError
+        As :func:`tdm_text`; nothing is written then.
 
     Notes
     -----
-    CCSDS 503.0-B-2 (TDM 2.0); the keywords are listed in the module docstring. Written by
-    ``ccsds-ndm``.
+    CCSDS 503.0-B-2 (TDM 2.0); the keywords, the angles written modulo 360 deg and the
+    mark of a release are described in the module docstring. Written by ``ccsds-ndm``.
     """
-    if isinstance(segments, TrackingData):
-        segments = [segments]
-    segments = list(segments)
-    if not segments:
-        raise ValueError("segments must hold at least one TrackingData")
-    for index, segment in enumerate(segments):
-        if not isinstance(segment, TrackingData):
-            raise TypeError(
-                f"segments[{index}] must be a TrackingData, got {type(segment).__name__}"
-            )
-    header = TdmHeader(
-        comment=list(_comments(comments, "comments")),
-        creation_date=_creation_date(creation_jd),
-        originator=_text(originator, "originator"),
+    file_format = _file_format(path, file_format).name.lower()
+    text = tdm_text(
+        segments, originator, comments, file_format=file_format, creation_jd=creation_jd
     )
-    body = TdmBody(segment=[_segment(s, i) for i, s in enumerate(segments)])
-    message = ndmxml4.Tdm(header=header, body=body)
-    return _write(path, _render(message, _file_format(path, file_format)))
+    return _write(path, text)
 
 
 def _kvn_frames(text):
@@ -326,6 +489,83 @@ def _kvn_frames(text):
             frames[segment] = match[2]
             lines[number] = match[1] + listed
     return "\n".join(lines) + "\n", frames
+
+
+def _kvn_scan(path, text):
+    """Check the layout of a KVN TDM and its data lines; return the units they give.
+
+    ``ccsds-ndm`` drops what it does not understand: a segment whose ``DATA_STOP`` is
+    missing, a data line with an unknown (or lower-case) keyword or without exactly a
+    time tag and a value, and the units of every line. The text is read as its
+    tokenizer reads it (lines of ``str.splitlines``, units between the last ``[`` and a
+    final ``]``) and refused where the library would drop something, naming the line.
+
+    Returns
+    -------
+    dict
+        ``{(segment, keyword, time tag): units}`` of the data lines that give units.
+    """
+    version = _KVN_TDM_VERSION.match(text)
+    if version and version[1] not in ("1.0", "2.0"):
+        raise ValueError(
+            f"{path}, line 1, CCSDS_TDM_VERS: {version[1]!r} is not supported (1.0 or 2.0)"
+        )
+    units, segment, expected = {}, 0, 0
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if line in _MARKERS:
+            if line != _MARKERS[expected]:
+                raise ValueError(
+                    f"{path}, line {number}: {line} where {_MARKERS[expected]} was expected"
+                )
+            segment += line == "META_START"
+            expected = (expected + 1) % len(_MARKERS)
+        elif _MARKERS[expected] == "DATA_STOP" and line and not line.startswith("COMMENT"):
+            key, rest = _data_line(line, f"{path}, segment {segment}, line {number}")
+            if rest.endswith("]") and "[" in rest:
+                bracket = rest.rfind("[")
+                units[segment, key, rest[:bracket].split()[0]] = rest[bracket + 1 : -1].strip()
+    if expected:
+        raise ValueError(f"{path}: the file ends before {_MARKERS[expected]}")
+    return units
+
+
+def _data_line(line, where):
+    """The keyword and the rest of a KVN data line ``KEYWORD = <time tag> <value> [units]``,
+    or ValueError naming ``where`` and what is wrong."""
+    key, equals, rest = (part.strip() for part in line.partition("="))
+    if not equals:
+        raise ValueError(f"{where}: {line!r} is not KEYWORD = <time tag> <value>")
+    if key not in _DATA_KEYWORDS:
+        raise ValueError(f"{where}, {key}: not a TDM data keyword (upper case, CCSDS 503.0-B-2)")
+    tokens = (rest[: rest.rfind("[")] if rest.endswith("]") and "[" in rest else rest).split()
+    if len(tokens) != 2:
+        raise ValueError(f"{where}, {key}: {rest!r} is not <time tag> <value> [units]")
+    try:
+        float(tokens[1])
+    except ValueError:
+        raise ValueError(f"{where}, {key}: {tokens[1]!r} is not a number") from None
+    return key, rest
+
+
+def _xml_units(text):
+    """``{(segment, keyword, time tag): units}`` of the XML observations with a ``units``
+    attribute (``ccsds-ndm`` keeps those of the angles only)."""
+    root = ElementTree.fromstring(text.encode("utf-8"))  # well-formed: parsed before
+    units = {}
+
+    def local(element):
+        return element.tag.rsplit("}", 1)[-1]
+
+    segments = [e for e in root.iter() if local(e) == "segment"]
+    for number, segment in enumerate(segments, 1):
+        for observation in (e for e in segment.iter() if local(e) == "observation"):
+            children = {local(child): child for child in observation}
+            epoch = (getattr(children.get("EPOCH"), "text", None) or "").strip()
+            for keyword, child in children.items():
+                if "units" in child.attrib:
+                    units[number, keyword, epoch] = child.attrib["units"].strip()
+    return units
 
 
 def _participants(meta, where):
@@ -355,6 +595,8 @@ def _participants(meta, where):
 def _check_metadata(meta, where, frames, number):
     """The kind of a segment from its metadata; ValueError on what is not supported."""
     time_system = _value(meta.time_system, f"{where}, TIME_SYSTEM")
+    if time_system is None:
+        raise ValueError(f"{where}, TIME_SYSTEM: missing (UTC)")
     if time_system != "UTC":
         raise ValueError(f"{where}, TIME_SYSTEM: {time_system!r} is not supported (UTC)")
     mode = _value(meta.mode, f"{where}, MODE")
@@ -364,9 +606,9 @@ def _check_metadata(meta, where, frames, number):
     angle_type = angle_type.upper() if isinstance(angle_type, str) else angle_type
     kinds = {v: k for k, v in _ANGLE_TYPE.items()}
     if angle_type not in kinds:
+        found = "missing" if angle_type is None else f"{angle_type!r} is not supported"
         raise ValueError(
-            f"{where}, ANGLE_TYPE: {angle_type!r} is not supported (AZEL for a radar, "
-            "RADEC for an optical sensor)"
+            f"{where}, ANGLE_TYPE: {found} (AZEL for a radar, RADEC for an optical sensor)"
         )
     kind = kinds[angle_type]
     frame = frames.get(number, _value(meta.reference_frame, f"{where}, REFERENCE_FRAME"))
@@ -378,13 +620,67 @@ def _check_metadata(meta, where, frames, number):
     units = _value(meta.range_units, f"{where}, RANGE_UNITS")
     if kind == "radar" and units is not None and str(units).lower() != "km":
         raise ValueError(f"{where}, RANGE_UNITS: {units!r} is not supported (km)")
+    _check_adjustments(meta, where)
     return kind
 
 
-def _segment_data(segment, where, kind):
-    """(time tags, rows) of a segment's observations, one row per time tag."""
+def _check_adjustments(meta, where):
+    """Refuse metadata that asks the reader to adjust the values: corrections not yet
+    applied, a range modulus (ambiguous ranges), signal delays; read_tdm adjusts nothing."""
+    applied = _value(meta.corrections_applied, f"{where}, CORRECTIONS_APPLIED")
+    reasons = {"range_modulus": "the ranges are known only modulo it"}
+    reasons |= {name: "a signal delay to take off the measurements" for name in _DELAYS}
+    if applied != "YES":
+        reasons |= {
+            n: f"given with CORRECTIONS_APPLIED = {applied or 'missing'}" for n in _CORRECTIONS
+        }
+    for name, reason in reasons.items():
+        value = getattr(meta, name, None)
+        keyword = f"{where}, {name.upper()}"
+        if value is not None and _number(value, keyword) != 0:
+            raise ValueError(
+                f"{keyword}: {_value(value, keyword)!r}, {reason}; read_tdm applies no "
+                "correction, modulus or delay (give the values as measured, corrected)"
+            )
+
+
+def _turns(comments, where):
+    """The data comments that record whole turns of an angle (module docstring), as
+    ``{(keyword, time tag): (turns, the comment)}``, and the other comments."""
+    turns, others = {}, []
+    for comment in comments:
+        match = _TURNS.fullmatch(comment.strip())
+        if match is None:
+            others.append(comment)
+            continue
+        key = (match[1], match[2])
+        if key in turns:
+            raise ValueError(
+                f"{where}, COMMENT {comment!r}: the turns of {key[0]} at {key[1]} given twice"
+            )
+        turns[key] = (int(match[3]), comment.strip())
+    return turns, tuple(others)
+
+
+def _observation_value(value, label, keyword, units, turns):
+    """The value of one observation in the package's units (rad, km, km/s)."""
+    number = _number(value, label)
+    accepted = _UNITS[keyword]
+    units = next(iter(accepted)) if units is None else units
+    if units.lower() not in accepted:
+        raise ValueError(
+            f"{label}: units {units!r} are not supported (for {keyword}: {' or '.join(accepted)})"
+        )
+    factor, turn = accepted[units.lower()]
+    return (number + turns * turn) * factor if turns else number * factor
+
+
+def _segment_data(segment, where, kind, units, number):
+    """A segment's time tags, rows (one per tag), ``{(tag, keyword): observation
+    number}`` and data comments other than the turns of angles."""
     keywords = KINDS[kind]
-    rows, order = {}, []
+    turns, comments = _turns(segment.data.comment, where)
+    rows, cells, order = {}, {}, []
     for k, observation in enumerate(segment.data.observation, 1):
         present = [
             name
@@ -399,20 +695,30 @@ def _segment_data(segment, where, kind):
                 f"{where}, observation {k}, {keyword}: not supported in a {kind} segment "
                 f"(expected {', '.join(keywords)})"
             )
-        value = getattr(observation, present[0])
         label = f"{where}, observation {k}, {keyword}"
-        if keyword.startswith("ANGLE"):
-            _units(value, ("deg",), label)
-        number = _number(value, label)
-        row = rows.get(observation.epoch)
+        if observation.epoch is None:
+            raise ValueError(f"{label}: EPOCH missing")
+        epoch = str(observation.epoch).strip()
+        value = _observation_value(
+            getattr(observation, present[0]),
+            label,
+            keyword,
+            units.get((number, keyword, epoch)),
+            turns.pop((keyword, epoch), (0,))[0],
+        )
+        row = rows.get(epoch)
         if row is None:
-            row = rows[observation.epoch] = {}
-            order.append(observation.epoch)
+            row = rows[epoch] = {}
+            order.append(epoch)
         if keyword in row:
-            raise ValueError(f"{label}: given twice at {observation.epoch}")
-        row[keyword] = number
+            raise ValueError(f"{label}: given twice at {epoch}")
+        row[keyword] = value
+        cells[epoch, keyword] = k
     if not order:
         raise ValueError(f"{where}: no observation")
+    if turns:
+        (keyword, _), (_, comment) = next(iter(turns.items()))
+        raise ValueError(f"{where}, COMMENT {comment!r}: no {keyword} observation at that time tag")
     for tag in order:
         missing = [k for k in keywords if k not in rows[tag]]
         if missing:
@@ -421,8 +727,7 @@ def _segment_data(segment, where, kind):
                 f"{', '.join(keywords)} at every time tag)"
             )
     values = np.array([[rows[tag][k] for k in keywords] for tag in order])
-    values[:, :2] = np.radians(values[:, :2])
-    return order, values
+    return order, values, cells, comments
 
 
 def read_tdm(path):
@@ -438,32 +743,44 @@ def read_tdm(path):
     list of TrackingData
         One per segment, in file order: the sensor (the participant that receives, the
         last of ``PATH``) and the object (the other), the kind from ``ANGLE_TYPE``
-        (``AZEL``: radar, ``RADEC``: optical), the epoch ``START_TIME`` unless an
-        observation precedes it (then the first time tag), the rows in radians, km and
-        km/s, and the comments of the segment's metadata and data.
+        (``AZEL``: radar, ``RADEC``: optical), ``epoch_jd`` 0 h UTC of the day of the
+        first time tag (exact in a float, so that ``epoch_jd + times`` are the time
+        tags to the nanosecond), the rows in radians, km and km/s (units converted, the
+        turns of angles written modulo 360 deg added back), ``release`` from the
+        :data:`RELEASE_COMMENT` line, and the comments of the segment's metadata and data
+        (those two kinds of line left out).
 
     Raises
     ------
     FileNotFoundError
         If ``path`` is not a file.
     ValueError
-        Naming the file, the segment and the keyword, on what is not understood: not
-        UTF-8, not a readable TDM or another message type; ``TIME_SYSTEM`` other than
-        UTC, ``MODE`` other than SEQUENTIAL, a ``PATH`` that is not one sensor and one
-        object, ``ANGLE_TYPE`` other than AZEL or RADEC, RADEC angles in a frame other
-        than TEME, ``RANGE_UNITS`` other than km, angle units other than deg; a data
-        keyword the kind does not have (e.g. ``MAG``, ``RECEIVE_FREQ``), a keyword
-        missing or repeated at a time tag, time tags that do not increase, non-finite
-        numbers.
+        Naming the file, the segment, the observation (or the KVN line) and the keyword,
+        on what is not understood: not UTF-8, not a readable TDM or another message type,
+        a version other than 1.0 or 2.0, KVN sections out of order or not closed, a KVN
+        data line that is not ``KEYWORD = <time tag> <value> [units]`` with a TDM data
+        keyword and a number; ``TIME_SYSTEM`` other than UTC, ``MODE`` other than
+        SEQUENTIAL, a ``PATH`` that is not one sensor and one object, ``ANGLE_TYPE`` other
+        than AZEL or RADEC, RADEC angles in a frame other than TEME, ``RANGE_UNITS``
+        other than km, units other than deg or rad (angles), km (``RANGE``) or km/s
+        (``DOPPLER_INSTANTANEOUS``); a data keyword the kind does not have (e.g. ``MAG``,
+        ``RECEIVE_FREQ``), values to adjust (a nonzero ``CORRECTION_*`` unless ``CORRECTIONS_APPLIED = YES``, a
+        ``RANGE_MODULUS``, a ``TRANSMIT_DELAY_n`` or ``RECEIVE_DELAY_n``), a keyword
+        missing or repeated at a time tag, time tags that do not increase or lie outside
+        ``START_TIME`` and ``STOP_TIME``, non-finite numbers, turns of an angle that has
+        no observation; in a segment of measurements (not marked as a release) an
+        elevation or declination outside [-90, 90] deg or a negative range, with the
+        value and the valid range.
 
     Notes
     -----
     CCSDS 503.0-B-2; parsed by ``ccsds-ndm`` (with the KVN ``REFERENCE_FRAME``
-    workaround of the module docstring).
+    workaround of the module docstring), the units read from the text.
     """
     path, text = _read_message(path, "TDM")
-    frames = {}
-    if not text.lstrip().startswith("<"):
+    units, frames = {}, {}
+    if _KVN_TDM_VERSION.match(text):  # else XML, or what the parser refuses
+        units = _kvn_scan(path, text)
         text, frames = _kvn_frames(text)
     tree = _parse(path, text, "TDM")
     if not isinstance(tree, ndmxml1.TdmType | ndmxml4.TdmType):
@@ -471,15 +788,35 @@ def read_tdm(path):
     segments = tree.body.segment
     if not segments:
         raise ValueError(f"{path}: the TDM has no segment")
-    out = []
-    for number, segment in enumerate(segments, 1):
-        where = f"{path}, segment {number}"
-        meta = segment.metadata
-        kind = _check_metadata(meta, where, frames, number)
-        sensor, object_id = _participants(meta, where)
-        tags, values = _segment_data(segment, where, kind)
-        epoch_jd, times = parse_time_tags(tags, f"{where}, EPOCH", start=meta.start_time)
-        _increasing(times, f"{where}: the time tags")
-        comments = tuple(meta.comment) + tuple(segment.data.comment)
-        out.append(TrackingData(sensor, object_id, kind, epoch_jd, times, values, comments))
-    return out
+    if text.lstrip().startswith("<"):
+        units = _xml_units(text)
+    return [
+        _read_segment(segment, f"{path}, segment {n}", frames, units, n)
+        for n, segment in enumerate(segments, 1)
+    ]
+
+
+def _read_segment(segment, where, frames, units, number):
+    """One TrackingData of a parsed segment (:func:`read_tdm`)."""
+    meta = segment.metadata
+    kind = _check_metadata(meta, where, frames, number)
+    sensor, object_id = _participants(meta, where)
+    tags, values, cells, data_comments = _segment_data(segment, where, kind, units, number)
+    _check_span(tags, where, meta.start_time, meta.stop_time)
+    comments = [c.strip() for c in meta.comment]
+    release = RELEASE_COMMENT in comments
+    comments = [c for c in comments if c != RELEASE_COMMENT] + list(data_comments)
+    if not release:
+        found = _unphysical(kind, values)
+        if found is not None:
+            row, column, problem = found
+            keyword = KINDS[kind][column]
+            raise ValueError(
+                f"{where}, observation {cells[tags[row], keyword]}, {keyword}: {problem} "
+                f"(a segment of measurements; a release carries COMMENT {RELEASE_COMMENT})"
+            )
+    epoch_jd, times = parse_time_tags(tags, f"{where}, EPOCH", day_epoch=True)
+    try:
+        return TrackingData(sensor, object_id, kind, epoch_jd, times, values, comments, release)
+    except ValueError as error:  # a name or comment with a control character (e.g. a tab)
+        raise ValueError(f"{where}: {error}") from None

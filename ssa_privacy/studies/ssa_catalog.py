@@ -480,6 +480,8 @@ def run(out, seed=0, progress=True, runner=None, **options):
     """
     options = CatalogOptions(**options)
     scenario, chosen, params, recorded = _scenario(options, seed)
+    if scenario.ccsds:
+        ccsds.check_writable(scenario, chosen)
     output = StudyOutput(out, "ssa-catalog", params)
     runner = Runner(workers=1, progress=progress) if runner is None else runner
     started = time.perf_counter()
