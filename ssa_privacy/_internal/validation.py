@@ -27,6 +27,7 @@ __all__ = [
     "open_interval",
     "positive",
     "positive_int",
+    "read_only",
     "real_array",
     "scalar",
     "scalar_or_array",
@@ -219,6 +220,7 @@ def scalar(
     high_open=False,
     integer=False,
     allow_inf=False,
+    allow_nan=False,
 ):
     """The scalar validator: return ``value`` as a float (an int if ``integer``) after checking it.
 
@@ -239,7 +241,11 @@ def scalar(
     integer : bool
         Require a whole number (a float such as ``3.0`` is accepted and returned as 3).
     allow_inf : bool
-        Accept ``+-inf`` (NaN is never accepted).
+        Accept ``+-inf``.
+    allow_nan : bool
+        Accept NaN (returned as it is, without the range check): for a quantity that is
+        legitimately "not a number", such as the margin of a certificate that proves
+        nothing.
 
     Returns
     -------
@@ -252,12 +258,15 @@ def scalar(
         For None, a bool, a string, a complex number, an array with more than one
         dimension or any object that is not a real number, naming ``name``.
     ValueError
-        For NaN, an infinity (unless ``allow_inf``), a non-integer where an integer is
-        required, or a value outside the range, naming ``name`` and the range.
+        For NaN (unless ``allow_nan``), an infinity (unless ``allow_inf``), a
+        non-integer where an integer is required, or a value outside the range, naming
+        ``name`` and the range.
     """
     what = "an integer" if integer else "a real number"
     number = _real(value, name, what)
     if np.isnan(number):
+        if allow_nan and not integer:
+            return number
         raise ValueError(f"{name} must be a number, got NaN")
     if np.isinf(number) and not allow_inf:
         raise ValueError(f"{name} must be finite, got {number}")
@@ -450,6 +459,27 @@ def boolean_mask(value, name, size):
     if mask.shape != (size,):
         raise ValueError(f"{name} must be a boolean mask of length {size}, got shape {mask.shape}")
     return mask.astype(bool)
+
+
+def read_only(array):
+    """A read-only view of ``array``, for the attributes of a frozen object.
+
+    The caller's array is not changed (only the view is locked): the object cannot be
+    mutated through its attribute, so what it derived from it stays true.
+
+    Parameters
+    ----------
+    array : ndarray
+        The validated array.
+
+    Returns
+    -------
+    ndarray
+        A view that refuses writes (``ValueError: assignment destination is read-only``).
+    """
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def flag(value, name):

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, optimize, sparse
 
-from ssa_privacy._internal.validation import as_finite_array
+from ssa_privacy._internal.validation import as_finite_array, read_only
+from ssa_privacy.privacy.accounting import maximum_epsilon
 from ssa_privacy.privacy.mechanism import FactoredCovariance
 from ssa_privacy.privacy.pml.stream import _epsilon, _floor, _spectrum
 from ssa_privacy.privacy.pml.stream_design import _root_on_safe_side
@@ -208,23 +209,28 @@ def _thetas_for(m, information):
     raise RuntimeError("the closed-form noise did not meet its information in 200 steps")
 
 
-def _pass_model(maps, delta):
+def _pass_model(maps, delta, convention):
     """Per seeing pass (``B = S V^T``): singular values (P, n; 0 pads), right vectors
-    (P, n, n; rows of 0 pad) and the floors (P,) ``F^{-1}_{chi^2_r}(1 - delta) / 2``."""
+    (P, n, n; rows of 0 pad), the floors (P,) ``F^{-1}_{chi^2_r}(1 - delta) / 2`` and the
+    largest meaningful budgets (P,)
+    (:func:`~ssa_privacy.privacy.accounting.maximum_epsilon`)."""
     n = maps[0].shape[1]
     s, V = np.zeros((len(maps), n)), np.zeros((len(maps), n, n))
     for p, B in enumerate(maps):
         s[p, : len(B)] = np.linalg.norm(B, axis=1)
         V[p, : len(B)] = B / s[p, : len(B), None]
-    return s, V, np.array([_floor(delta, len(B)) for B in maps])
+    ranks = [len(B) for B in maps]
+    floors = np.array([_floor(delta, r) for r in ranks])
+    return s, V, floors, np.asarray(maximum_epsilon(delta, ranks, convention))
 
 
 def _modelled_information(model, t, weight):
     """``I(u; day)`` when each pass gets the log-det design of its own budget t: ``theta``
     of :func:`~ssa_privacy.privacy.pml.stream_design.information_limited_noise` for
-    ``diag(s^2)`` at ``(t - floor) / w`` (as ``PassMechanism.design`` at ``t + FIRST_SLACK``)."""
-    s, V, floors = model
-    theta = _thetas_for(s**2, (t - floors) / weight)
+    ``diag(s^2)`` at ``(min(t, largest) - floor) / w`` (as ``PassMechanism.design`` at ``t +
+    FIRST_SLACK``, which aims at most at the pass's largest meaningful budget)."""
+    s, V, floors, largest = model
+    theta = _thetas_for(s**2, (np.minimum(t, largest) - floors) / weight)
     G = V * np.divide(s, np.sqrt(theta), out=np.zeros_like(s), where=s > 0.0)[:, :, None]
     return 0.5 * np.linalg.slogdet(np.eye(s.shape[1]) + np.einsum("pki,pkj->ij", G, G))[1]
 
@@ -256,6 +262,11 @@ def _pass_blocks(mechanism):
     return [mechanism.noise_covariance]
 
 
+def _block_vectors(blocks):
+    """The blocks' eigenvectors on the diagonal of a sparse (M, r) array."""
+    return sparse.block_diag([sparse.csr_array(b.eigenvectors) for b in blocks], "csr")
+
+
 @dataclass(frozen=True)
 class BlockDiagonalCovariance(FactoredCovariance):
     """A block-diagonal :class:`~ssa_privacy.privacy.mechanism.FactoredCovariance`.
@@ -273,9 +284,43 @@ class BlockDiagonalCovariance(FactoredCovariance):
         The designer's name.
     blocks : tuple of FactoredCovariance
         The blocks, in the order of the released rows.
+
+    Raises
+    ------
+    TypeError
+        If ``blocks`` is not a non-empty tuple of FactoredCovariance or ``eigenvectors``
+        is not a sparse array.
+    ValueError
+        If ``eigenvalues`` and ``eigenvectors`` are not those of the blocks (build with
+        :meth:`of`).
     """
 
     blocks: tuple = ()
+
+    def __post_init__(self):
+        blocks = self.blocks
+        if not (isinstance(blocks, tuple) and blocks):
+            raise TypeError(f"blocks must be a non-empty tuple, got {type(blocks).__name__}")
+        for index, block in enumerate(blocks):
+            if not isinstance(block, FactoredCovariance):
+                raise TypeError(
+                    f"blocks[{index}] must be a FactoredCovariance, got {type(block).__name__}"
+                )
+        if not sparse.issparse(self.eigenvectors):
+            raise TypeError(
+                f"eigenvectors must be a scipy.sparse array (build with "
+                f"BlockDiagonalCovariance.of), got {type(self.eigenvectors).__name__}"
+            )
+        expected = _block_vectors(blocks)
+        values = np.concatenate([b.eigenvalues for b in blocks])
+        vectors = self.eigenvectors
+        if vectors.shape != expected.shape or (vectors != expected).nnz:
+            raise ValueError("eigenvectors must be the blocks' eigenvectors on the diagonal")
+        if not np.array_equal(np.asarray(self.eigenvalues, dtype=float), values):
+            raise ValueError("eigenvalues must be the blocks' eigenvalues, concatenated")
+        if not isinstance(self.method, str):
+            raise TypeError(f"method must be a string, got {type(self.method).__name__}")
+        object.__setattr__(self, "eigenvalues", read_only(values))
 
     @classmethod
     def of(cls, blocks, method):
@@ -294,8 +339,8 @@ class BlockDiagonalCovariance(FactoredCovariance):
             Sparse eigenvectors (block diagonal), eigenvalues concatenated.
         """
         blocks = tuple(blocks)
-        vectors = sparse.block_diag([sparse.csr_array(b.eigenvectors) for b in blocks], "csr")
-        return cls(np.concatenate([b.eigenvalues for b in blocks]), vectors, method, blocks)
+        values = np.concatenate([b.eigenvalues for b in blocks]) if blocks else np.zeros(0)
+        return cls(values, _block_vectors(blocks) if blocks else None, method, blocks)
 
     def matrix(self):
         """The dense covariance.
