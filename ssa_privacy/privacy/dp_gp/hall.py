@@ -21,7 +21,7 @@ from ssa_privacy._internal.validation import positive, scalar
 from ssa_privacy.gp.regression import cholesky_with_jitter
 from ssa_privacy.privacy.accounting import analytic_gaussian_ratio, noise_multiplier
 from ssa_privacy.privacy.dp_gp.release import (
-    _kernel_inputs,
+    _kernel_blocks,
     _posterior_mean,
     _training_factor,
     cloaking_matrix,
@@ -281,19 +281,11 @@ class StandardDPGPMechanism:
             If ``kernel`` is not callable, and as the constructor.
         ValueError
             If X or X_star is empty or not finite, they have different numbers of
-            columns, and as the constructor.
+            columns, the kernel returns an array of the wrong shape or non-finite values,
+            and as the constructor.
         """
-        X, X_star = _kernel_inputs(kernel, X, X_star)
-        return cls(
-            kernel(X_star, X),
-            kernel(X),
-            noise_variance,
-            kernel(X_star),
-            epsilon,
-            delta,
-            sensitivity,
-            **options,
-        )
+        K_star_X, K_XX, K_star = _kernel_blocks(kernel, X, X_star, test_prior=True)
+        return cls(K_star_X, K_XX, noise_variance, K_star, epsilon, delta, sensitivity, **options)
 
     def certificate(self):
         """The (epsilon, delta)-DP guarantee, recomputed from the noise covariance.

@@ -28,7 +28,7 @@ from ssa_privacy._internal.validation import (
     positive,
     scalar,
 )
-from ssa_privacy.gp.kernels import as_inputs
+from ssa_privacy.gp.kernels import kernel_matrix
 from ssa_privacy.gp.regression import cholesky_with_jitter, noise_matrix
 from ssa_privacy.privacy.accounting import c_delta, privacy_loss_tail
 from ssa_privacy.privacy.dp_gp.gaussian_delta import delta_enclosure, widened
@@ -68,14 +68,17 @@ INFLATION_LIMIT = 1e-2
 _CERTIFICATE_ONLY = ("mechanism", "rule")
 
 
-def _kernel_inputs(kernel, X, X_star):
-    """Validated training and test inputs of a kernel-based release (equal widths)."""
-    if not callable(kernel):
-        raise TypeError(f"kernel must be callable, got {type(kernel).__name__}")
-    X, X_star = as_inputs(X), as_inputs(X_star, "X_star")
-    if X_star.shape[1] != X.shape[1]:
-        raise ValueError(f"X_star has {X_star.shape[1]} columns but X has {X.shape[1]}")
-    return X, X_star
+def _kernel_blocks(kernel, X, X_star, test_prior=False):
+    """``kernel(X_star, X)``, ``kernel(X)`` (and ``kernel(X_star)`` if ``test_prior``) of a
+    kernel-based release, each checked for its shape and finiteness
+    (:func:`~ssa_privacy.gp.kernels.kernel_matrix`)."""
+    blocks = [
+        kernel_matrix(kernel, X_star, X, names=("X_star", "X")),
+        kernel_matrix(kernel, X, names=("X", "X")),
+    ]
+    if test_prior:
+        blocks.append(kernel_matrix(kernel, X_star, names=("X_star", "X_star")))
+    return blocks
 
 
 def _training_factor(K_XX, noise_variance):
