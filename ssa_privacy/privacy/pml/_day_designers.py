@@ -10,6 +10,7 @@ from scipy import linalg, optimize
 
 from ssa_privacy._internal.matrix_validation import pd_cholesky
 from ssa_privacy._internal.validation import as_finite_array, unit_interval
+from ssa_privacy.privacy.accounting import design_epsilon
 from ssa_privacy.privacy.notions import convention_weight
 from ssa_privacy.privacy.pml.day_noise import (
     _modelled_information,
@@ -75,6 +76,7 @@ class DayProblem:
                 f"{self.rank} directions of x0 however much noise is added (condition (9) of "
                 f"[LKC]): {self.epsilon:g} is infeasible"
             )
+        self.target = design_epsilon(self.epsilon, self.delta, self.rank, convention)
 
     @property
     def budget(self):
@@ -106,7 +108,7 @@ def _design_trace(problem, target, cache):
     """The "trace" designer for a budget ``target``: block-coordinate descent, one scale."""
     if "noise" not in cache:
         maps = [B for _, _, B in problem.statistics if len(B)]
-        information = (problem.epsilon - problem.floor) / problem.weight
+        information = (problem.target - problem.floor) / problem.weight
         cache["noise"] = day_logdet_noise(maps, information)
     noise, streams, parts = iter(cache["noise"]), [], []
     for scale, U, B in problem.statistics:
@@ -135,7 +137,7 @@ def _design_pass(problem, target, cache):
     """The "pass" designer: every pass's log-det design at one common pass budget t."""
     if "model" not in cache:
         maps = [B for _, _, B in problem.statistics if len(B)]
-        cache["model"] = _pass_model(maps, problem.delta)
+        cache["model"] = _pass_model(maps, problem.delta, problem.convention)
     t = _common_pass_budget(problem, cache["model"], target)
     members = []
     for p, (_, _, B) in enumerate(problem.statistics):
@@ -150,7 +152,9 @@ def _design_pass(problem, target, cache):
 
 
 def _common_pass_budget(problem, model, target):
-    """The pass budget t at which the modelled day epsilon is ``target`` (Brent's root)."""
+    """The pass budget t at which the modelled day epsilon is ``target`` (Brent's root), or
+    the largest of the passes' largest meaningful budgets if the day leaks at most
+    ``target`` there (every pass then gets its least meaningful noise)."""
 
     def excess(t):
         information = _modelled_information(model, t - FIRST_SLACK, problem.weight)
@@ -163,10 +167,13 @@ def _common_pass_budget(problem, model, target):
             f"least common pass budget {low:.6g} nats (the largest pass floor, condition (9) "
             f"of [LKC]) the day already leaks {least + target:.6g} nats"
         )
+    top = float(np.max(model[3])) + FIRST_SLACK
+    if excess(top) <= 0.0:
+        return top
     high = low + 1.0
-    while excess(high) <= 0.0:
+    while high < top and excess(high) <= 0.0:
         high = low + 2.0 * (high - low)
-    return optimize.brentq(excess, low, high, xtol=1e-13)
+    return optimize.brentq(excess, low, min(high, top), xtol=1e-13)
 
 
 def _measurement_noises(problem, p):

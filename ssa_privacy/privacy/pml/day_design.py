@@ -237,7 +237,7 @@ class DayMechanism:
         slack, cache = FIRST_SLACK, {}
         scales = [scale for scale, _, _ in problem.statistics]
         while slack <= SLACK_LIMIT:
-            members = DESIGNS[designer](problem, problem.epsilon - slack, cache)
+            members = DESIGNS[designer](problem, problem.target - slack, cache)
             mechanism = cls(
                 members,
                 problem.Sigma_XX,
