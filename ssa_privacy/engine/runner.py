@@ -50,6 +50,7 @@ running a task raises :class:`WorkerLost`, naming the task.
 """
 
 import importlib.util
+import math
 import multiprocessing
 import numbers
 import os
@@ -60,6 +61,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
@@ -101,21 +103,26 @@ class Task:
     ----------
     key : tuple
         Identifies the task in the results and the checkpoints, e.g. ``("replication",
-        3, "alpha", 0.1)``; JSON-representable values.
+        3, "alpha", 0.1)``: a non-empty tuple of strings, integers, finite floats, bools
+        or None, so that it is hashable, picklable and recorded in JSON as it is (numpy
+        numbers are stored as the Python numbers of the same value).
     arguments : dict
         Keyword arguments of the task's function (picklable), without ``seed_keys``.
     seed_keys : tuple of int, optional
-        The entropy of the task's random numbers: passed to the function as its keyword
-        argument ``seed_keys`` (it draws from ``numpy.random.default_rng(list(
-        seed_keys))``) and recorded with the results; None for a deterministic task,
-        whose function gets no ``seed_keys``.
+        The entropy of the task's random numbers, non-negative integers: passed to the
+        function as its keyword argument ``seed_keys`` (it draws from
+        ``numpy.random.default_rng(list(seed_keys))``) and recorded with the results; None
+        for a deterministic task, whose function gets no ``seed_keys``.
 
     Raises
     ------
     ValueError
-        If ``arguments`` holds ``seed_keys`` (give them once, as ``seed_keys``).
+        If ``arguments`` holds ``seed_keys`` (give them once, as ``seed_keys``), ``key``
+        is empty or holds a non-finite float, or a seed key is negative.
     TypeError
-        If ``arguments`` is not a dict or ``seed_keys`` not a sequence of integers.
+        If ``key`` is not a tuple of those values (a string ``"ab"`` is refused: write
+        ``("ab",)``), ``arguments`` is not a dict, or ``seed_keys`` is not a non-empty
+        sequence of integers.
     """
 
     key: tuple
@@ -123,6 +130,7 @@ class Task:
     seed_keys: tuple = None
 
     def __post_init__(self):
+        object.__setattr__(self, "key", _checked_key(self.key))
         if not isinstance(self.arguments, dict):
             raise TypeError(f"arguments must be a dict, got {type(self.arguments).__name__}")
         if "seed_keys" in self.arguments:
@@ -131,15 +139,7 @@ class Task:
                 "arguments (the runner passes them to the function and records them)"
             )
         if self.seed_keys is not None:
-            if isinstance(self.seed_keys, str) or not all(
-                isinstance(key, numbers.Integral) and not isinstance(key, bool)
-                for key in self.seed_keys
-            ):
-                raise TypeError(
-                    f"seed_keys of task {self.key!r} must be a sequence of integers, "
-                    f"got {self.seed_keys!r}"
-                )
-            object.__setattr__(self, "seed_keys", tuple(self.seed_keys))
+            object.__setattr__(self, "seed_keys", _checked_seed_keys(self.seed_keys, self.key))
 
     @property
     def keywords(self):
@@ -159,6 +159,53 @@ class Task:
         """
         seeds = None if self.seed_keys is None else list(self.seed_keys)
         return {"key": list(self.key), "seed_keys": seeds}
+
+
+def _key_entry(value, key):
+    """One entry of a task key as a JSON scalar of Python's type (numpy numbers converted)."""
+    if isinstance(value, np.generic) and isinstance(value, numbers.Real):
+        value = value.item()
+    if value is None or isinstance(value, str | bool | int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"key {key!r} holds {value!r}: task keys must be finite")
+        return value
+    raise TypeError(
+        f"key {key!r} holds a {type(value).__name__}: a task key holds strings, integers, "
+        "finite floats, bools or None"
+    )
+
+
+def _checked_key(key):
+    """``key`` checked: a non-empty tuple of JSON scalars (:class:`Task`)."""
+    if not isinstance(key, tuple):
+        hint = "as a tuple" if isinstance(key, list) else f"({key!r:.40},) for a one-entry key"
+        raise TypeError(
+            f"key must be a tuple, got {type(key).__name__} {key!r:.40}: write it {hint}"
+        )
+    if not key:
+        raise ValueError("key must name the task: an empty tuple was given")
+    return tuple(_key_entry(value, key) for value in key)
+
+
+def _checked_seed_keys(seed_keys, key):
+    """``seed_keys`` as a tuple of non-negative Python ints (:class:`Task`)."""
+    if not isinstance(seed_keys, tuple | list) or not seed_keys:
+        raise TypeError(
+            f"seed_keys of task {key!r} must be a non-empty sequence of integers, "
+            f"got {seed_keys!r:.60}"
+        )
+    for value in seed_keys:
+        if not isinstance(value, numbers.Integral) or isinstance(value, bool | np.bool_):
+            raise TypeError(
+                f"seed_keys of task {key!r} must be a sequence of integers, got {seed_keys!r}"
+            )
+        if value < 0:
+            raise ValueError(
+                f"seed_keys of task {key!r} must be non-negative integers, got {int(value)}"
+            )
+    return tuple(int(value) for value in seed_keys)
 
 
 class TaskError(Exception):
