@@ -174,7 +174,10 @@ class StandardDPGPMechanism:
     scale : float
         ``Delta_H s``, Hall's multiplier of the prior sample (without ``1 + tau``).
     inflation : float
-        ``1 + tau``.
+        ``1 + tau`` (1 after :meth:`with_noise`).
+    noise_scale : float or None
+        ``Delta_H s (1 + tau)``, the multiplier of the prior sample the noise was designed
+        with (units of y); None after :meth:`with_noise`, whose noise has no such scale.
     prior_factor : ndarray, shape (m, m)
         Cholesky factor of ``K_** + prior_jitter I``.
     prior_jitter : float
@@ -248,7 +251,7 @@ class StandardDPGPMechanism:
 
         root = analytic_gaussian_ratio(self.epsilon, self.delta)
         self.inflation = least_inflation(certify, root)[0]
-        self._noise_scale = self.scale * self.inflation
+        self.noise_scale = self.scale * self.inflation
         self.noise_covariance = noise(self.inflation)
 
     @classmethod
@@ -332,11 +335,12 @@ class StandardDPGPMechanism:
         Returns
         -------
         StandardDPGPMechanism
-            Releases draw from ``noise_covariance``; certificates are recomputed from it.
+            Releases draw from ``noise_covariance``; certificates are recomputed from it;
+            ``noise_scale`` is None and ``inflation`` 1 (they describe a designed noise).
         """
         other = copy.copy(self)
         other.noise_covariance = as_factored(noise_covariance, self.C.shape[0], "noise_covariance")
-        other.inflation = 1.0
+        other.noise_scale, other.inflation = None, 1.0
         return other
 
     def release(self, y, *, seed=None):
@@ -355,7 +359,8 @@ class StandardDPGPMechanism:
             ``values`` of shape (m,), the noise drawn as ``P (sqrt(lambda) * z)`` from the
             factors of ``noise_covariance`` (the covariance the certificate certifies);
             ``details`` holds the RKHS sensitivity, ``noise_scale`` (``Delta_H s (1 +
-            tau)``), ``noise_inflation`` and the two jitters.
+            tau)``; None after :meth:`with_noise`), ``noise_inflation`` and the two
+            jitters.
 
         Raises
         ------
@@ -369,7 +374,7 @@ class StandardDPGPMechanism:
         noise = self.noise_covariance.sample(rng)
         details = {
             "rkhs_sensitivity": self.rkhs_sensitivity,
-            "noise_scale": self._noise_scale,
+            "noise_scale": self.noise_scale,
             "noise_inflation": self.inflation,
             "jitter": self.jitter,
             "prior_jitter": self.prior_jitter,

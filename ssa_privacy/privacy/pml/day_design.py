@@ -43,7 +43,7 @@ from scipy import linalg
 
 from ssa_privacy._internal.matrix_validation import pd_cholesky
 from ssa_privacy._internal.random import random_generator, seed_record
-from ssa_privacy._internal.validation import as_finite_array, unit_interval
+from ssa_privacy._internal.validation import as_finite_array, unit_interval, vector
 from ssa_privacy.privacy.mechanism import Release
 from ssa_privacy.privacy.notions import convention_weight
 from ssa_privacy.privacy.pml._day_designers import (
@@ -85,6 +85,22 @@ def _posterior_trace(Sigma_XX, J, W):
     return float(np.trace(A @ W @ A.T))
 
 
+def _row_scales(row_scales, passes):
+    """Each pass's row scales (K_p m,), finite and positive; ones when None."""
+    if row_scales is None:
+        return [np.ones(len(p.factor)) for p in passes]
+    if not isinstance(row_scales, list | tuple) or len(row_scales) != len(passes):
+        raise ValueError(f"row_scales must hold one array per pass ({len(passes)})")
+    checked = []
+    for index, (scales, item) in enumerate(zip(row_scales, passes)):
+        name = f"row_scales[{index}]"
+        scales = vector(scales, name, len(item.factor))
+        if np.any(scales <= 0):
+            raise ValueError(f"{name} must be positive (standard deviations)")
+        checked.append(scales)
+    return checked
+
+
 class DayMechanism:
     """The day's passes of one object, each with its own noise, certified for one day budget.
 
@@ -119,10 +135,11 @@ class DayMechanism:
         The passes' streams composed: what the adversary learns from the day.
     leakage : StreamLeakage
         Its PML at delta (``leakage.epsilon`` the achieved day epsilon).
-    epsilon, delta, convention, designer, Sigma_XX
+    epsilon, delta, convention, designer, Sigma_XX, row_scales
         The budget and the validated arguments.
     trace : float
-        ``sum_p tr Theta_p`` with each row in units of its sensor noise (dimensionless).
+        ``sum_p tr Theta_p`` with each row in units of ``row_scales`` (dimensionless
+        with the sensor noise standard deviations).
 
     Raises
     ------
@@ -157,9 +174,8 @@ class DayMechanism:
         self.delta = float(unit_interval(delta, "delta"))
         self.stream = day_stream(len(self.Sigma_XX), [p.stream for p in self.passes])
         self.leakage = stream_leakage(self.Sigma_XX, self.stream, self.delta, convention)
-        if row_scales is None:
-            row_scales = [np.ones(len(p.factor)) for p in self.passes]
-        pairs = zip(self.passes, row_scales, strict=True)
+        self.row_scales = _row_scales(row_scales, self.passes)
+        pairs = zip(self.passes, self.row_scales, strict=True)
         self.trace = float(sum(np.sum((p.factor / s[:, None]) ** 2) for p, s in pairs))
         self._certificate = None
 
@@ -366,7 +382,8 @@ class DayMechanism:
         Returns
         -------
         DayMechanism
-            With ``designer="given"``; its stream and certificate are recomputed.
+            With ``designer="given"`` and this day's ``row_scales``; its stream, trace and
+            certificate are recomputed.
 
         Raises
         ------
@@ -378,7 +395,12 @@ class DayMechanism:
             raise ValueError(f"noise_covariances must hold {len(self.passes)} noises")
         passes = [p.with_noise(N) for p, N in zip(self.passes, noise_covariances, strict=True)]
         return DayMechanism(
-            passes, self.Sigma_XX, self.epsilon, self.delta, convention=self.convention
+            passes,
+            self.Sigma_XX,
+            self.epsilon,
+            self.delta,
+            convention=self.convention,
+            row_scales=self.row_scales,
         )
 
     def release(self, data, *, seed=None):

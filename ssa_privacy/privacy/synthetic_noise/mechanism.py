@@ -183,7 +183,9 @@ class SyntheticNoiseMechanism:
     margin, resolution, nugget : float
         The design's relative tightening m, resolution rho and nugget nu (output
         units^2 for the last two); the certificate's evidence adds ``design_attempts``
-        (1 unless the design had to be raised after a failed certificate).
+        (1 unless the design had to be raised after a failed certificate). After
+        :meth:`with_noise`, ``margin`` and ``nugget`` (which describe a designed noise)
+        are None; rho stays, as part of the guarantee.
 
     Raises
     ------
@@ -373,7 +375,8 @@ class SyntheticNoiseMechanism:
         Returns
         -------
         SyntheticNoiseMechanism
-            A copy whose certificate is recomputed from ``noise_covariance``.
+            A copy whose certificate is recomputed from ``noise_covariance``, with
+            ``margin`` and ``nugget`` None.
 
         Raises
         ------
@@ -382,7 +385,7 @@ class SyntheticNoiseMechanism:
         """
         other = copy.copy(self)
         other.noise_covariance = as_factored(noise_covariance, self.dim, "noise_covariance")
-        other._certificate = None
+        other._certificate = other.margin = other.nugget = None
         return other
 
 
