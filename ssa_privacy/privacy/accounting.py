@@ -64,6 +64,7 @@ __all__ = [
     "gaussian_mechanism_dp_delta",
     "log_det_ratio_bound",
     "maximum_epsilon",
+    "maximum_information",
     "mi_to_pml_epsilon",
     "minimum_epsilon",
     "noise_multiplier",
@@ -79,10 +80,11 @@ CALIBRATIONS = ("hall", "analytic")
 
 def _degrees(l):
     array = real_array(l, "l")
-    if np.any(~np.isfinite(array)) or np.any(array < 1) or np.any(array != np.round(array)):
+    bad = ~np.isfinite(array) | (array < 1) | (array != np.round(array)) | (array > 2**53)
+    if np.any(bad):
         raise ValueError(
-            f"l (the rank of Sigma_XY) must be a positive integer, got {l!r}; with l = 0 "
-            "the release is independent of X and leaks nothing"
+            f"l (the rank of Sigma_XY) must be a positive integer (at most 2^53), got "
+            f"{l!r:.60}; with l = 0 the release is independent of X and leaks nothing"
         )
     return array.astype(int)
 
@@ -208,10 +210,33 @@ def maximum_epsilon(delta, l, convention="exact"):
     signal-to-noise ratio ``lambda = 1 / u^2`` in every direction.
     """
     weight = convention_weight(convention)
-    per_direction = 0.5 * np.log1p(1.0 / SMALLEST_NOISE_RATIO)
     return scalar_or_array(
-        weight * _degrees(l) * per_direction + np.asarray(minimum_epsilon(delta, l))
+        weight * np.asarray(maximum_information(l)) + np.asarray(minimum_epsilon(delta, l))
     )
+
+
+def maximum_information(l):
+    """Largest mutual information a noise design can meaningfully release, nats.
+
+    Parameters
+    ----------
+    l : int or array_like
+        The number of canonical directions released, >= 1.
+
+    Returns
+    -------
+    float or ndarray
+        ``l log(1 + 1 / u^2) / 2`` (36.7 nats per direction): the information of a noise
+        with ``u^2`` times the signal's variance in each direction
+        (:data:`SMALLEST_NOISE_RATIO`); more would ask for noise below the rounding of
+        the released signal in some direction.
+
+    Raises
+    ------
+    ValueError
+        If ``l`` is not a positive integer.
+    """
+    return scalar_or_array(_degrees(l) * (0.5 * np.log1p(1.0 / SMALLEST_NOISE_RATIO)))
 
 
 def design_epsilon(epsilon, delta, l, convention="exact", name="epsilon"):

@@ -368,6 +368,7 @@ def as_factored(noise, n=None, name="noise_covariance"):
         If a dense matrix is not symmetric positive semi-definite, or the dimension is
         not n.
     """
+    n = None if n is None else positive_int(n, "n")
     factored = noise if isinstance(noise, FactoredCovariance) else None
     if factored is None:
         factored = FactoredCovariance.from_matrix(noise, name)
@@ -515,6 +516,7 @@ def data_vector(data, n, name="data"):
     ValueError
         If data is not a finite vector of length n.
     """
+    n = positive_int(n, "n")
     data = as_finite_array(data, name, ndim=1)
     if len(data) != n:
         raise ValueError(f"{name} has {len(data)} entries but the mechanism releases {n}")

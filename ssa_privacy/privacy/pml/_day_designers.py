@@ -21,7 +21,7 @@ from ssa_privacy.privacy.pml.day_noise import (
     sufficient_statistics,
 )
 from ssa_privacy.privacy.pml.design import linear_mechanism_noise
-from ssa_privacy.privacy.pml.passes import PassMechanism
+from ssa_privacy.privacy.pml.passes import PassMechanism, _checked_passes
 from ssa_privacy.privacy.pml.stream import ReleaseStream, _floor, stream_leakage
 from ssa_privacy.privacy.pml.stream_design import FIRST_SLACK
 
@@ -89,19 +89,6 @@ class DayProblem:
 def predicted_errors(candidates, weight):
     """The "day" designer's default judge: each candidate's predicted error."""
     return [m.predicted_error(weight) for m in candidates]
-
-
-def _checked_passes(passes):
-    """The passes as a non-empty list of objects with maps C (K, m, n) and noise R (m, m)."""
-    if not isinstance(passes, list | tuple) or len(passes) == 0:
-        raise ValueError(f"passes must be a non-empty list of Pass, got {passes!r:.60}")
-    for i, item in enumerate(passes):
-        if not (hasattr(item, "C") and hasattr(item, "R")):
-            raise TypeError(f"passes[{i}] must be a Pass (maps C, noise R), got {type(item)}")
-        C, R = np.shape(item.C), np.shape(item.R)
-        if len(C) != 3 or R != (C[1], C[1]) or C[0] == 0:
-            raise ValueError(f"passes[{i}] has maps {C} and noise {R}: need (K, m, n), (m, m)")
-    return list(passes)
 
 
 def _design_trace(problem, target, cache):

@@ -15,11 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, optimize, sparse
 
-from ssa_privacy._internal.validation import as_finite_array, read_only
+from ssa_privacy._internal.validation import as_matrix, nonempty, read_only
 from ssa_privacy.privacy.accounting import maximum_epsilon
 from ssa_privacy.privacy.mechanism import FactoredCovariance
+from ssa_privacy.privacy.pml.passes import _checked_passes
 from ssa_privacy.privacy.pml.stream import _epsilon, _floor, _spectrum
-from ssa_privacy.privacy.pml.stream_design import _root_on_safe_side
+from ssa_privacy.privacy.pml.stream_design import _information_budget, _root_on_safe_side
 
 __all__ = [
     "BlockDiagonalCovariance",
@@ -64,11 +65,28 @@ def sufficient_statistics(passes, L):
         ``B = S V^T`` of ``u = L^{-1} x0`` from the thin SVD ``(C / scale) L = U S V^T`` of
         rank r (r = 0 for zero maps).
 
+    Raises
+    ------
+    TypeError
+        If ``passes`` is not a list of Pass or ``L`` not a matrix of real numbers.
+    ValueError
+        If a pass is invalid (non-finite maps, a sensor covariance that is not positive
+        definite), or ``L`` is not an (n, n) lower-triangular matrix with a positive
+        diagonal for the passes' n.
+
     Notes
     -----
     ``U^T y`` is sufficient for u: the rest of the whitened rows is noise alone (the
     construction of :func:`~ssa_privacy.privacy.pml.stream_design.stream_logdet_design`).
     """
+    passes = _checked_passes(passes, empty=True)
+    n = np.shape(passes[0].C)[2] if passes else None
+    L = as_matrix(L, "L", shape=(n, n))
+    if L.shape[0] != L.shape[1] or np.any(np.triu(L, 1)) or not np.all(np.diag(L) > 0):
+        raise ValueError(
+            f"L must be the lower Cholesky factor of the prior (square, lower triangular, "
+            f"positive diagonal), got shape {L.shape}"
+        )
     out = []
     for item in passes:
         C = np.asarray(item.C, dtype=float)
@@ -109,6 +127,22 @@ def _sweep(maps, noise, mu):
     return moved, total
 
 
+def _checked_maps(maps):
+    """``maps`` as a non-empty list of finite matrices (r_p, n) of full row rank."""
+    if not isinstance(maps, list | tuple):
+        raise TypeError(f"maps must be a list of matrices (r_p, n), got {type(maps).__name__}")
+    if not maps:
+        raise ValueError("maps must hold at least one pass's sufficient statistic")
+    checked = []
+    for index, B in enumerate(maps):
+        name = f"maps[{index}]"
+        B = nonempty(as_matrix(B, name, shape=(None, np.shape(maps[0])[-1])), name)
+        if _rank(linalg.svdvals(B), len(B), B.shape[1]) < len(B):
+            raise ValueError(f"{name} must have full row rank (r_p independent rows)")
+        checked.append(B)
+    return checked
+
+
 def day_logdet_noise(maps, information):
     """The least-trace block-diagonal noise of sufficient statistics that meets an information.
 
@@ -130,8 +164,13 @@ def day_logdet_noise(maps, information):
 
     Raises
     ------
+    TypeError
+        If ``maps`` is not a list of matrices of real numbers or ``information`` not a
+        real number.
     ValueError
-        If ``maps`` is empty or ``information`` is not positive and finite.
+        If ``maps`` is empty, a map is not finite, of full row rank and of the first's
+        number of columns, or ``information`` is not positive or exceeds
+        :func:`~ssa_privacy.privacy.accounting.maximum_information` of the maps' rank.
     RuntimeError
         If the block-coordinate descent does not converge.
 
@@ -150,13 +189,10 @@ def day_logdet_noise(maps, information):
     the KKT conditions of the convex problem hold (Boyd & Vandenberghe, Convex
     Optimization, 5.5.3; Bertsekas, Nonlinear Programming, 2.7 for the descent).
     """
-    if len(maps) == 0:
-        raise ValueError("maps must hold at least one pass's sufficient statistic")
-    information = float(as_finite_array(information, "information", ndim=0))
-    if information <= 0.0:
-        raise ValueError(f"information must be positive, got {information:g} nats")
+    maps = _checked_maps(maps)
     stacked = np.vstack(maps)
     s = linalg.svdvals(stacked)
+    information = _information_budget(information, _rank(s, len(stacked), stacked.shape[1]))
     mu = float(np.mean(s**2)) * np.exp(-information / len(s))
     noise = [(np.eye(len(B)), np.full(len(B), mu)) for B in maps]
     for _ in range(MAX_SWEEPS):
@@ -338,7 +374,16 @@ class BlockDiagonalCovariance(FactoredCovariance):
         BlockDiagonalCovariance
             Sparse eigenvectors (block diagonal), eigenvalues concatenated.
         """
+        if not isinstance(blocks, list | tuple):
+            raise TypeError(
+                f"blocks must be a list of FactoredCovariance, got {type(blocks).__name__}"
+            )
         blocks = tuple(blocks)
+        for index, block in enumerate(blocks):
+            if not isinstance(block, FactoredCovariance):
+                raise TypeError(
+                    f"blocks[{index}] must be a FactoredCovariance, got {type(block).__name__}"
+                )
         values = np.concatenate([b.eigenvalues for b in blocks]) if blocks else np.zeros(0)
         return cls(values, _block_vectors(blocks) if blocks else None, method, blocks)
 

@@ -334,10 +334,13 @@ def _spectrum(Sigma_XX, information):
     L = pd_cholesky(Sigma_XX, "Sigma_XX")
     if isinstance(information, ReleaseStream):
         if information.n != len(L):
-            raise ValueError(f"the stream is about a {information.n}-dim x0, Sigma_XX {len(L)}")
+            raise ValueError(
+                f"information is a stream about a {information.n}-dim x0 but Sigma_XX is "
+                f"{len(L)}x{len(L)}"
+            )
         lam = linalg.svdvals(information.factor @ L) ** 2
         return lam, int(np.sum(lam > EIGENVALUE_TOL))
-    J = psd_matrix(information, "J", len(L))
+    J = psd_matrix(information, "information", len(L))
     lam = np.clip(linalg.eigvalsh(L.T @ J @ L)[::-1], 0.0, None)
     floor = max(EIGENVALUE_TOL, 64 * len(lam) * np.finfo(float).eps * float(lam[0]))
     return lam, int(np.sum(lam > floor))
@@ -485,12 +488,9 @@ def stream_certificate(Sigma_XX, stream, epsilon, delta, convention="exact"):
     """
     if not isinstance(stream, ReleaseStream):
         raise TypeError(f"stream must be a ReleaseStream, got {type(stream).__name__}")
-    convention_weight(convention)
-    delta = float(unit_interval(delta, "delta"))
-    epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
     pd_cholesky(Sigma_XX, "Sigma_XX", stream.n)
     return information_certificate(
-        np.asarray(Sigma_XX, dtype=float),
+        Sigma_XX,
         epsilon,
         delta,
         convention,

@@ -21,8 +21,8 @@ import numpy as np
 from scipy import linalg, optimize
 
 from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix
-from ssa_privacy._internal.validation import as_finite_array, flag, unit_interval
-from ssa_privacy.privacy.accounting import design_epsilon
+from ssa_privacy._internal.validation import as_finite_array, flag, scalar, unit_interval
+from ssa_privacy.privacy.accounting import design_epsilon, maximum_information
 from ssa_privacy.privacy.mechanism import Certificate, FactoredCovariance
 from ssa_privacy.privacy.notions import convention_weight
 from ssa_privacy.privacy.pml.design import LinearGaussianMechanism
@@ -135,7 +135,7 @@ def stream_noise_scale(Sigma_XX, C, Theta, epsilon, delta, R=None, convention="e
     rescale; with R, the stream is re-accumulated for each c. l is that at c = 1.
     """
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
-    C = _maps(C)
+    C = _maps(C, len(pd_cholesky(Sigma_XX, "Sigma_XX")))
     Theta = _noise_stack(Theta, "Theta", C)
     R = None if R is None else _noise_stack(R, "R", C)
     achieved, rank = _scaled_epsilon(Sigma_XX, C, Theta, R, delta, convention)
@@ -220,7 +220,7 @@ def design_stream_noise(
     """
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
     certify = flag(certify, "certify")
-    C = _maps(C)
+    C = _maps(C, len(pd_cholesky(Sigma_XX, "Sigma_XX")))
     Theta = _noise_stack(Theta, "Theta", C)
     seen = 0.0 if R is None else _noise_stack(R, "R", C)
     slack = 0.0
@@ -239,6 +239,18 @@ def design_stream_noise(
             return StreamDesign(c, c * Theta, stream, leakage, margin, certificate)
         slack = _tightened(slack, certificate)
     raise RuntimeError(f"the scaled stream does not meet the budget {epsilon!r} after tightening")
+
+
+def _information_budget(information, size):
+    """``information`` (nats) checked: positive, at most ``maximum_information(size)``."""
+    information = scalar(information, "information")
+    largest = float(maximum_information(size))
+    if not 0.0 < information <= largest:
+        raise ValueError(
+            f"information must lie in (0, {largest:.6g}] nats for a {size}-dim signal (more "
+            f"asks for noise below the rounding of the signal), got {information:g}"
+        )
+    return information
 
 
 def information_limited_noise(Sigma_ZZ, information):
@@ -261,9 +273,13 @@ def information_limited_noise(Sigma_ZZ, information):
 
     Raises
     ------
+    TypeError
+        If ``information`` is not a real number.
     ValueError
         If ``Sigma_ZZ`` is not symmetric positive definite or ``information`` is not a
-        positive finite number.
+        positive number of at most
+        :func:`~ssa_privacy.privacy.accounting.maximum_information` of its size (more
+        would ask for noise below the rounding of the signal).
 
     Notes
     -----
@@ -278,9 +294,7 @@ def information_limited_noise(Sigma_ZZ, information):
     m, E = linalg.eigh(0.5 * (psd_matrix(Sigma_ZZ, "Sigma_ZZ") + np.transpose(Sigma_ZZ)))
     if m[0] <= 0.0:
         raise ValueError(f"Sigma_ZZ must be positive definite, its least eigenvalue is {m[0]:.3g}")
-    information = float(as_finite_array(information, "information", ndim=0))
-    if information <= 0.0:
-        raise ValueError(f"information must be positive, got {information:g} nats")
+    information = _information_budget(information, len(m))
 
     def theta(mu):
         return 2.0 * mu / (1.0 + np.sqrt(1.0 + 4.0 * mu / m))
