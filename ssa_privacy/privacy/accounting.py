@@ -45,6 +45,7 @@ from ssa_privacy._internal.validation import (
     nonempty,
     open_interval,
     positive,
+    positive_int,
     real_array,
     scalar,
     scalar_or_array,
@@ -583,10 +584,14 @@ def pml_to_dp_delta(Sigma_XX, epsilon, delta, l, epsilon_DP, zeta, convention="e
     Returns
     -------
     float
-        The smallest delta_DP satisfying (18): the mechanism is (epsilon_DP, delta_DP)-DP.
+        The smallest delta_DP satisfying (18): the mechanism is (epsilon_DP, delta_DP)-DP;
+        1 when epsilon is so large that the guarantee allows noise too small for the
+        ratio of (18) to be a double (the release is then not DP at any finite level).
 
     Raises
     ------
+    TypeError
+        If a number is not a real number or ``l`` not an integer.
     ValueError
         On invalid inputs or an epsilon below (9).
 
@@ -597,11 +602,13 @@ def pml_to_dp_delta(Sigma_XX, epsilon, delta, l, epsilon_DP, zeta, convention="e
     """
     zeta = positive(zeta, "zeta")
     scalar(epsilon_DP, "epsilon_DP", low=0.0)
+    l = positive_int(l, "l")
     bound = float(log_det_ratio_bound(scalar(epsilon, "epsilon"), delta, l, convention))
     nonempty(pd_cholesky(Sigma_XX, "Sigma_XX"), "Sigma_XX")
     smallest = np.linalg.eigvalsh(psd_matrix(Sigma_XX, "Sigma_XX"))[0]
-    ratio = zeta / np.sqrt(np.exp(bound) * smallest)
-    return gaussian_mechanism_delta(ratio, epsilon_DP)
+    with np.errstate(over="ignore"):
+        ratio = zeta * np.exp(-0.5 * bound) / np.sqrt(smallest)
+    return 1.0 if np.isinf(ratio) else gaussian_mechanism_delta(ratio, epsilon_DP)
 
 
 def dp_to_pml_epsilon(Sigma_XX, epsilon_DP, delta_DP, zeta, delta, l, convention="exact"):

@@ -353,7 +353,9 @@ class DayMechanism:
         total = 0.0
         for index, pair in enumerate(weight):
             if not (isinstance(pair, tuple | list) and len(pair) == 2):
-                raise TypeError(f"weight[{index}] must be a pair (mask, matrix), got {pair!r:.60}")
+                raise TypeError(
+                    f"weight[{index}] must be a pair (mask, matrix), got {type(pair).__name__}"
+                )
             mask = boolean_mask(pair[0], f"weight[{index}] mask", len(self.passes))
             W = psd_matrix(pair[1], "weight" if len(weight) == 1 else f"weight[{index}]", n)
             total += _posterior_trace(self.Sigma_XX, informations[mask].sum(axis=0), W)

@@ -213,7 +213,12 @@ class PassMechanism:
         if stream is None:
             stream = _noise_stream(self.C, self.factor)
         elif not isinstance(stream, ReleaseStream) or stream.n != n:
-            raise TypeError(f"stream must be a ReleaseStream about a {n}-dim x0, got {stream!r}")
+            got = (
+                f"one about a {stream.n}-dim x0"
+                if isinstance(stream, ReleaseStream)
+                else (type(stream).__name__)
+            )
+            raise TypeError(f"stream must be a ReleaseStream about a {n}-dim x0, got {got}")
         self.convention, self.designer, self.stream = convention, designer, stream
         self.leakage = stream_leakage(self.Sigma_XX, stream, self.delta, convention)
         self._certificate = None
