@@ -26,6 +26,7 @@ from ssa_privacy.privacy.dp_gp.release import (
     _kernel_blocks,
     _mahalanobis_squared,
     _posterior_mean,
+    _representable_scale,
     cloaking_matrix,
     gaussian_check,
     least_inflation,
@@ -241,7 +242,7 @@ class CloakingMechanism:
         if self.epsilon is None:
             return
         s = noise_multiplier(self.epsilon, self.delta, self.calibration)
-        base = self.sensitivity * s * np.sqrt(self.leverage_bound)
+        base = _representable_scale(self.sensitivity * s * np.sqrt(self.leverage_bound))
 
         def certify(factor):
             return self._certificate(self.shape.scaled((base * factor) ** 2), factor)

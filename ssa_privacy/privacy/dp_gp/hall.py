@@ -16,13 +16,14 @@ import numpy as np
 from scipy import linalg
 
 from ssa_privacy import _compat
-from ssa_privacy._internal.matrix_validation import psd_matrix, symmetric_matrix
+from ssa_privacy._internal.matrix_validation import psd_matrix
 from ssa_privacy._internal.validation import positive, scalar
 from ssa_privacy.gp.regression import cholesky_with_jitter
 from ssa_privacy.privacy.accounting import analytic_gaussian_ratio, noise_multiplier
 from ssa_privacy.privacy.dp_gp.release import (
     _kernel_blocks,
     _posterior_mean,
+    _representable_scale,
     _training_factor,
     cloaking_matrix,
     gaussian_check,
@@ -235,7 +236,7 @@ class StandardDPGPMechanism:
         self.rkhs_sensitivity = rkhs_sensitivity(K_XX, noise_variance, sensitivity, method)
         self._prior = psd_matrix(K_star_star, "K_star_star", size=self.C.shape[0])
         self.prior_factor, self.prior_jitter = _prior_factor(self._prior)
-        self.scale = self.rkhs_sensitivity * multiplier
+        self.scale = _representable_scale(self.rkhs_sensitivity * multiplier)
         self._design()
 
     def _design(self):
@@ -451,7 +452,7 @@ def prior_noise_scale(K_star_star, noise_covariance):
         raise TypeError(
             f"noise_covariance must be a FactoredCovariance, got {type(noise_covariance).__name__}"
         )
-    K_star_star = symmetric_matrix(K_star_star, "K_star_star", size=noise_covariance.dim)
+    K_star_star = psd_matrix(K_star_star, "K_star_star", size=noise_covariance.dim)
     keep = noise_covariance.eigenvalues > 0
     V, lam = noise_covariance.eigenvectors[:, keep], noise_covariance.eigenvalues[keep]
     ends = [_rayleigh_upper(K_star_star, V, lam, x) for x in _directions(K_star_star, V, lam)]

@@ -81,6 +81,25 @@ def _kernel_blocks(kernel, X, X_star, test_prior=False):
     return blocks
 
 
+def _representable_scale(scale):
+    """``scale`` (a designed noise standard deviation) after checking its variance, with
+    the inflation the certificate may add (``1 + INFLATION_LIMIT``), is a finite double.
+
+    Raises
+    ------
+    ValueError
+        Naming ``sensitivity``, when the variance overflows.
+    """
+    with np.errstate(over="ignore"):
+        variance = np.square(np.float64(scale) * (1.0 + INFLATION_LIMIT))
+    if not np.isfinite(variance):
+        raise ValueError(
+            f"sensitivity gives a noise standard deviation {scale:.6g} whose variance "
+            "overflows a double; rescale the outputs (sensitivity)"
+        )
+    return scale
+
+
 def _training_factor(K_XX, noise_variance):
     """Cholesky factor of ``K + V`` (with reported jitter), validating both."""
     K = nonempty(psd_matrix(K_XX, "K_XX"), "K_XX")
@@ -332,6 +351,13 @@ def least_inflation(certify, root):
     certificate : Certificate
         The certificate at that factor.
 
+    Raises
+    ------
+    TypeError
+        If ``certify`` is not callable or ``root`` not a real number.
+    ValueError
+        If ``root`` is not finite and positive.
+
     Notes
     -----
     Multiplying the noise standard deviation by ``1 + tau`` divides every Mahalanobis
@@ -340,6 +366,9 @@ def least_inflation(certify, root):
     the relative excess ``m_hi / root - 1`` (at least 16 machine epsilons, for a root
     found to round-off) and doubles until the certificate passes.
     """
+    if not callable(certify):
+        raise TypeError(f"certify must be callable, got {type(certify).__name__}")
+    root = positive(root, "root")
     certificate = certify(1.0)
     if certificate.passed:
         return 1.0, certificate
@@ -458,11 +487,14 @@ def mahalanobis_enclosure(noise_covariance, shifts, factor=1.0):
     Raises
     ------
     TypeError
-        If ``noise_covariance`` is not a FactoredCovariance.
+        If ``noise_covariance`` is not a FactoredCovariance or ``factor`` not a real
+        number.
     ValueError
-        If ``shifts`` is not a finite, non-empty (m, n) matrix.
+        If ``shifts`` is not a finite, non-empty (m, n) matrix or ``factor`` not finite and
+        positive.
     """
     shifts = _shifts(noise_covariance, shifts)
+    factor = positive(factor, "factor")
     g, lower, upper = _mahalanobis_squared(noise_covariance, shifts)
     return _root_enclosure(float(np.max(g)), float(np.max(lower)), float(np.max(upper)), factor)
 
