@@ -247,7 +247,7 @@ class PosteriorSamplingMechanism:
     def _use_scale(self, sigma):
         """Set sigma and the noise ``sigma^2 k_D + eta^2 k`` (factored); clear the certificate."""
         self.sigma = float(sigma)
-        if not np.isfinite(np.square(np.float64(self.sigma))):
+        if not self.sigma < np.sqrt(np.finfo(float).max):
             raise ValueError(f"sigma = {sigma:g}: its square, the noise scale, overflows a double")
         covariance = (
             self.sigma**2 * self._posterior.covariance + self.eta**2 * self._posterior.prior
