@@ -17,6 +17,7 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "LARGEST_COUNT",
     "as_finite_array",
     "as_matrix",
     "boolean_mask",
@@ -35,6 +36,11 @@ __all__ = [
     "vector",
     "whole_numbers",
 ]
+
+
+#: The largest count :func:`positive_int` and :func:`non_negative_int` accept: 2^53, above
+#: which not every integer is a double (a count of samples, rows or steps is far below).
+LARGEST_COUNT = 2**53
 
 
 def _describe(value):
@@ -409,12 +415,12 @@ def positive_int(value, name):
     TypeError
         As :func:`scalar` (a bool is not an integer here).
     ValueError
-        If the value is not a whole number of at least 1.
+        If the value is not a whole number in [1, 2^53].
     """
     number = _real(value, name, "an integer")
     if not (np.isfinite(number) and number.is_integer() and number >= 1):
         raise ValueError(f"{name} must be a positive integer, got {_show(value)}")
-    return int(number)
+    return _count(number, value, name)
 
 
 def non_negative_int(value, name):
@@ -425,11 +431,18 @@ def non_negative_int(value, name):
     TypeError
         As :func:`scalar`.
     ValueError
-        If the value is not a whole number of at least 0.
+        If the value is not a whole number in [0, 2^53].
     """
     number = _real(value, name, "an integer")
     if not (np.isfinite(number) and number.is_integer() and number >= 0):
         raise ValueError(f"{name} must be a non-negative integer, got {_show(value)}")
+    return _count(number, value, name)
+
+
+def _count(number, value, name):
+    """A whole ``number`` as an int, after checking it is at most ``LARGEST_COUNT``."""
+    if number > LARGEST_COUNT:
+        raise ValueError(f"{name} must be an integer of at most 2^53, got {_show(value)}")
     return int(number)
 
 

@@ -65,6 +65,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
+from ssa_privacy._internal.validation import flag
 from ssa_privacy.engine.checkpoints import CheckpointStore, map_digest, task_digest
 
 __all__ = [
@@ -297,7 +298,7 @@ def _drain(started, running):
 
 def _module_names(preload):
     """``preload`` as a tuple of module names, checked."""
-    if isinstance(preload, str) or not all(isinstance(name, str) for name in preload):
+    if not isinstance(preload, list | tuple) or not all(isinstance(name, str) for name in preload):
         raise TypeError(f"preload must be a sequence of module names, got {preload!r}")
     return tuple(preload)
 
@@ -385,9 +386,13 @@ class Runner:
             raise ValueError(
                 "scheduler and dask_local need dask.distributed: pip install 'ssa_privacy[dask]'"
             )
-        if resume and checkpoints is None:
+        self.progress, self.resume = flag(progress, "progress"), flag(resume, "resume")
+        if self.resume and checkpoints is None:
             raise ValueError("resume needs a checkpoints folder")
-        self.progress, self.resume = bool(progress), bool(resume)
+        if checkpoints is not None and not isinstance(checkpoints, str | os.PathLike):
+            raise TypeError(
+                f"checkpoints must be a folder (str or path), got {type(checkpoints).__name__}"
+            )
         self.checkpoints = None if checkpoints is None else Path(checkpoints)
         self.connect_timeout = _positive_seconds(connect_timeout, "connect_timeout")
         self.preload = _module_names(preload)
@@ -479,8 +484,8 @@ class Runner:
         ValueError
             If two tasks share a key, or ``name`` is not a simple name.
         TypeError
-            If a task is not a :class:`Task`, or (with checkpoints) an argument cannot be
-            pickled for the checkpoint key.
+            If ``tasks`` is not a sequence of :class:`Task`, ``checkpoint`` not a bool, or
+            (with checkpoints) an argument cannot be pickled for the checkpoint key.
         TaskError
             If a task raised; the original error is its ``__cause__``.
         WorkerLost
@@ -530,6 +535,7 @@ class Runner:
             ``next``.
         """
         tasks = _checked_tasks(tasks)
+        checkpoint = flag(checkpoint, "checkpoint")
         if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name):
             raise ValueError(f"name must be a simple name (letters, digits, _ . -), got {name!r}")
         shared = dict(shared or {})
@@ -636,10 +642,12 @@ def _positive_seconds(value, name):
 
 
 def _checked_tasks(tasks):
+    if isinstance(tasks, str | bytes | Task) or not hasattr(tasks, "__iter__"):
+        raise TypeError(f"tasks must be a sequence of Task, got {type(tasks).__name__}")
     tasks = list(tasks)
-    for task in tasks:
+    for index, task in enumerate(tasks):
         if not isinstance(task, Task):
-            raise TypeError(f"tasks must be Task objects, got {type(task).__name__}")
+            raise TypeError(f"tasks[{index}] must be a Task, got {type(task).__name__}")
     keys = [task.key for task in tasks]
     if len(set(keys)) != len(keys):
         duplicate = next(key for key in keys if keys.count(key) > 1)
