@@ -9,7 +9,6 @@ noisy and the noise covariance for a mechanism) must lie within the certificate'
 Every refused input must raise the documented type with a message naming what was wrong.
 """
 
-
 import control
 import mpmath
 import numpy as np
