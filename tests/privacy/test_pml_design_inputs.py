@@ -560,3 +560,18 @@ def test_the_closed_form_for_a_huge_budget_is_that_of_the_largest_meaningful_one
 def test_the_stream_scale_for_a_huge_budget_is_positive_and_certified():
     design = design_stream_noise(SIGMA, C, THETA, 1e300, DELTA)
     assert design.scale > 0 and design.certificate.passed
+
+
+@pytest.mark.parametrize(
+    "normals", [np.full(12, np.nan), np.r_[np.ones(11), np.inf], np.ones(11), "normals"]
+)
+def test_the_old_pass_noise_refuses_normals_that_are_not_a_finite_vector(normals):
+    """``PassNoise.sample(normals)`` (0.1's pass noise, kept until 0.3) scaled NaN normals
+    into a NaN noise; it now names them."""
+    with pytest.warns(DeprecationWarning, match="PassMechanism.design"):
+        from ssa_privacy.privacy.pml.passes import pass_noise
+    old = pass_noise(PASSES[0], SIGMA, 14.0, DELTA, "scaled")
+    with pytest.raises((TypeError, ValueError), match="normals") as raised:
+        old.sample(normals)
+    assert "\n" not in str(raised.value)
+    assert np.all(np.isfinite(old.sample(np.ones(12))))
