@@ -331,7 +331,8 @@ def test_information_limited_noise_meets_its_budget_with_the_least_trace():
     ("Sigma_ZZ", "information", "message"),
     [
         (np.diag([1.0, 0.0]), 1.0, "Sigma_ZZ must be positive definite"),
-        (np.eye(2), 0.0, "information must be positive"),
+        (np.eye(2), 0.0, r"information must lie in \(0, 73.4"),
+        (np.eye(2), 1e3, r"information must lie in \(0, 73.4"),
         (np.eye(2), np.nan, "information"),
         (np.array([[1.0, 0.5], [0.0, 1.0]]), 1.0, "Sigma_ZZ"),
     ],

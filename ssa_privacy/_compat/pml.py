@@ -73,7 +73,17 @@ class PassNoise(types.SimpleNamespace):
         -------
         ndarray, shape (4 K,)
             The noise.
+
+        Raises
+        ------
+        TypeError
+            If ``normals`` is not an array of real numbers.
+        ValueError
+            If ``normals`` is not a finite vector of shape (4 K,).
         """
+        from ssa_privacy._internal.validation import vector
+
+        normals = vector(normals, "normals", len(self.factor))
         return self.factor @ normals[: self.factor.shape[1]]
 
 

@@ -10,11 +10,13 @@ from scipy.linalg import lapack
 from ssa_privacy._internal.validation import as_finite_array, as_matrix, real_array
 
 __all__ = [
+    "ORTHONORMALITY_TOL",
     "PSD_RTOL",
     "SCHUR_STABILITY_RADIUS",
     "SYMMETRY_RTOL",
     "covariance_stack",
     "full_rank",
+    "orthonormal_columns",
     "pd_cholesky",
     "psd_matrix",
     "schur_stable",
@@ -25,6 +27,12 @@ __all__ = [
 SYMMETRY_RTOL = 1e-8
 #: Relative tolerance for positive semi-definiteness: lambda_min >= -PSD_RTOL * max|A|.
 PSD_RTOL = 1e-8
+#: Columns are accepted as orthonormal when ``|U^T U x - x| <= ORTHONORMALITY_TOL |x|`` for
+#: the probes x of :func:`orthonormal_columns` (computed eigenvectors are off by ``n u``).
+ORTHONORMALITY_TOL = 1e-6
+#: Probe vectors of :func:`orthonormal_columns`: with this many columns or fewer, the
+#: probes are the unit vectors and the check is exact.
+ORTHONORMALITY_PROBES = 8
 
 
 def symmetric_matrix(value, name, size=None):
@@ -118,6 +126,45 @@ def pd_cholesky(value, name, size=None):
         raise ValueError(
             f"{name} is not positive definite: smallest eigenvalue {smallest:.3g}"
         ) from None
+
+
+def orthonormal_columns(value, name):
+    """Return a finite matrix ``U`` (n, r) after checking its columns are orthonormal.
+
+    The check costs O(n r), as a product with U does: ``U^T U x = x`` (to
+    ``ORTHONORMALITY_TOL``) for the unit vectors x when ``r <= ORTHONORMALITY_PROBES``
+    (exact), otherwise for every column's norm and ``ORTHONORMALITY_PROBES`` fixed random
+    combinations of the columns.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, on a non-finite or non-2-D array, more columns than rows, or a
+        Gram matrix ``U^T U`` away from the identity.
+    """
+    U = as_matrix(value, name)
+    n, r = U.shape
+    if r > n:
+        raise ValueError(f"{name} has {r} columns but only {n} rows: they cannot be orthonormal")
+    norms = np.sum(U**2, axis=0)
+    worst = int(np.argmax(np.abs(norms - 1.0))) if r else 0
+    if r and abs(norms[worst] - 1.0) > ORTHONORMALITY_TOL:
+        raise ValueError(
+            f"{name} must have orthonormal columns: column {worst} has squared norm "
+            f"{norms[worst]:.6g}, not 1"
+        )
+    if r <= ORTHONORMALITY_PROBES:
+        probes = np.eye(r)
+    else:
+        probes = np.random.default_rng(0).standard_normal((r, ORTHONORMALITY_PROBES))
+    defect = np.linalg.norm(U.T @ (U @ probes) - probes, axis=0)
+    if np.any(defect > ORTHONORMALITY_TOL * np.linalg.norm(probes, axis=0)):
+        raise ValueError(
+            f"{name} must have orthonormal columns: |U^T U x - x| / |x| reaches "
+            f"{np.max(defect / np.linalg.norm(probes, axis=0)):.3g} (tolerance "
+            f"{ORTHONORMALITY_TOL:g})"
+        )
+    return U
 
 
 def full_rank(array, name):

@@ -17,6 +17,7 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "LARGEST_COUNT",
     "as_finite_array",
     "as_matrix",
     "boolean_mask",
@@ -27,6 +28,7 @@ __all__ = [
     "open_interval",
     "positive",
     "positive_int",
+    "read_only",
     "real_array",
     "scalar",
     "scalar_or_array",
@@ -34,6 +36,11 @@ __all__ = [
     "vector",
     "whole_numbers",
 ]
+
+
+#: The largest count :func:`positive_int` and :func:`non_negative_int` accept: 2^53, above
+#: which not every integer is a double (a count of samples, rows or steps is far below).
+LARGEST_COUNT = 2**53
 
 
 def _describe(value):
@@ -219,6 +226,7 @@ def scalar(
     high_open=False,
     integer=False,
     allow_inf=False,
+    allow_nan=False,
 ):
     """The scalar validator: return ``value`` as a float (an int if ``integer``) after checking it.
 
@@ -239,7 +247,11 @@ def scalar(
     integer : bool
         Require a whole number (a float such as ``3.0`` is accepted and returned as 3).
     allow_inf : bool
-        Accept ``+-inf`` (NaN is never accepted).
+        Accept ``+-inf``.
+    allow_nan : bool
+        Accept NaN (returned as it is, without the range check): for a quantity that is
+        legitimately "not a number", such as the margin of a certificate that proves
+        nothing.
 
     Returns
     -------
@@ -252,12 +264,15 @@ def scalar(
         For None, a bool, a string, a complex number, an array with more than one
         dimension or any object that is not a real number, naming ``name``.
     ValueError
-        For NaN, an infinity (unless ``allow_inf``), a non-integer where an integer is
-        required, or a value outside the range, naming ``name`` and the range.
+        For NaN (unless ``allow_nan``), an infinity (unless ``allow_inf``), a
+        non-integer where an integer is required, or a value outside the range, naming
+        ``name`` and the range.
     """
     what = "an integer" if integer else "a real number"
     number = _real(value, name, what)
     if np.isnan(number):
+        if allow_nan and not integer:
+            return number
         raise ValueError(f"{name} must be a number, got NaN")
     if np.isinf(number) and not allow_inf:
         raise ValueError(f"{name} must be finite, got {number}")
@@ -400,12 +415,12 @@ def positive_int(value, name):
     TypeError
         As :func:`scalar` (a bool is not an integer here).
     ValueError
-        If the value is not a whole number of at least 1.
+        If the value is not a whole number in [1, 2^53].
     """
     number = _real(value, name, "an integer")
     if not (np.isfinite(number) and number.is_integer() and number >= 1):
         raise ValueError(f"{name} must be a positive integer, got {_show(value)}")
-    return int(number)
+    return _count(number, value, name)
 
 
 def non_negative_int(value, name):
@@ -416,11 +431,18 @@ def non_negative_int(value, name):
     TypeError
         As :func:`scalar`.
     ValueError
-        If the value is not a whole number of at least 0.
+        If the value is not a whole number in [0, 2^53].
     """
     number = _real(value, name, "an integer")
     if not (np.isfinite(number) and number.is_integer() and number >= 0):
         raise ValueError(f"{name} must be a non-negative integer, got {_show(value)}")
+    return _count(number, value, name)
+
+
+def _count(number, value, name):
+    """A whole ``number`` as an int, after checking it is at most ``LARGEST_COUNT``."""
+    if number > LARGEST_COUNT:
+        raise ValueError(f"{name} must be an integer of at most 2^53, got {_show(value)}")
     return int(number)
 
 
@@ -450,6 +472,27 @@ def boolean_mask(value, name, size):
     if mask.shape != (size,):
         raise ValueError(f"{name} must be a boolean mask of length {size}, got shape {mask.shape}")
     return mask.astype(bool)
+
+
+def read_only(array):
+    """A read-only view of ``array``, for the attributes of a frozen object.
+
+    The caller's array is not changed (only the view is locked): the object cannot be
+    mutated through its attribute, so what it derived from it stays true.
+
+    Parameters
+    ----------
+    array : ndarray
+        The validated array.
+
+    Returns
+    -------
+    ndarray
+        A view that refuses writes (``ValueError: assignment destination is read-only``).
+    """
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def flag(value, name):

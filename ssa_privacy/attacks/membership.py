@@ -102,7 +102,7 @@ def release_statistics(values, sigma):
     f_hat = values.mean(axis=1)
     if values.shape[1] == 1:
         return f_hat, None
-    return f_hat, np.mean((values - f_hat[:, None]) ** 2, axis=1) / sigma**2
+    return f_hat, np.mean(((values - f_hat[:, None]) / sigma) ** 2, axis=1)
 
 
 def _em_mixture(x, iterations=200, rtol=1e-6):

@@ -18,7 +18,7 @@ from scipy import special
 
 from ssa_privacy._internal.matrix_validation import pd_cholesky
 from ssa_privacy._internal.random import random_generator
-from ssa_privacy._internal.validation import as_finite_array, positive_int
+from ssa_privacy._internal.validation import as_finite_array, positive, positive_int
 from ssa_privacy.attacks.nonlinear_leakage import _checked_values, _log_normalizer, _whiten
 
 __all__ = ["importance_log_evidence"]
@@ -83,6 +83,8 @@ def importance_log_evidence(
         inflation or df, or g returning wrong shapes or non-finite values.
     TypeError, ValueError
         If ``draws`` is not a positive integer.
+    TypeError
+        If ``g_batch`` is not callable.
 
     Notes
     -----
@@ -91,19 +93,13 @@ def importance_log_evidence(
     """
     L_X = pd_cholesky(Sigma_XX, "Sigma_XX")
     n = len(L_X)
-    S = np.asarray(noise_covariance, dtype=float)
-    L_S = pd_cholesky(0.5 * (S + S.T), "noise_covariance")
+    L_S = pd_cholesky(noise_covariance, "noise_covariance")
     y = as_finite_array(y, "y", ndim=1)
     mean = as_finite_array(mean, "mean", ndim=1)
     if y.shape != (len(L_S),) or mean.shape != (n,):
         raise ValueError(f"y must have shape ({len(L_S)},) and mean ({n},)")
-    K = float(as_finite_array(inflation, "inflation", ndim=0)) * pd_cholesky(
-        0.5 * (np.asarray(covariance) + np.asarray(covariance).T), "covariance", n
-    )
-    if K[0, 0] <= 0:
-        raise ValueError(f"inflation must be positive, got {inflation}")
-    if df is not None and not float(df) > 0:
-        raise ValueError(f"df must be positive, got {df}")
+    K = positive(inflation, "inflation") * pd_cholesky(covariance, "covariance", n)
+    df = None if df is None else positive(df, "df")
     rng = random_generator(seed)
     draws = positive_int(draws, "draws")
     share = float(as_finite_array(prior_share, "prior_share", ndim=0))

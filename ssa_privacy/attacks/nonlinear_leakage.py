@@ -44,7 +44,13 @@ from scipy import linalg, stats
 
 from ssa_privacy._internal.matrix_validation import pd_cholesky
 from ssa_privacy._internal.random import random_generator
-from ssa_privacy._internal.validation import as_finite_array, positive_int, unit_interval
+from ssa_privacy._internal.validation import (
+    as_finite_array,
+    as_matrix,
+    nonempty,
+    positive_int,
+    unit_interval,
+)
 from ssa_privacy.estimation.ekf import FILTER_TOLERANCE
 
 __all__ = [
@@ -231,9 +237,16 @@ def _min_norm_steps(A, e):
     return np.einsum("nkj,nk->nj", Vt, coefficients)
 
 
+def _model_function(function, name):
+    """``function`` after checking it is callable (a model of the release)."""
+    if not callable(function):
+        raise TypeError(f"{name} must be callable, got {type(function).__name__}")
+    return function
+
+
 def _checked_model(jacobian_batch, X, M):
     """``jacobian_batch(X)`` with its shapes and finiteness checked."""
-    g, G = jacobian_batch(X)
+    g, G = _model_function(jacobian_batch, "jacobian_batch")(X)
     g, G = np.asarray(g, dtype=float), np.asarray(G, dtype=float)
     if g.shape != (len(X), M) or G.shape != (len(X), M, X.shape[1]):
         raise ValueError(
@@ -247,7 +260,7 @@ def _checked_model(jacobian_batch, X, M):
 
 def _checked_values(g_batch, X, M):
     """``g_batch(X)`` with its shape and finiteness checked."""
-    g = np.asarray(g_batch(X), dtype=float)
+    g = np.asarray(_model_function(g_batch, "g_batch")(X), dtype=float)
     if g.shape != (len(X), M):
         raise ValueError(f"g_batch must return shape ({len(X)}, {M}), got {g.shape}")
     if not np.all(np.isfinite(g)):
@@ -318,15 +331,24 @@ def linear_leakage(B, z):
         ``sum_i [log(1 + lambda_i) + w_i^2 / (1 + lambda_i)] / 2`` over the directions
         seen (lambda_i > 0, the squared singular values of B; ``w = U^T z``), nats.
 
+    Raises
+    ------
+    TypeError
+        If B or z is not made of real numbers.
+    ValueError
+        If B is not a finite non-empty matrix, or z not a finite (N, M) array for its M.
+
     Notes
     -----
     ``log sup_x N(y; Cx, S) - log N(y; 0, C Sigma_XX C^T + S)``; under the prior ``2 (l -
     I)`` is chi-square with ``rank B`` degrees of freedom ([LKC] proof of Theorem 3.3).
     """
-    U, s, _ = np.linalg.svd(np.asarray(B, dtype=float), full_matrices=False)
+    B = nonempty(as_matrix(B, "B"), "B")
+    z = as_matrix(z, "z", shape=(None, len(B)))
+    U, s, _ = np.linalg.svd(B, full_matrices=False)
     lam = s**2
     seen = lam > RANK_RTOL * max(lam[0], 1.0)
-    w = np.asarray(z, dtype=float) @ U[:, seen]
+    w = z @ U[:, seen]
     return 0.5 * (np.sum(np.log1p(lam[seen])) + np.sum(w**2 / (1.0 + lam[seen]), axis=1))
 
 
@@ -395,6 +417,8 @@ def nonlinear_pml(
         non-finite values.
     TypeError, ValueError
         If ``samples`` or ``iterations`` is not a positive integer.
+    TypeError
+        If ``g_batch`` or ``jacobian_batch`` is not callable.
 
     Notes
     -----
@@ -404,8 +428,7 @@ def nonlinear_pml(
     """
     L_X = pd_cholesky(Sigma_XX, "Sigma_XX")
     n = len(L_X)
-    S = np.asarray(noise_covariance, dtype=float)
-    L_S = pd_cholesky(0.5 * (S + S.T), "noise_covariance")
+    L_S = pd_cholesky(noise_covariance, "noise_covariance")
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
     samples, iterations = positive_int(samples, "samples"), positive_int(iterations, "iterations")
     ml_iterations = positive_int(ml_iterations, "ml_iterations")

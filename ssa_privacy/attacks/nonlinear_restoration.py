@@ -60,6 +60,8 @@ def remainder_samples(g_batch, C, Sigma_XX, delta, count, seed):
     ValueError
         On a prior that is not positive definite, delta outside (0, 1), or shapes that
         do not match.
+    TypeError
+        If ``g_batch`` is not callable.
 
     Notes
     -----

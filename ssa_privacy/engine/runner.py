@@ -50,6 +50,7 @@ running a task raises :class:`WorkerLost`, naming the task.
 """
 
 import importlib.util
+import math
 import multiprocessing
 import numbers
 import os
@@ -60,9 +61,11 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
+from ssa_privacy._internal.validation import flag
 from ssa_privacy.engine.checkpoints import CheckpointStore, map_digest, task_digest
 
 __all__ = [
@@ -101,21 +104,26 @@ class Task:
     ----------
     key : tuple
         Identifies the task in the results and the checkpoints, e.g. ``("replication",
-        3, "alpha", 0.1)``; JSON-representable values.
+        3, "alpha", 0.1)``: a non-empty tuple of strings, integers, finite floats, bools
+        or None, so that it is hashable, picklable and recorded in JSON as it is (numpy
+        numbers are stored as the Python numbers of the same value).
     arguments : dict
         Keyword arguments of the task's function (picklable), without ``seed_keys``.
     seed_keys : tuple of int, optional
-        The entropy of the task's random numbers: passed to the function as its keyword
-        argument ``seed_keys`` (it draws from ``numpy.random.default_rng(list(
-        seed_keys))``) and recorded with the results; None for a deterministic task,
-        whose function gets no ``seed_keys``.
+        The entropy of the task's random numbers, non-negative integers: passed to the
+        function as its keyword argument ``seed_keys`` (it draws from
+        ``numpy.random.default_rng(list(seed_keys))``) and recorded with the results; None
+        for a deterministic task, whose function gets no ``seed_keys``.
 
     Raises
     ------
     ValueError
-        If ``arguments`` holds ``seed_keys`` (give them once, as ``seed_keys``).
+        If ``arguments`` holds ``seed_keys`` (give them once, as ``seed_keys``), ``key``
+        is empty or holds a non-finite float, or a seed key is negative.
     TypeError
-        If ``arguments`` is not a dict or ``seed_keys`` not a sequence of integers.
+        If ``key`` is not a tuple of those values (a string ``"ab"`` is refused: write
+        ``("ab",)``), ``arguments`` is not a dict, or ``seed_keys`` is not a non-empty
+        sequence of integers.
     """
 
     key: tuple
@@ -123,6 +131,7 @@ class Task:
     seed_keys: tuple = None
 
     def __post_init__(self):
+        object.__setattr__(self, "key", _checked_key(self.key))
         if not isinstance(self.arguments, dict):
             raise TypeError(f"arguments must be a dict, got {type(self.arguments).__name__}")
         if "seed_keys" in self.arguments:
@@ -131,15 +140,7 @@ class Task:
                 "arguments (the runner passes them to the function and records them)"
             )
         if self.seed_keys is not None:
-            if isinstance(self.seed_keys, str) or not all(
-                isinstance(key, numbers.Integral) and not isinstance(key, bool)
-                for key in self.seed_keys
-            ):
-                raise TypeError(
-                    f"seed_keys of task {self.key!r} must be a sequence of integers, "
-                    f"got {self.seed_keys!r}"
-                )
-            object.__setattr__(self, "seed_keys", tuple(self.seed_keys))
+            object.__setattr__(self, "seed_keys", _checked_seed_keys(self.seed_keys, self.key))
 
     @property
     def keywords(self):
@@ -159,6 +160,53 @@ class Task:
         """
         seeds = None if self.seed_keys is None else list(self.seed_keys)
         return {"key": list(self.key), "seed_keys": seeds}
+
+
+def _key_entry(value, key):
+    """One entry of a task key as a JSON scalar of Python's type (numpy numbers converted)."""
+    if isinstance(value, np.generic) and isinstance(value, numbers.Real):
+        value = value.item()
+    if value is None or isinstance(value, str | bool | int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"key {key!r} holds {value!r}: task keys must be finite")
+        return value
+    raise TypeError(
+        f"key {key!r} holds a {type(value).__name__}: a task key holds strings, integers, "
+        "finite floats, bools or None"
+    )
+
+
+def _checked_key(key):
+    """``key`` checked: a non-empty tuple of JSON scalars (:class:`Task`)."""
+    if not isinstance(key, tuple):
+        hint = "as a tuple" if isinstance(key, list) else f"({key!r:.40},) for a one-entry key"
+        raise TypeError(
+            f"key must be a tuple, got {type(key).__name__} {key!r:.40}: write it {hint}"
+        )
+    if not key:
+        raise ValueError("key must name the task: an empty tuple was given")
+    return tuple(_key_entry(value, key) for value in key)
+
+
+def _checked_seed_keys(seed_keys, key):
+    """``seed_keys`` as a tuple of non-negative Python ints (:class:`Task`)."""
+    if not isinstance(seed_keys, tuple | list) or not seed_keys:
+        raise TypeError(
+            f"seed_keys of task {key!r} must be a non-empty sequence of integers, "
+            f"got {seed_keys!r:.60}"
+        )
+    for value in seed_keys:
+        if not isinstance(value, numbers.Integral) or isinstance(value, bool | np.bool_):
+            raise TypeError(
+                f"seed_keys of task {key!r} must be a sequence of integers, got {seed_keys!r}"
+            )
+        if value < 0:
+            raise ValueError(
+                f"seed_keys of task {key!r} must be non-negative integers, got {int(value)}"
+            )
+    return tuple(int(value) for value in seed_keys)
 
 
 class TaskError(Exception):
@@ -250,7 +298,7 @@ def _drain(started, running):
 
 def _module_names(preload):
     """``preload`` as a tuple of module names, checked."""
-    if isinstance(preload, str) or not all(isinstance(name, str) for name in preload):
+    if not isinstance(preload, list | tuple) or not all(isinstance(name, str) for name in preload):
         raise TypeError(f"preload must be a sequence of module names, got {preload!r}")
     return tuple(preload)
 
@@ -338,9 +386,13 @@ class Runner:
             raise ValueError(
                 "scheduler and dask_local need dask.distributed: pip install 'ssa_privacy[dask]'"
             )
-        if resume and checkpoints is None:
+        self.progress, self.resume = flag(progress, "progress"), flag(resume, "resume")
+        if self.resume and checkpoints is None:
             raise ValueError("resume needs a checkpoints folder")
-        self.progress, self.resume = bool(progress), bool(resume)
+        if checkpoints is not None and not isinstance(checkpoints, str | os.PathLike):
+            raise TypeError(
+                f"checkpoints must be a folder (str or path), got {type(checkpoints).__name__}"
+            )
         self.checkpoints = None if checkpoints is None else Path(checkpoints)
         self.connect_timeout = _positive_seconds(connect_timeout, "connect_timeout")
         self.preload = _module_names(preload)
@@ -432,8 +484,8 @@ class Runner:
         ValueError
             If two tasks share a key, or ``name`` is not a simple name.
         TypeError
-            If a task is not a :class:`Task`, or (with checkpoints) an argument cannot be
-            pickled for the checkpoint key.
+            If ``tasks`` is not a sequence of :class:`Task`, ``checkpoint`` not a bool, or
+            (with checkpoints) an argument cannot be pickled for the checkpoint key.
         TaskError
             If a task raised; the original error is its ``__cause__``.
         WorkerLost
@@ -483,6 +535,7 @@ class Runner:
             ``next``.
         """
         tasks = _checked_tasks(tasks)
+        checkpoint = flag(checkpoint, "checkpoint")
         if not isinstance(name, str) or not re.fullmatch(r"[\w.-]+", name):
             raise ValueError(f"name must be a simple name (letters, digits, _ . -), got {name!r}")
         shared = dict(shared or {})
@@ -589,10 +642,12 @@ def _positive_seconds(value, name):
 
 
 def _checked_tasks(tasks):
+    if isinstance(tasks, str | bytes | Task) or not hasattr(tasks, "__iter__"):
+        raise TypeError(f"tasks must be a sequence of Task, got {type(tasks).__name__}")
     tasks = list(tasks)
-    for task in tasks:
+    for index, task in enumerate(tasks):
         if not isinstance(task, Task):
-            raise TypeError(f"tasks must be Task objects, got {type(task).__name__}")
+            raise TypeError(f"tasks[{index}] must be a Task, got {type(task).__name__}")
     keys = [task.key for task in tasks]
     if len(set(keys)) != len(keys):
         duplicate = next(key for key in keys if keys.count(key) > 1)

@@ -53,7 +53,13 @@ estimate at a time uses only the contacts that ended by then.
 import numpy as np
 from filterpy.kalman import ExtendedKalmanFilter
 
-from ssa_privacy._internal.validation import as_matrix, non_negative, positive_int, whole_numbers
+from ssa_privacy._internal.validation import (
+    as_matrix,
+    non_negative,
+    positive_int,
+    real_array,
+    whole_numbers,
+)
 from ssa_privacy.constants import MU_EARTH, R_EARTH
 from ssa_privacy.estimation.contact_noise import ContactNoise
 from ssa_privacy.estimation.orbit_determination import (
@@ -267,10 +273,23 @@ def plausible(state):
     Returns
     -------
     bool
-        False for an escape orbit or one that dips below the floor: an update that gives
-        one is rejected, since its prediction cannot be integrated (Vallado Ch. 2, the
-        conic from energy and angular momentum).
+        False for an escape orbit, one that dips below the floor, or a state with a
+        non-finite entry (a diverged update): an update that gives one is rejected, since
+        its prediction cannot be integrated (Vallado Ch. 2, the conic from energy and
+        angular momentum).
+
+    Raises
+    ------
+    TypeError
+        If ``state`` is not an array of real numbers.
+    ValueError
+        If ``state`` does not have shape (6,).
     """
+    state = real_array(state, "state")
+    if state.shape != (6,):
+        raise ValueError(
+            f"state must have shape (6,) (position km, velocity km/s), got {state.shape}"
+        )
     r, v = state[:3], state[3:]
     radius = np.linalg.norm(r)
     energy = 0.5 * (v @ v) - MU_EARTH / radius

@@ -27,6 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, optimize
 
+from ssa_privacy._internal.matrix_validation import (
+    covariance_stack,
+    pd_cholesky,
+    symmetric_matrix,
+)
+from ssa_privacy._internal.validation import as_finite_array, flag, nonempty, positive
 from ssa_privacy.estimation.ukf import measurement_residual
 
 __all__ = [
@@ -237,10 +243,14 @@ def contact_orbit_determination(model, x_prior, P_prior, contact, tolerance, spl
 
     Raises
     ------
-    numpy.linalg.LinAlgError
-        If a prior or noise covariance is not positive definite.
+    TypeError
+        If ``split`` is not a bool, or a prior is not made of real numbers.
     ValueError
-        As the propagator (a trial state that falls into the Earth).
+        If ``x_prior`` is not (F, 6) and finite, ``P_prior`` not F symmetric positive
+        definite 6 x 6 matrices, ``tolerance`` not finite and positive, or as the
+        propagator (a trial state that falls into the Earth).
+    numpy.linalg.LinAlgError
+        If a noise covariance of the contact is not positive definite.
 
     Notes
     -----
@@ -252,7 +262,14 @@ def contact_orbit_determination(model, x_prior, P_prior, contact, tolerance, spl
     times its Laplace evidence ``exp(-c_i / 2) sqrt(det Sigma_i / det P_i)`` (``c_i`` the
     squared whitened residual at its solution, ``Sigma_i`` its posterior covariance).
     """
-    if split:
+    x_prior = as_finite_array(x_prior, "x_prior", ndim=2)
+    if x_prior.shape[1:] != (6,) or not len(x_prior):
+        raise ValueError(f"x_prior must have shape (F, 6), got {x_prior.shape}")
+    P_prior = covariance_stack(P_prior, "P_prior", 6)
+    if P_prior.shape != (len(x_prior), 6, 6):
+        raise ValueError(f"P_prior must have shape ({len(x_prior)}, 6, 6), got {P_prior.shape}")
+    tolerance = positive(tolerance, "tolerance")
+    if flag(split, "split"):
         return _split_solution(model, x_prior, P_prior, contact, tolerance)
     return _solve(model, x_prior, P_prior, contact, tolerance)[0]
 
@@ -321,13 +338,24 @@ def split_prior(x, P):
     weights : ndarray, shape (3,)
         Their weights, summing to 1.
 
+    Raises
+    ------
+    TypeError
+        If x or P is not made of real numbers.
+    ValueError
+        If x is not a finite vector, or P not a symmetric positive definite matrix of its
+        size.
+
     Notes
     -----
     Splitting along the direction of largest uncertainty is the usual choice of
     Gaussian-sum filters for orbits (DeMars, Bishop and Jah 2013); the moment-matched
     three-point split is the construction above, not a table of that paper.
     """
-    values, vectors = np.linalg.eigh(0.5 * (P + P.T))
+    x = nonempty(as_finite_array(x, "x", ndim=1), "x")
+    pd_cholesky(P, "P", len(x))
+    P = symmetric_matrix(P, "P")
+    values, vectors = np.linalg.eigh(P)
     lam, v = values[-1], vectors[:, -1]
     s2 = SPLIT_VARIANCE
     m2 = (3.0 - 3.0 * s2**2 - 6.0 * (1.0 - s2) * s2) / (1.0 - s2)

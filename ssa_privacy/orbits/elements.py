@@ -50,12 +50,45 @@ class OrbitalElements(namedtuple("OrbitalElements", "a e i raan argp nu")):
     nu : float or ndarray
         True anomaly (rad).
 
+    Raises
+    ------
+    TypeError
+        If an element is not made of real numbers.
+    ValueError
+        If an element is not finite, ``a`` is not positive, ``e`` is outside [0, 1) or
+        the elements do not broadcast together (``_replace`` checks the same).
+
     Notes
     -----
     Vallado Algorithm 9 (RV2COE); returned by :func:`state_to_elements`.
     """
 
     __slots__ = ()
+
+    def __new__(cls, a, e, i, raan, argp, nu):
+        arrays = _checked_elements(a, e, i, raan, argp, nu)
+        return super().__new__(cls, *(float(x) if x.ndim == 0 else x for x in arrays))
+
+    @classmethod
+    def _make(cls, iterable):
+        return cls(*iterable)
+
+
+def _checked_elements(a, e, i, raan, argp, nu):
+    """The six elements as broadcast float arrays, checked (see :class:`OrbitalElements`)."""
+    named = {"a": a, "e": e, "i": i, "raan": raan, "argp": argp, "nu": nu}
+    arrays = [as_finite_array(v, name) for name, v in named.items()]
+    try:
+        arrays = np.broadcast_arrays(*arrays)
+    except ValueError:
+        shapes = {name: v.shape for name, v in zip(named, arrays)}
+        raise ValueError(f"the elements must broadcast together, got shapes {shapes}") from None
+    a, e = arrays[0], arrays[1]
+    if np.any(a <= 0):
+        raise ValueError("a (semi-major axis) must be positive")
+    if np.any((e < 0) | (e >= 1)):
+        raise ValueError("e (eccentricity) must lie in [0, 1) (elliptic orbits only)")
+    return arrays
 
 
 def angular_momentum(states):
@@ -125,17 +158,7 @@ def elements_to_state(a, e, i, raan, argp, nu, mu=MU_EARTH):
     -----
     Vallado Algorithm 10 (COE2RV); Curtis Algorithm 4.5.
     """
-    named = {"a": a, "e": e, "i": i, "raan": raan, "argp": argp, "nu": nu}
-    arrays = [as_finite_array(v, name) for name, v in named.items()]
-    try:
-        a, e, i, raan, argp, nu = np.broadcast_arrays(*arrays)
-    except ValueError:
-        shapes = {name: v.shape for name, v in zip(named, arrays)}
-        raise ValueError(f"the elements must broadcast together, got shapes {shapes}") from None
-    if np.any(a <= 0):
-        raise ValueError("a (semi-major axis) must be positive")
-    if np.any((e < 0) | (e >= 1)):
-        raise ValueError("e (eccentricity) must lie in [0, 1) (elliptic orbits only)")
+    a, e, i, raan, argp, nu = _checked_elements(a, e, i, raan, argp, nu)
     mu = positive(mu, "mu")
     p = a * (1 - e**2)
     radius = p / (1 + e * np.cos(nu))

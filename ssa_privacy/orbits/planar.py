@@ -300,6 +300,8 @@ class PlanarJ2Model:
             raise ValueError(f"state0 must have 4 entries, got shape {state0.shape}")
         if state0[0] <= 0:
             raise ValueError(f"state0 must have a positive radius r, got {state0[0]}")
+        if times[-1] == times[0]:  # no time elapses: the initial state at every time
+            return np.tile(state0, (len(times), 1))
         solution = solve_ivp(
             self._rhs,
             (times[0], times[-1]),

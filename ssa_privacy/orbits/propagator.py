@@ -447,7 +447,7 @@ class J2Propagator:
         paths = self._batches(
             times, starts, rtol, atol, None, batch, lambda n: f"states0[{n // 13}]"
         )
-        paths = paths.reshape(len(states0), 13, -1, 6)
+        paths = paths.reshape(len(states0), 13, len(times), 6)
         columns = (paths[:, 1:7] - paths[:, 7:]) / (2.0 * h)[None, :, None, None]
         return paths[:, 0], np.moveaxis(columns, 1, 3)
 

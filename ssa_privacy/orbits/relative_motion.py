@@ -15,7 +15,7 @@ import control
 import numpy as np
 
 from ssa_privacy._internal.matrix_validation import schur_stable
-from ssa_privacy._internal.validation import as_matrix, positive
+from ssa_privacy._internal.validation import as_matrix, positive, vector
 from ssa_privacy.orbits.frames import hill_to_inertial
 from ssa_privacy.plants import LTIPlant, white_noise_covariance
 
@@ -200,6 +200,7 @@ def manoeuvre_prior(state, mean_motion, dt=60.0):
     The prior of the ``ssa-network`` and ``ssa-catalog`` studies ([LKC] §4 for the
     station-kept CW plant).
     """
+    state = vector(state, "state", 6)
     gain = station_keeping_gain(mean_motion, *KEEPING_SCALES)
     plant = cw_plant(mean_motion, dt, MANOEUVRE_PSD, np.eye(6), gain)
     T = hill_to_inertial(state)

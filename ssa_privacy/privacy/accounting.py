@@ -10,7 +10,9 @@ guarantee in one of these formulas; they live here once.
   epsilon, :func:`analytic_gaussian_ratio` its inverse in m, and
   :func:`noise_multiplier` the noise per unit of sensitivity (Hall et al.'s
   ``c(delta)/epsilon`` or the analytic calibration).
-- PML budget [LKC Theorem 3.3, Corollary 3.4]: the smallest feasible epsilon (9), and the
+- PML budget [LKC Theorem 3.3, Corollary 3.4]: the smallest feasible epsilon (9), the
+  largest a noise design can meaningfully aim at in floating point
+  (:func:`maximum_epsilon`; :func:`design_epsilon` is the budget a design aims at), and the
   log-det ratio (8) a linear Gaussian mechanism must keep, in both conventions
   (:func:`log_det_ratio_bound`, :data:`~ssa_privacy.privacy.notions.CONVENTIONS`; the
   leakage itself: :mod:`ssa_privacy.privacy.pml.leakage`).
@@ -43,6 +45,7 @@ from ssa_privacy._internal.validation import (
     nonempty,
     open_interval,
     positive,
+    positive_int,
     real_array,
     scalar,
     scalar_or_array,
@@ -52,13 +55,17 @@ from ssa_privacy.privacy.notions import convention_weight
 
 __all__ = [
     "CALIBRATIONS",
+    "SMALLEST_NOISE_RATIO",
     "analytic_gaussian_ratio",
     "c_delta",
     "check_epsilon",
+    "design_epsilon",
     "dp_to_pml_epsilon",
     "gaussian_mechanism_delta",
     "gaussian_mechanism_dp_delta",
     "log_det_ratio_bound",
+    "maximum_epsilon",
+    "maximum_information",
     "mi_to_pml_epsilon",
     "minimum_epsilon",
     "noise_multiplier",
@@ -74,10 +81,11 @@ CALIBRATIONS = ("hall", "analytic")
 
 def _degrees(l):
     array = real_array(l, "l")
-    if np.any(~np.isfinite(array)) or np.any(array < 1) or np.any(array != np.round(array)):
+    bad = ~np.isfinite(array) | (array < 1) | (array != np.round(array)) | (array > 2**53)
+    if np.any(bad):
         raise ValueError(
-            f"l (the rank of Sigma_XY) must be a positive integer, got {l!r}; with l = 0 "
-            "the release is independent of X and leaks nothing"
+            f"l (the rank of Sigma_XY) must be a positive integer (at most 2^53), got "
+            f"{l!r:.60}; with l = 0 the release is independent of X and leaks nothing"
         )
     return array.astype(int)
 
@@ -115,7 +123,7 @@ def minimum_epsilon(delta, l):
 _cached_chi2_isf = functools.lru_cache(maxsize=256)(lambda q, l: float(stats.chi2.isf(q, l)))
 
 
-def check_epsilon(epsilon, delta, l):
+def check_epsilon(epsilon, delta, l, name="epsilon"):
     """Return ``epsilon`` after checking the necessary condition (9) of PML holds.
 
     Parameters
@@ -126,6 +134,8 @@ def check_epsilon(epsilon, delta, l):
         Failure probability in (0, 1), broadcast against ``epsilon``.
     l : int or array_like
         Rank of ``Sigma_XY``.
+    name : str, optional
+        The argument's name in error messages.
 
     Returns
     -------
@@ -142,7 +152,7 @@ def check_epsilon(epsilon, delta, l):
     -----
     [LKC] Corollary 3.4, condition (9).
     """
-    epsilon = as_finite_array(epsilon, "epsilon")
+    epsilon = as_finite_array(epsilon, name)
     floor = np.asarray(minimum_epsilon(delta, l))
     epsilon, floor = np.broadcast_arrays(epsilon, floor)
     bad = np.flatnonzero(epsilon <= floor)
@@ -150,12 +160,123 @@ def check_epsilon(epsilon, delta, l):
         i = bad[0]
         where = "" if epsilon.ndim == 0 else f" (entry {i})"
         raise ValueError(
-            f"epsilon = {np.ravel(epsilon)[i]:.6g}{where} is infeasible: (epsilon, delta)-PML "
+            f"{name} = {np.ravel(epsilon)[i]:.6g}{where} is infeasible: (epsilon, delta)-PML "
             f"privacy needs epsilon > F^-1_chi2_l(1 - delta) / 2 = {np.ravel(floor)[i]:.6g} "
             "([LKC] necessary condition (9)); choose epsilon above this smallest feasible value "
             "or a larger delta"
         )
     return scalar_or_array(epsilon.astype(float))
+
+
+#: The smallest noise variance a design may ask for, relative to the signal's in the same
+#: direction: the square of the unit roundoff. A smaller noise would not survive the
+#: rounding of the released value (its standard deviation is below one ulp of the signal).
+SMALLEST_NOISE_RATIO = np.finfo(float).eps ** 2 / 4
+
+
+def maximum_epsilon(delta, l, convention="exact"):
+    """Largest PML budget a noise design can meaningfully meet, nats.
+
+    The leakage of a release whose noise has, in each of its l canonical directions, the
+    variance ``u^2`` times the signal's (u the unit roundoff, 2^-53,
+    :data:`SMALLEST_NOISE_RATIO`). The leakage grows with each direction's signal-to-noise
+    ratio, so a design for a larger budget asks, in some direction, for noise whose
+    standard deviation lies below the rounding of the released signal: the released
+    floating-point values would be the exact measurements there, which no finite budget
+    covers.
+
+    Parameters
+    ----------
+    delta : float or array_like
+        Failure probability in (0, 1).
+    l : int or array_like
+        The number of canonical directions released (rank of ``Sigma_XY``), >= 1.
+    convention : {"exact", "paper"}
+        Which PML formula (:func:`~ssa_privacy.privacy.notions.convention_weight`).
+
+    Returns
+    -------
+    float or ndarray
+        ``w l log(1 + 1 / u^2) / 2 + F^{-1}_{chi^2_l}(1 - delta) / 2``: 229 nats for
+        l = 6 at delta = 0.01 in the exact convention.
+
+    Raises
+    ------
+    ValueError
+        On a bad ``delta``, ``l`` or ``convention``.
+
+    Notes
+    -----
+    [LKC] Theorem 3.3, (8), with ``rho_i^2 = lambda / (1 + lambda)`` at the
+    signal-to-noise ratio ``lambda = 1 / u^2`` in every direction.
+    """
+    weight = convention_weight(convention)
+    return scalar_or_array(
+        weight * np.asarray(maximum_information(l)) + np.asarray(minimum_epsilon(delta, l))
+    )
+
+
+def maximum_information(l):
+    """Largest mutual information a noise design can meaningfully release, nats.
+
+    Parameters
+    ----------
+    l : int or array_like
+        The number of canonical directions released, >= 1.
+
+    Returns
+    -------
+    float or ndarray
+        ``l log(1 + 1 / u^2) / 2`` (36.7 nats per direction): the information of a noise
+        with ``u^2`` times the signal's variance in each direction
+        (:data:`SMALLEST_NOISE_RATIO`); more would ask for noise below the rounding of
+        the released signal in some direction.
+
+    Raises
+    ------
+    ValueError
+        If ``l`` is not a positive integer.
+    """
+    return scalar_or_array(_degrees(l) * (0.5 * np.log1p(1.0 / SMALLEST_NOISE_RATIO)))
+
+
+def design_epsilon(epsilon, delta, l, convention="exact", name="epsilon"):
+    """The budget a noise design aims at: ``epsilon``, at most the largest meaningful one.
+
+    Below :func:`maximum_epsilon` the design meets ``epsilon`` itself. Above it, the
+    design aims at that largest meaningful budget: its noise meets ``epsilon`` too (its
+    leakage is smaller), and any less noise would lie below the rounding of the released
+    signal in some direction, so as epsilon grows the noise falls to that floor and the
+    certificate of ``epsilon`` passes.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        The budget, nats, above condition (9).
+    delta : float or array_like
+        Failure probability in (0, 1), broadcast against ``epsilon``.
+    l : int or array_like
+        The number of canonical directions the design releases, >= 1.
+    convention : {"exact", "paper"}
+        Which PML formula.
+    name : str, optional
+        The argument's name in error messages.
+
+    Returns
+    -------
+    float or ndarray
+        ``min(epsilon, maximum_epsilon(delta, l, convention))``, nats.
+
+    Raises
+    ------
+    TypeError
+        If ``epsilon`` is not made of real numbers.
+    ValueError
+        If an ``epsilon`` is not finite or lies at or below :func:`minimum_epsilon`
+        (condition (9): no noise meets it), naming that bound.
+    """
+    epsilon = check_epsilon(epsilon, delta, l, name)
+    return scalar_or_array(np.minimum(epsilon, maximum_epsilon(delta, l, convention)))
 
 
 def log_det_ratio_bound(epsilon, delta, l, convention="exact"):
@@ -463,10 +584,14 @@ def pml_to_dp_delta(Sigma_XX, epsilon, delta, l, epsilon_DP, zeta, convention="e
     Returns
     -------
     float
-        The smallest delta_DP satisfying (18): the mechanism is (epsilon_DP, delta_DP)-DP.
+        The smallest delta_DP satisfying (18): the mechanism is (epsilon_DP, delta_DP)-DP;
+        1 when epsilon is so large that the guarantee allows noise too small for the
+        ratio of (18) to be a double (the release is then not DP at any finite level).
 
     Raises
     ------
+    TypeError
+        If a number is not a real number or ``l`` not an integer.
     ValueError
         On invalid inputs or an epsilon below (9).
 
@@ -477,11 +602,13 @@ def pml_to_dp_delta(Sigma_XX, epsilon, delta, l, epsilon_DP, zeta, convention="e
     """
     zeta = positive(zeta, "zeta")
     scalar(epsilon_DP, "epsilon_DP", low=0.0)
+    l = positive_int(l, "l")
     bound = float(log_det_ratio_bound(scalar(epsilon, "epsilon"), delta, l, convention))
     nonempty(pd_cholesky(Sigma_XX, "Sigma_XX"), "Sigma_XX")
     smallest = np.linalg.eigvalsh(psd_matrix(Sigma_XX, "Sigma_XX"))[0]
-    ratio = zeta / np.sqrt(np.exp(bound) * smallest)
-    return gaussian_mechanism_delta(ratio, epsilon_DP)
+    with np.errstate(over="ignore"):
+        ratio = zeta * np.exp(-0.5 * bound) / np.sqrt(smallest)
+    return 1.0 if np.isinf(ratio) else gaussian_mechanism_delta(ratio, epsilon_DP)
 
 
 def dp_to_pml_epsilon(Sigma_XX, epsilon_DP, delta_DP, zeta, delta, l, convention="exact"):

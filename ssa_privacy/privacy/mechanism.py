@@ -33,9 +33,21 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy._internal.matrix_validation import symmetric_matrix
+from ssa_privacy._internal.matrix_validation import (
+    PSD_RTOL,
+    orthonormal_columns,
+    symmetric_matrix,
+)
 from ssa_privacy._internal.random import random_generator, seed_record
-from ssa_privacy._internal.validation import as_finite_array, non_negative, positive, positive_int
+from ssa_privacy._internal.validation import (
+    as_finite_array,
+    flag,
+    non_negative,
+    positive,
+    positive_int,
+    read_only,
+    scalar,
+)
 from ssa_privacy.privacy.notions import Notion, as_notion
 
 __all__ = [
@@ -92,9 +104,13 @@ class Certificate:
     Raises
     ------
     TypeError
-        If ``notion`` is not a string.
+        If ``notion`` is not a string, ``parameters`` or ``evidence`` not a dict,
+        ``passed`` not a bool, or ``margin`` or ``tolerance`` not a real number.
     ValueError
-        If ``notion`` names no :class:`~ssa_privacy.privacy.notions.Notion`.
+        If ``notion`` names no :class:`~ssa_privacy.privacy.notions.Notion`,
+        ``tolerance`` is negative or NaN, or ``passed`` disagrees with the rule
+        ``margin - tolerance >= 0`` (a margin of 0 passes only with a tolerance of 0; a
+        NaN margin never passes).
     """
 
     notion: Notion
@@ -106,6 +122,20 @@ class Certificate:
 
     def __post_init__(self):
         object.__setattr__(self, "notion", as_notion(self.notion))
+        for name in ("parameters", "evidence"):
+            if not isinstance(getattr(self, name), dict):
+                raise TypeError(f"{name} must be a dict, got {type(getattr(self, name)).__name__}")
+        passed = flag(self.passed, "passed")
+        margin = scalar(self.margin, "margin", allow_inf=True, allow_nan=True)
+        tolerance = scalar(self.tolerance, "tolerance", low=0.0, allow_inf=True)
+        if passed != bool(margin - tolerance >= 0.0):
+            raise ValueError(
+                f"passed={passed} contradicts margin {margin!r} and tolerance {tolerance!r}: "
+                "a certificate passes exactly when margin - tolerance >= 0"
+            )
+        object.__setattr__(self, "passed", passed)
+        object.__setattr__(self, "margin", margin)
+        object.__setattr__(self, "tolerance", tolerance)
 
     def record(self):
         """Return a flat, JSON-ready dict for a results row.
@@ -132,19 +162,52 @@ class FactoredCovariance:
     Parameters
     ----------
     eigenvalues : ndarray, shape (r,)
-        The positive eigenvalues (squared data units).
+        The eigenvalues (squared data units), finite and >= 0; a negative one within
+        round-off (``PSD_RTOL`` of the largest) is stored as 0.
     eigenvectors : ndarray, shape (n, r)
-        The matching orthonormal eigenvectors.
+        The matching orthonormal eigenvectors, n >= 1 (checked to
+        ``ORTHONORMALITY_TOL`` by
+        :func:`~ssa_privacy._internal.matrix_validation.orthonormal_columns`).
     method : str
         A label of how the factorisation was obtained, for records (not a privacy
         notion): ``"dense"`` (:meth:`from_matrix`), ``"isotropic"``
         (:meth:`scaled_identity`), ``"partial"`` (subset eigensolver), ``"lanczos"``
         (block Lanczos), ``"nugget"``, or the designer's name.
+
+    Raises
+    ------
+    TypeError
+        If the eigenpairs are not real arrays or ``method`` is not a string.
+    ValueError
+        On non-finite or negative eigenvalues, eigenvectors of another number of columns
+        than eigenvalues, no row, or eigenvectors that are not orthonormal.
+
+    Notes
+    -----
+    The arrays are stored as read-only views: the object cannot be changed through them,
+    so its derived ``rank`` and ``trace`` stay true.
     """
 
     eigenvalues: np.ndarray
     eigenvectors: np.ndarray
     method: str = "dense"
+
+    def __post_init__(self):
+        values = as_finite_array(self.eigenvalues, "eigenvalues", ndim=1)
+        vectors = orthonormal_columns(self.eigenvectors, "eigenvectors")
+        if vectors.shape[1] != len(values) or len(vectors) == 0:
+            raise ValueError(
+                f"eigenvectors must have shape (n, {len(values)}) with n >= 1 to match "
+                f"{len(values)} eigenvalues, got {vectors.shape}"
+            )
+        if values.size and values.min() < 0:
+            if values.min() < -PSD_RTOL * np.max(np.abs(values)):
+                raise ValueError(f"eigenvalues must be >= 0 (a covariance), got {values.min():.6g}")
+            values = np.maximum(values, 0.0)
+        if not isinstance(self.method, str):
+            raise TypeError(f"method must be a string, got {type(self.method).__name__}")
+        object.__setattr__(self, "eigenvalues", read_only(values))
+        object.__setattr__(self, "eigenvectors", read_only(vectors))
 
     @classmethod
     def from_matrix(cls, Sigma, name="Sigma"):
@@ -305,6 +368,7 @@ def as_factored(noise, n=None, name="noise_covariance"):
         If a dense matrix is not symmetric positive semi-definite, or the dimension is
         not n.
     """
+    n = None if n is None else positive_int(n, "n")
     factored = noise if isinstance(noise, FactoredCovariance) else None
     if factored is None:
         factored = FactoredCovariance.from_matrix(noise, name)
@@ -452,6 +516,7 @@ def data_vector(data, n, name="data"):
     ValueError
         If data is not a finite vector of length n.
     """
+    n = positive_int(n, "n")
     data = as_finite_array(data, name, ndim=1)
     if len(data) != n:
         raise ValueError(f"{name} has {len(data)} entries but the mechanism releases {n}")

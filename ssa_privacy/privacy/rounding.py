@@ -27,6 +27,15 @@ import numpy as np
 from scipy import stats
 from scipy.linalg import lapack
 
+from ssa_privacy._internal.matrix_validation import symmetric_matrix
+from ssa_privacy._internal.validation import (
+    as_matrix,
+    non_negative_int,
+    nonempty,
+    open_interval,
+    positive_int,
+)
+
 __all__ = [
     "DIGITS",
     "EXTRA",
@@ -75,14 +84,16 @@ def gamma(k):
 
     Raises
     ------
+    TypeError
+        If ``k`` is not an integer.
     ValueError
-        If ``k u >= 1/2``.
+        If ``k`` is negative or ``k u >= 1/2``.
 
     Notes
     -----
     Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., Lemma 3.1.
     """
-    ku = k * UNIT_ROUNDOFF
+    ku = non_negative_int(k, "k") * UNIT_ROUNDOFF
     if ku >= 0.5:
         raise ValueError(f"gamma_k needs k u < 1/2, got k = {k}")
     return ku / (1.0 - ku)
@@ -102,6 +113,13 @@ def cholesky_lower_bound(A):
         ``-gamma_{n+2} / (1 - gamma_{n+2}) * sum_i |a_ii|`` when LAPACK's Cholesky
         factorisation runs to completion, None when it breaks down.
 
+    Raises
+    ------
+    TypeError
+        If ``A`` is not a matrix of real numbers.
+    ValueError
+        If ``A`` is not finite, square and symmetric (to ``SYMMETRY_RTOL``).
+
     Notes
     -----
     If the factorisation completes, ``R^T R = A + E`` with ``|E| <= gamma_{n+2} |R^T| |R|``
@@ -112,6 +130,7 @@ def cholesky_lower_bound(A):
     ||r_i||^2 <= gamma / (1 - gamma) sum_i a_ii``, and ``A >= -||E||_2 I`` because
     ``R^T R >= 0``. This is the verification of Rump (2006), BIT 46:433-452.
     """
+    A = _stored_symmetric(A, "A")
     n = len(A)
     if n == 0:
         return 0.0
@@ -120,6 +139,13 @@ def cholesky_lower_bound(A):
         return None
     g = gamma(n + EXTRA)
     return -INFLATE * g / (1.0 - g) * float(np.sum(np.abs(np.diag(A))))
+
+
+def _stored_symmetric(A, name):
+    """``A`` as a float array, as stored, after checking it is finite, square and symmetric
+    to :data:`~ssa_privacy._internal.matrix_validation.SYMMETRY_RTOL`."""
+    symmetric_matrix(A, name)
+    return np.asarray(A, dtype=float)
 
 
 def rowsum(A):
@@ -134,7 +160,13 @@ def rowsum(A):
     -------
     float
         The largest absolute row sum (0 for an empty matrix).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``A`` is not a finite matrix of real numbers.
     """
+    A = as_matrix(A, "A")
     return float(np.max(np.sum(np.abs(A), axis=1))) if A.size else 0.0
 
 
@@ -150,7 +182,13 @@ def colsum(A):
     -------
     float
         The largest absolute column sum (0 for an empty matrix).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``A`` is not a finite matrix of real numbers.
     """
+    A = as_matrix(A, "A")
     return float(np.max(np.sum(np.abs(A), axis=0))) if A.size else 0.0
 
 
@@ -166,7 +204,13 @@ def abs_norm2_squared(L):
     -------
     float
         The bound (Higham 2002, (6.12) and Lemma 6.6).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``L`` is not a finite matrix of real numbers.
     """
+    L = as_matrix(L, "L")
     return min(float(np.sum(L**2)), colsum(L) * rowsum(L))
 
 
@@ -184,7 +228,15 @@ def proven_lambda_min(A):
         ``sigma + cholesky_lower_bound(A - sigma I)`` minus the rounding of the shift, for
         the first of ``sigma = 0.9, 0.5, 0`` times the computed smallest eigenvalue (0 if
         it is not positive) whose factorisation completes; ``-inf`` if none does.
+
+    Raises
+    ------
+    TypeError
+        If ``A`` is not a matrix of real numbers.
+    ValueError
+        If ``A`` is empty, or not finite, square and symmetric (to ``SYMMETRY_RTOL``).
     """
+    A = nonempty(_stored_symmetric(A, "A"), "A")
     estimate = float(np.linalg.eigvalsh(A)[0])
     for fraction in (0.9, 0.5, 0.0):
         sigma = fraction * estimate if estimate > 0 else 0.0
@@ -211,7 +263,13 @@ def orthogonality_defect(Q):
         ``||fl(Q^T Q) - I||_F + gamma_{p+1} ||Q||_F^2``, inflated by ``INFLATE``: the
         product is off by at most ``gamma_p |Q|^T |Q|`` entrywise (Higham (3.13)), whose
         Frobenius norm is at most ``||Q||_F^2``; one more rounding covers the subtraction.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``Q`` is not a finite matrix of real numbers.
     """
+    Q = as_matrix(Q, "Q")
     p = Q.shape[0]
     defect = Q.T @ Q - np.eye(Q.shape[1])
     return INFLATE * (float(np.linalg.norm(defect)) + gamma(p + 1) * float(np.sum(Q**2)))
@@ -243,8 +301,13 @@ def singular_value_enclosure(K):
     ||K||_F`` in the Frobenius norm (Higham (3.13)), and Weyl's inequality moves each
     singular value by at most ``||R||_2 <= ||R||_F``. No property of the SVD routine is
     assumed: the enclosure is a posteriori.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``K`` is not a finite matrix of real numbers.
     """
-    K = np.asarray(K, dtype=float)
+    K = as_matrix(K, "K")
     U, s, Vt = np.linalg.svd(K, full_matrices=False)
     k = len(s)
     if k == 0:
@@ -289,8 +352,15 @@ def chi2_quantile_enclosure(delta, l):
         ``q (1 -+ w)`` for the smallest width w in 1e-14 ... 1e-4 that does (the tail is
         decreasing in x). Computed once per (delta, l) in a process: a catalogue run
         certifies thousands of designs at one delta and a few ranks.
+
+    Raises
+    ------
+    TypeError
+        If ``delta`` is not a real number or ``l`` not an integer.
+    ValueError
+        If ``delta`` is outside (0, 1) or ``l`` below 1.
     """
-    return _chi2_quantile_enclosure(float(delta), int(l))
+    return _chi2_quantile_enclosure(open_interval(delta, "delta"), positive_int(l, "l"))
 
 
 @functools.lru_cache(maxsize=256)

@@ -174,8 +174,9 @@ class LaplaceBinningMechanism:
     counts : ndarray, shape (B,)
         Training points per bin, B the number of bins of the grid (C order).
     laplace_scales : ndarray, shape (B,)
-        The designed Laplace scales ``d / (n_b epsilon) (1 + SCALE_INFLATION)`` (NaN for
-        empty bins).
+        The Laplace scales of the noise covariance, ``sqrt(diag / 2)`` (NaN for empty
+        bins): as designed, ``d / (n_b epsilon) (1 + SCALE_INFLATION)``; those of the
+        given noise after :meth:`with_noise`.
     noise_covariance : FactoredCovariance
         Covariance of the noise, dimension B.
 
@@ -213,16 +214,14 @@ class LaplaceBinningMechanism:
         n_bins = int(np.prod([len(e) - 1 for e in self.edges]))
         self.counts = np.bincount(self._index, minlength=n_bins)
         occupied = self.counts > 0
-        self.laplace_scales = np.full(n_bins, np.nan)
-        self.laplace_scales[occupied] = _laplace_scales(
-            self.counts[occupied], self.epsilon, self.sensitivity
-        )
-        check_variance_range(self.laplace_scales[occupied])
+        scales = _laplace_scales(self.counts[occupied], self.epsilon, self.sensitivity)
+        check_variance_range(scales)
         self.noise_covariance = FactoredCovariance(
-            2 * self.laplace_scales[occupied] ** 2, np.eye(n_bins)[:, occupied], "laplace"
+            2 * scales**2, np.eye(n_bins)[:, occupied], "laplace"
         )
 
-    def _scales(self):
+    @property
+    def laplace_scales(self):
         """Laplace scales ``sqrt(diag / 2)`` of the noise covariance (NaN for empty bins)."""
         occupied = self.counts > 0
         scales = np.full(len(self.counts), np.nan)
@@ -236,7 +235,7 @@ class LaplaceBinningMechanism:
         means = np.full(len(self.counts), np.nan)
         sums = np.bincount(self._index, weights=y, minlength=len(self.counts))
         means[occupied] = sums[occupied] / self.counts[occupied]
-        scales = self._scales()
+        scales = self.laplace_scales
         noise = rng.laplace(0.0, np.nan_to_num(scales))
         return means + np.where(occupied, noise, np.nan), scales
 

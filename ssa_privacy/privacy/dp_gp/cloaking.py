@@ -23,9 +23,10 @@ from ssa_privacy._internal.validation import positive, scalar
 from ssa_privacy.privacy.accounting import CALIBRATIONS, analytic_gaussian_ratio, noise_multiplier
 from ssa_privacy.privacy.dp_gp.ellipsoid import minimum_volume_ellipsoid
 from ssa_privacy.privacy.dp_gp.release import (
-    _kernel_inputs,
+    _kernel_blocks,
     _mahalanobis_squared,
     _posterior_mean,
+    _representable_scale,
     cloaking_matrix,
     gaussian_check,
     least_inflation,
@@ -228,12 +229,11 @@ class CloakingMechanism:
             If ``kernel`` is not callable, and as the constructor.
         ValueError
             If X or X_star is empty or not finite, they have different numbers of
-            columns, and as the constructor.
+            columns, the kernel returns an array of the wrong shape or non-finite values,
+            and as the constructor.
         """
-        X, X_star = _kernel_inputs(kernel, X, X_star)
-        return cls(
-            kernel(X_star, X), kernel(X), noise_variance, epsilon, delta, sensitivity, **options
-        )
+        K_star_X, K_XX = _kernel_blocks(kernel, X, X_star)
+        return cls(K_star_X, K_XX, noise_variance, epsilon, delta, sensitivity, **options)
 
     def _apply(self, level):
         """Set the privacy level and the designed noise ``s^2 M``, inflated until certified."""
@@ -242,7 +242,7 @@ class CloakingMechanism:
         if self.epsilon is None:
             return
         s = noise_multiplier(self.epsilon, self.delta, self.calibration)
-        base = self.sensitivity * s * np.sqrt(self.leverage_bound)
+        base = _representable_scale(self.sensitivity * s * np.sqrt(self.leverage_bound))
 
         def certify(factor):
             return self._certificate(self.shape.scaled((base * factor) ** 2), factor)

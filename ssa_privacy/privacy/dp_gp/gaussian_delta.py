@@ -13,6 +13,7 @@ derivation is in the section "Certificates in floating point" of :doc:`/theory/d
 import mpmath
 import numpy as np
 
+from ssa_privacy._internal.validation import open_interval, positive, scalar
 from ssa_privacy.privacy.rounding import DIGITS
 
 __all__ = [
@@ -48,11 +49,20 @@ def widened(m, error):
     lower, upper : float
         Floats with ``lower <= m - error`` (at least 0) and ``upper >= m + error``.
 
+    Raises
+    ------
+    TypeError
+        If ``m`` or ``error`` is not a real number.
+    ValueError
+        If either is negative or NaN.
+
     Notes
     -----
     A sum rounded to nearest is within half an ulp of the exact one, so the neighbouring
     float outwards lies beyond it (subnormal results included).
     """
+    m = scalar(m, "m", low=0.0, allow_inf=True)
+    error = scalar(error, "error", low=0.0, allow_inf=True)
     if not np.isfinite(m) or error == 0:
         return m, m
     return max(0.0, float(np.nextafter(m - error, -np.inf))), float(np.nextafter(m + error, np.inf))
@@ -116,9 +126,13 @@ def delta_enclosure(m, lower, upper, epsilon, delta):
 
     Raises
     ------
+    TypeError
+        If an argument is not a real number.
     ValueError
-        If the erfc arguments ``(epsilon / m +- m / 2) / sqrt(2)`` are so large (about
-        1e100) that mpmath cannot evaluate the delta, while it is not negligible.
+        If m, lower or upper is negative or NaN, ``lower <= m <= upper`` fails, epsilon
+        is not finite and positive, delta is outside (0, 1), or the erfc arguments
+        ``(epsilon / m +- m / 2) / sqrt(2)`` are so large (about 1e100) that mpmath
+        cannot evaluate the delta, while it is not negligible.
 
     Notes
     -----
@@ -130,12 +144,19 @@ def delta_enclosure(m, lower, upper, epsilon, delta):
     absolute error of ``delta`` times the mp unit roundoff, which exceeds ``delta(m)``
     itself for a tiny ``delta(m)``. The tolerance is rounded upwards to a float.
     """
+    m, lower, upper = (
+        scalar(value, name, low=0.0, allow_inf=True)
+        for value, name in ((m, "m"), (lower, "lower"), (upper, "upper"))
+    )
+    if not lower <= m <= upper:
+        raise ValueError(f"lower <= m <= upper must hold, got {lower!r}, {m!r}, {upper!r}")
+    epsilon, delta = positive(epsilon, "epsilon"), open_interval(delta, "delta")
     if _negligible(upper, epsilon):
         return float(delta), _SMALLEST_SUBNORMAL, 0.0, 0.0
     extra = max(_extra_digits(x, epsilon) for x in (m, lower, upper))
     if extra > _MAX_EXTRA_DIGITS:
         raise ValueError(
-            f"mahalanobis_sensitivity {m!r} and epsilon {epsilon!r} put the exact delta "
+            f"mahalanobis_sensitivity m = {m!r} and epsilon {epsilon!r} put the exact delta "
             f"beyond its evaluation (erfc argument above 1e{_MAX_EXTRA_DIGITS // 2})"
         )
     with mpmath.workdps(DIGITS + extra):

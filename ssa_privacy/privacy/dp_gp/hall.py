@@ -16,13 +16,14 @@ import numpy as np
 from scipy import linalg
 
 from ssa_privacy import _compat
-from ssa_privacy._internal.matrix_validation import psd_matrix, symmetric_matrix
+from ssa_privacy._internal.matrix_validation import psd_matrix
 from ssa_privacy._internal.validation import positive, scalar
 from ssa_privacy.gp.regression import cholesky_with_jitter
 from ssa_privacy.privacy.accounting import analytic_gaussian_ratio, noise_multiplier
 from ssa_privacy.privacy.dp_gp.release import (
-    _kernel_inputs,
+    _kernel_blocks,
     _posterior_mean,
+    _representable_scale,
     _training_factor,
     cloaking_matrix,
     gaussian_check,
@@ -174,7 +175,10 @@ class StandardDPGPMechanism:
     scale : float
         ``Delta_H s``, Hall's multiplier of the prior sample (without ``1 + tau``).
     inflation : float
-        ``1 + tau``.
+        ``1 + tau`` (1 after :meth:`with_noise`).
+    noise_scale : float or None
+        ``Delta_H s (1 + tau)``, the multiplier of the prior sample the noise was designed
+        with (units of y); None after :meth:`with_noise`, whose noise has no such scale.
     prior_factor : ndarray, shape (m, m)
         Cholesky factor of ``K_** + prior_jitter I``.
     prior_jitter : float
@@ -232,7 +236,7 @@ class StandardDPGPMechanism:
         self.rkhs_sensitivity = rkhs_sensitivity(K_XX, noise_variance, sensitivity, method)
         self._prior = psd_matrix(K_star_star, "K_star_star", size=self.C.shape[0])
         self.prior_factor, self.prior_jitter = _prior_factor(self._prior)
-        self.scale = self.rkhs_sensitivity * multiplier
+        self.scale = _representable_scale(self.rkhs_sensitivity * multiplier)
         self._design()
 
     def _design(self):
@@ -248,7 +252,7 @@ class StandardDPGPMechanism:
 
         root = analytic_gaussian_ratio(self.epsilon, self.delta)
         self.inflation = least_inflation(certify, root)[0]
-        self._noise_scale = self.scale * self.inflation
+        self.noise_scale = self.scale * self.inflation
         self.noise_covariance = noise(self.inflation)
 
     @classmethod
@@ -281,19 +285,11 @@ class StandardDPGPMechanism:
             If ``kernel`` is not callable, and as the constructor.
         ValueError
             If X or X_star is empty or not finite, they have different numbers of
-            columns, and as the constructor.
+            columns, the kernel returns an array of the wrong shape or non-finite values,
+            and as the constructor.
         """
-        X, X_star = _kernel_inputs(kernel, X, X_star)
-        return cls(
-            kernel(X_star, X),
-            kernel(X),
-            noise_variance,
-            kernel(X_star),
-            epsilon,
-            delta,
-            sensitivity,
-            **options,
-        )
+        K_star_X, K_XX, K_star = _kernel_blocks(kernel, X, X_star, test_prior=True)
+        return cls(K_star_X, K_XX, noise_variance, K_star, epsilon, delta, sensitivity, **options)
 
     def certificate(self):
         """The (epsilon, delta)-DP guarantee, recomputed from the noise covariance.
@@ -340,11 +336,12 @@ class StandardDPGPMechanism:
         Returns
         -------
         StandardDPGPMechanism
-            Releases draw from ``noise_covariance``; certificates are recomputed from it.
+            Releases draw from ``noise_covariance``; certificates are recomputed from it;
+            ``noise_scale`` is None and ``inflation`` 1 (they describe a designed noise).
         """
         other = copy.copy(self)
         other.noise_covariance = as_factored(noise_covariance, self.C.shape[0], "noise_covariance")
-        other.inflation = 1.0
+        other.noise_scale, other.inflation = None, 1.0
         return other
 
     def release(self, y, *, seed=None):
@@ -363,7 +360,8 @@ class StandardDPGPMechanism:
             ``values`` of shape (m,), the noise drawn as ``P (sqrt(lambda) * z)`` from the
             factors of ``noise_covariance`` (the covariance the certificate certifies);
             ``details`` holds the RKHS sensitivity, ``noise_scale`` (``Delta_H s (1 +
-            tau)``), ``noise_inflation`` and the two jitters.
+            tau)``; None after :meth:`with_noise`), ``noise_inflation`` and the two
+            jitters.
 
         Raises
         ------
@@ -377,7 +375,7 @@ class StandardDPGPMechanism:
         noise = self.noise_covariance.sample(rng)
         details = {
             "rkhs_sensitivity": self.rkhs_sensitivity,
-            "noise_scale": self._noise_scale,
+            "noise_scale": self.noise_scale,
             "noise_inflation": self.inflation,
             "jitter": self.jitter,
             "prior_jitter": self.prior_jitter,
@@ -454,7 +452,7 @@ def prior_noise_scale(K_star_star, noise_covariance):
         raise TypeError(
             f"noise_covariance must be a FactoredCovariance, got {type(noise_covariance).__name__}"
         )
-    K_star_star = symmetric_matrix(K_star_star, "K_star_star", size=noise_covariance.dim)
+    K_star_star = psd_matrix(K_star_star, "K_star_star", size=noise_covariance.dim)
     keep = noise_covariance.eigenvalues > 0
     V, lam = noise_covariance.eigenvectors[:, keep], noise_covariance.eigenvalues[keep]
     ends = [_rayleigh_upper(K_star_star, V, lam, x) for x in _directions(K_star_star, V, lam)]

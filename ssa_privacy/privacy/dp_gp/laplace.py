@@ -12,7 +12,14 @@ range. The derivation is in the section "Certificates in floating point" of
 
 import numpy as np
 
-from ssa_privacy.privacy.mechanism import Certificate
+from ssa_privacy._internal.validation import (
+    as_finite_array,
+    boolean_mask,
+    positive,
+    real_array,
+    whole_numbers,
+)
+from ssa_privacy.privacy.mechanism import Certificate, FactoredCovariance
 from ssa_privacy.privacy.rounding import INFLATE, RULE, UNIT_ROUNDOFF, gamma
 
 __all__ = [
@@ -45,9 +52,12 @@ def check_variance_range(scales):
 
     Raises
     ------
+    TypeError
+        If ``scales`` is not an array of real numbers.
     ValueError
-        Naming ``sensitivity`` and ``epsilon``, if a variance is below twice the smallest
-        normal double or not finite.
+        If ``scales`` is not 1-dimensional or holds a negative scale; naming
+        ``sensitivity`` and ``epsilon``, if a variance is below twice the smallest normal
+        double or not finite.
 
     Notes
     -----
@@ -55,14 +65,17 @@ def check_variance_range(scales):
     absolute, not relative, and beyond it the variance overflows: in both cases the
     stored noise is not the calibrated one.
     """
+    scales = real_array(scales, "scales", ndim=1)
+    if np.any(scales < 0):
+        raise ValueError(f"scales must be >= 0 (Laplace scales), got {float(np.min(scales))!r}")
     with np.errstate(over="ignore"):
-        variances = 2 * scales.astype(float) ** 2
+        variances = 2 * scales**2
     bad = ~((variances >= 2 * _TINY) & np.isfinite(variances))
     if np.any(bad):
         raise ValueError(
-            f"sensitivity / epsilon gives a Laplace scale {float(scales[bad][0])!r} whose variance "
-            "is outside the normal double range; rescale the outputs (sensitivity) or "
-            "choose another epsilon"
+            f"scales holds a Laplace scale (sensitivity / epsilon) {float(scales[bad][0])!r} "
+            "whose variance is outside the normal double range; rescale the outputs "
+            "(sensitivity) or choose another epsilon"
         )
 
 
@@ -80,8 +93,25 @@ def bin_mean_sensitivity(counts, sensitivity):
     -------
     ndarray, shape (B,)
         ``d / n_b`` (units of the outputs).
+
+    Raises
+    ------
+    TypeError
+        If ``counts`` or ``sensitivity`` is not made of real numbers.
+    ValueError
+        If ``counts`` is not a vector of whole numbers >= 1, or ``sensitivity`` not a
+        finite positive number.
     """
-    return sensitivity / counts
+    return positive(sensitivity, "sensitivity") / _counts(counts)
+
+
+def _counts(counts):
+    """``counts`` as a vector of whole numbers >= 1 (training points per occupied bin)."""
+    if np.ndim(counts) != 1:
+        raise ValueError(
+            f"counts must be a vector (one count per bin), got shape {np.shape(counts)}"
+        )
+    return whole_numbers(counts, "counts", low=1)
 
 
 def covariance_scales(noise, occupied):
@@ -115,7 +145,17 @@ def covariance_scales(noise, occupied):
     Sigma_bb + gamma_5`` (``|sqrt(1 + x) - 1| <= |x|`` for ``|x| <= 1``); inf when that is
     not below 1, when the variance is below twice the smallest normal double or when it
     is not finite.
+
+    Raises
+    ------
+    TypeError
+        If ``noise`` is not a FactoredCovariance or ``occupied`` not a boolean mask.
+    ValueError
+        If ``occupied`` does not have one entry per bin.
     """
+    if not isinstance(noise, FactoredCovariance):
+        raise TypeError(f"noise must be a FactoredCovariance, got {type(noise).__name__}")
+    occupied = boolean_mask(occupied, "occupied", noise.dim)
     V, lam = noise.eigenvectors[occupied], noise.eigenvalues
     with np.errstate(over="ignore", invalid="ignore"):
         variance = np.sum(V**2 * lam, axis=1)
@@ -153,6 +193,15 @@ def laplace_certificate(scales, counts, epsilon, sensitivity, scale_error):
         largest loss, ``tolerance`` a rigorous bound on its distance to the exact margin;
         passed iff ``margin - tolerance >= 0``.
 
+    Raises
+    ------
+    TypeError
+        If an argument is not made of real numbers.
+    ValueError
+        If ``scales`` is not a finite non-negative vector of the length of ``counts``,
+        ``counts`` not whole numbers >= 1, epsilon or sensitivity not finite and
+        positive, or ``scale_error`` negative, NaN or of another length.
+
     Notes
     -----
     Recomputes the privacy loss ``(d / n_b) / b_b`` of every occupied bin from the
@@ -170,7 +219,20 @@ def laplace_certificate(scales, counts, epsilon, sensitivity, scale_error):
     exactly zero variance); otherwise nothing is proven (tolerance inf).
     """
     quotient = bin_mean_sensitivity(counts, sensitivity)
-    error = np.broadcast_to(np.asarray(scale_error, dtype=float), np.shape(quotient))
+    epsilon = positive(epsilon, "epsilon")
+    scales = as_finite_array(scales, "scales", ndim=1)
+    if scales.shape != quotient.shape or np.any(scales < 0):
+        raise ValueError(
+            f"scales must hold {len(quotient)} non-negative Laplace scales (one per count), "
+            f"got shape {scales.shape}"
+        )
+    error = real_array(scale_error, "scale_error")
+    if np.any(np.isnan(error) | (error < 0)) or error.shape not in ((), quotient.shape):
+        raise ValueError(
+            f"scale_error must be one number or {len(quotient)}, each >= 0 (inf allowed), "
+            f"got {scale_error!r:.60}"
+        )
+    error = np.broadcast_to(error, np.shape(quotient))
     with np.errstate(divide="ignore", over="ignore"):
         losses = np.where(scales > 0, quotient / scales, np.inf)
     loss = float(np.max(losses)) if len(losses) else 0.0

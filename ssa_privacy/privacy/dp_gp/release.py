@@ -28,7 +28,7 @@ from ssa_privacy._internal.validation import (
     positive,
     scalar,
 )
-from ssa_privacy.gp.kernels import as_inputs
+from ssa_privacy.gp.kernels import kernel_matrix
 from ssa_privacy.gp.regression import cholesky_with_jitter, noise_matrix
 from ssa_privacy.privacy.accounting import c_delta, privacy_loss_tail
 from ssa_privacy.privacy.dp_gp.gaussian_delta import delta_enclosure, widened
@@ -68,14 +68,36 @@ INFLATION_LIMIT = 1e-2
 _CERTIFICATE_ONLY = ("mechanism", "rule")
 
 
-def _kernel_inputs(kernel, X, X_star):
-    """Validated training and test inputs of a kernel-based release (equal widths)."""
-    if not callable(kernel):
-        raise TypeError(f"kernel must be callable, got {type(kernel).__name__}")
-    X, X_star = as_inputs(X), as_inputs(X_star, "X_star")
-    if X_star.shape[1] != X.shape[1]:
-        raise ValueError(f"X_star has {X_star.shape[1]} columns but X has {X.shape[1]}")
-    return X, X_star
+def _kernel_blocks(kernel, X, X_star, test_prior=False):
+    """``kernel(X_star, X)``, ``kernel(X)`` (and ``kernel(X_star)`` if ``test_prior``) of a
+    kernel-based release, each checked for its shape and finiteness
+    (:func:`~ssa_privacy.gp.kernels.kernel_matrix`)."""
+    blocks = [
+        kernel_matrix(kernel, X_star, X, names=("X_star", "X")),
+        kernel_matrix(kernel, X, names=("X", "X")),
+    ]
+    if test_prior:
+        blocks.append(kernel_matrix(kernel, X_star, names=("X_star", "X_star")))
+    return blocks
+
+
+def _representable_scale(scale):
+    """``scale`` (a designed noise standard deviation) after checking its variance, with
+    the inflation the certificate may add (``1 + INFLATION_LIMIT``), is a finite double.
+
+    Raises
+    ------
+    ValueError
+        Naming ``sensitivity``, when the variance overflows.
+    """
+    with np.errstate(over="ignore"):
+        variance = np.square(np.float64(scale) * (1.0 + INFLATION_LIMIT))
+    if not np.isfinite(variance):
+        raise ValueError(
+            f"sensitivity gives a noise standard deviation {scale:.6g} whose variance "
+            "overflows a double; rescale the outputs (sensitivity)"
+        )
+    return scale
 
 
 def _training_factor(K_XX, noise_variance):
@@ -329,6 +351,13 @@ def least_inflation(certify, root):
     certificate : Certificate
         The certificate at that factor.
 
+    Raises
+    ------
+    TypeError
+        If ``certify`` is not callable or ``root`` not a real number.
+    ValueError
+        If ``root`` is not finite and positive.
+
     Notes
     -----
     Multiplying the noise standard deviation by ``1 + tau`` divides every Mahalanobis
@@ -337,6 +366,9 @@ def least_inflation(certify, root):
     the relative excess ``m_hi / root - 1`` (at least 16 machine epsilons, for a root
     found to round-off) and doubles until the certificate passes.
     """
+    if not callable(certify):
+        raise TypeError(f"certify must be callable, got {type(certify).__name__}")
+    root = positive(root, "root")
     certificate = certify(1.0)
     if certificate.passed:
         return 1.0, certificate
@@ -455,11 +487,14 @@ def mahalanobis_enclosure(noise_covariance, shifts, factor=1.0):
     Raises
     ------
     TypeError
-        If ``noise_covariance`` is not a FactoredCovariance.
+        If ``noise_covariance`` is not a FactoredCovariance or ``factor`` not a real
+        number.
     ValueError
-        If ``shifts`` is not a finite, non-empty (m, n) matrix.
+        If ``shifts`` is not a finite, non-empty (m, n) matrix or ``factor`` not finite and
+        positive.
     """
     shifts = _shifts(noise_covariance, shifts)
+    factor = positive(factor, "factor")
     g, lower, upper = _mahalanobis_squared(noise_covariance, shifts)
     return _root_enclosure(float(np.max(g)), float(np.max(lower)), float(np.max(upper)), factor)
 

@@ -10,6 +10,7 @@ from scipy import linalg, optimize
 
 from ssa_privacy._internal.matrix_validation import pd_cholesky
 from ssa_privacy._internal.validation import as_finite_array, unit_interval
+from ssa_privacy.privacy.accounting import design_epsilon
 from ssa_privacy.privacy.notions import convention_weight
 from ssa_privacy.privacy.pml.day_noise import (
     _modelled_information,
@@ -20,7 +21,7 @@ from ssa_privacy.privacy.pml.day_noise import (
     sufficient_statistics,
 )
 from ssa_privacy.privacy.pml.design import linear_mechanism_noise
-from ssa_privacy.privacy.pml.passes import PassMechanism
+from ssa_privacy.privacy.pml.passes import PassMechanism, _checked_passes
 from ssa_privacy.privacy.pml.stream import ReleaseStream, _floor, stream_leakage
 from ssa_privacy.privacy.pml.stream_design import FIRST_SLACK
 
@@ -75,6 +76,7 @@ class DayProblem:
                 f"{self.rank} directions of x0 however much noise is added (condition (9) of "
                 f"[LKC]): {self.epsilon:g} is infeasible"
             )
+        self.target = design_epsilon(self.epsilon, self.delta, self.rank, convention)
 
     @property
     def budget(self):
@@ -89,24 +91,11 @@ def predicted_errors(candidates, weight):
     return [m.predicted_error(weight) for m in candidates]
 
 
-def _checked_passes(passes):
-    """The passes as a non-empty list of objects with maps C (K, m, n) and noise R (m, m)."""
-    if not isinstance(passes, list | tuple) or len(passes) == 0:
-        raise ValueError(f"passes must be a non-empty list of Pass, got {passes!r:.60}")
-    for i, item in enumerate(passes):
-        if not (hasattr(item, "C") and hasattr(item, "R")):
-            raise TypeError(f"passes[{i}] must be a Pass (maps C, noise R), got {type(item)}")
-        C, R = np.shape(item.C), np.shape(item.R)
-        if len(C) != 3 or R != (C[1], C[1]) or C[0] == 0:
-            raise ValueError(f"passes[{i}] has maps {C} and noise {R}: need (K, m, n), (m, m)")
-    return list(passes)
-
-
 def _design_trace(problem, target, cache):
     """The "trace" designer for a budget ``target``: block-coordinate descent, one scale."""
     if "noise" not in cache:
         maps = [B for _, _, B in problem.statistics if len(B)]
-        information = (problem.epsilon - problem.floor) / problem.weight
+        information = (problem.target - problem.floor) / problem.weight
         cache["noise"] = day_logdet_noise(maps, information)
     noise, streams, parts = iter(cache["noise"]), [], []
     for scale, U, B in problem.statistics:
@@ -135,7 +124,7 @@ def _design_pass(problem, target, cache):
     """The "pass" designer: every pass's log-det design at one common pass budget t."""
     if "model" not in cache:
         maps = [B for _, _, B in problem.statistics if len(B)]
-        cache["model"] = _pass_model(maps, problem.delta)
+        cache["model"] = _pass_model(maps, problem.delta, problem.convention)
     t = _common_pass_budget(problem, cache["model"], target)
     members = []
     for p, (_, _, B) in enumerate(problem.statistics):
@@ -150,7 +139,9 @@ def _design_pass(problem, target, cache):
 
 
 def _common_pass_budget(problem, model, target):
-    """The pass budget t at which the modelled day epsilon is ``target`` (Brent's root)."""
+    """The pass budget t at which the modelled day epsilon is ``target`` (Brent's root), or
+    the largest of the passes' largest meaningful budgets if the day leaks at most
+    ``target`` there (every pass then gets its least meaningful noise)."""
 
     def excess(t):
         information = _modelled_information(model, t - FIRST_SLACK, problem.weight)
@@ -163,10 +154,13 @@ def _common_pass_budget(problem, model, target):
             f"least common pass budget {low:.6g} nats (the largest pass floor, condition (9) "
             f"of [LKC]) the day already leaks {least + target:.6g} nats"
         )
+    top = float(np.max(model[3])) + FIRST_SLACK
+    if excess(top) <= 0.0:
+        return top
     high = low + 1.0
-    while excess(high) <= 0.0:
+    while high < top and excess(high) <= 0.0:
         high = low + 2.0 * (high - low)
-    return optimize.brentq(excess, low, high, xtol=1e-13)
+    return optimize.brentq(excess, low, min(high, top), xtol=1e-13)
 
 
 def _measurement_noises(problem, p):

@@ -45,6 +45,7 @@ from ssa_privacy._internal.validation import (
 )
 from ssa_privacy.engine.runner import Runner, Task, TaskError, WorkerLost, usable_cores
 from ssa_privacy.plants import LTIPlant, as_plant, prior_covariance
+from ssa_privacy.privacy.accounting import design_epsilon
 from ssa_privacy.privacy.pml.design import LinearGaussianMechanism, linear_mechanism_noise
 from ssa_privacy.privacy.pml.leakage import kappa
 
@@ -577,7 +578,8 @@ def design_Q(
             f"C is zero (agent {np.flatnonzero(ranks == 0)[0]}): l (the rank of Sigma_XY) must be "
             "a positive integer; a release independent of X needs no noise"
         )
-    k = np.atleast_1d(kappa(agents["epsilon"], agents["delta"], n, ranks, convention))
+    target = design_epsilon(agents["epsilon"], agents["delta"], ranks, convention)
+    k = np.atleast_1d(kappa(target, agents["delta"], n, ranks, convention))
     W = np.sqrt(k / (1.0 - k))[:, None, None] * agents["C"]
     M = np.einsum("nqi,nqj->nij", agents["L"], agents["L"])
     m = M.shape[-1]

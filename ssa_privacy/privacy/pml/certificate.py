@@ -42,8 +42,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 
+from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix
+from ssa_privacy._internal.validation import (
+    as_matrix,
+    non_negative_int,
+    open_interval,
+    scalar,
+)
 from ssa_privacy.privacy.accounting import log_det_ratio_bound, minimum_epsilon
-from ssa_privacy.privacy.mechanism import Certificate
+from ssa_privacy.privacy.mechanism import Certificate, as_factored
 from ssa_privacy.privacy.notions import convention_weight
 from ssa_privacy.privacy.pml.leakage import CORRELATION_TOL
 from ssa_privacy.privacy.rounding import (
@@ -61,6 +68,7 @@ from ssa_privacy.privacy.rounding import (
 __all__ = [
     "margin_certificate",
     "pml_certificate",
+    "pml_claim",
 ]
 
 
@@ -186,13 +194,33 @@ def pml_certificate(
         singular); ``passed`` iff ``margin - tolerance >= 0``; ``margin = -inf`` when a
         direction of Z is noiseless (Y determines a combination of X exactly).
 
+    Raises
+    ------
+    TypeError
+        If a number or matrix is not made of real numbers, or ``noise`` is neither a
+        FactoredCovariance nor a matrix.
+    ValueError
+        If ``Sigma_XX`` is not symmetric positive definite, ``Sigma_ZZ`` or the joint
+        covariance of (X, Z) not positive semi-definite, the shapes disagree, a value is
+        not finite, ``delta`` is outside (0, 1) or the convention is unknown.
+
     Notes
     -----
     [LKC] Theorem 3.3, condition (8); the error analysis is in the module docstring and
     :doc:`/theory/pml` (section "Certificates in floating point").
     """
-    convention_weight(convention)
-    parameters = dict(epsilon=float(epsilon), delta=float(delta), convention=convention)
+    parameters = pml_claim(epsilon, delta, convention)
+    n = len(pd_cholesky(Sigma_XX, "Sigma_XX"))
+    Sigma_XX = np.asarray(Sigma_XX, dtype=float)  # as stored: the analysis bounds its use
+    Sigma_XZ = as_matrix(Sigma_XZ, "Sigma_XZ", shape=(n, None))
+    m = Sigma_XZ.shape[1]
+    psd_matrix(
+        np.block([[Sigma_XX, Sigma_XZ], [Sigma_XZ.T, psd_matrix(Sigma_ZZ, "Sigma_ZZ", m)]]),
+        "joint covariance of (X, Z) (Sigma_XX, Sigma_XZ, Sigma_ZZ)",
+    )
+    Sigma_ZZ = np.asarray(Sigma_ZZ, dtype=float)
+    noise = as_factored(noise, m, "noise")
+    C = None if C is None else as_matrix(C, "C", shape=(m, n))
     evidence = {"rule": RULE, "correlation_resolution": CORRELATION_TOL, **extra}
     try:
         information, spread, l, errors = _information_enclosure(
@@ -203,6 +231,40 @@ def pml_certificate(
         return Certificate("pml", parameters, False, -np.inf, np.inf, evidence)
     evidence.update(errors)
     return margin_certificate(information, spread, l, parameters, evidence)
+
+
+def pml_claim(epsilon, delta, convention):
+    """The parameters of an (epsilon, delta)-PML claim, checked: epsilon finite (nats),
+    delta in (0, 1), a known convention.
+
+    Parameters
+    ----------
+    epsilon : float
+        The leakage bound, nats (any finite number: a claim below condition (9) is false,
+        not invalid).
+    delta : float
+        Failure probability in (0, 1).
+    convention : {"exact", "paper"}
+        Which leakage formula.
+
+    Returns
+    -------
+    dict
+        ``epsilon``, ``delta`` and ``convention``, the certificate's parameters.
+
+    Raises
+    ------
+    TypeError
+        If epsilon or delta is not a real number.
+    ValueError
+        If epsilon is not finite, delta is outside (0, 1) or the convention unknown.
+    """
+    convention_weight(convention)
+    return dict(
+        epsilon=scalar(epsilon, "epsilon"),
+        delta=open_interval(delta, "delta"),
+        convention=convention,
+    )
 
 
 def margin_certificate(information, spread, l, parameters, evidence):
@@ -229,10 +291,31 @@ def margin_certificate(information, spread, l, parameters, evidence):
         quantile enclosed by mpmath and the final sums), ``passed`` iff ``margin -
         tolerance >= 0``.
 
+    Raises
+    ------
+    TypeError
+        If a number is not a real number, or ``parameters`` or ``evidence`` is not a dict.
+    ValueError
+        If ``information`` or ``spread`` is negative or NaN, ``l`` not a non-negative
+        integer, or ``parameters`` lacks a valid ``epsilon``, ``delta`` or ``convention``.
+
     Notes
     -----
     [LKC] Theorem 3.3, condition (8).
     """
+    information = scalar(information, "information", low=0.0, allow_inf=True)
+    spread = scalar(spread, "spread", low=0.0, allow_inf=True)
+    l = non_negative_int(l, "l")
+    for name, value in (("parameters", parameters), ("evidence", evidence)):
+        if not isinstance(value, dict):
+            raise TypeError(f"{name} must be a dict, got {type(value).__name__}")
+    missing = {"epsilon", "delta", "convention"} - set(parameters)
+    if missing:
+        raise ValueError(f"parameters lacks {sorted(missing)}: give epsilon, delta and convention")
+    parameters = {
+        **parameters,
+        **pml_claim(*(parameters[k] for k in ("epsilon", "delta", "convention"))),
+    }
     epsilon, delta, convention = (parameters[k] for k in ("epsilon", "delta", "convention"))
     weight = convention_weight(convention)
     q, q_error = chi2_quantile_enclosure(delta, l) if l else (0.0, 0.0)

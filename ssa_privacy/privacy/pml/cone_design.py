@@ -23,7 +23,7 @@ from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix
 from ssa_privacy._internal.solvers import solve_clarabel
 from ssa_privacy._internal.validation import as_matrix, nonempty
 from ssa_privacy.plants import LTIPlant
-from ssa_privacy.privacy.accounting import log_det_ratio_bound
+from ssa_privacy.privacy.accounting import design_epsilon, log_det_ratio_bound
 from ssa_privacy.privacy.pml.leakage import pml_margin
 
 __all__ = [
@@ -92,14 +92,8 @@ def _design_problem(Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, 
     Theta = cp.Variable((m, m), PSD=True)
     goal = cp.trace(L @ Theta @ L.T) if objective is None else objective(Theta)
     data = dict(Sigma_XX=Sigma_XX, Sigma_XZ=Sigma_XZ, Sigma_ZZ=Sigma_ZZ)
-    bound = log_det_ratio_bound(epsilon, delta, l, convention)
-    if bound / l < np.log(np.finfo(float).tiny):
-        raise ValueError(
-            f"epsilon = {epsilon!r} nats: the least noise that meets it is about "
-            f"exp({bound / l:.3g}) times the signal, below the smallest double-precision "
-            "number, which the cone solver cannot represent; use a smaller epsilon or "
-            "method='closed-form' (more noise)"
-        )
+    target = design_epsilon(epsilon, delta, l, convention)
+    bound = log_det_ratio_bound(target, delta, l, convention)
     return data, bound, n, Theta, cp.Minimize(goal)
 
 
@@ -159,8 +153,7 @@ def lmi_mechanism_noise(
     Raises
     ------
     ValueError
-        On invalid covariances, ``delta`` outside (0, 1), ``epsilon`` below (9), or an
-        ``epsilon`` so large that the least noise meeting it underflows.
+        On invalid covariances, ``delta`` outside (0, 1) or ``epsilon`` below (9).
     RuntimeError
         If Clarabel does not report an optimal solution (the message names the status and
         epsilon) or the result fails verification.

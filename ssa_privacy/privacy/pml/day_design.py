@@ -41,10 +41,16 @@ from functools import cached_property, partial
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy._internal.matrix_validation import pd_cholesky
+from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix
 from ssa_privacy._internal.random import random_generator, seed_record
-from ssa_privacy._internal.validation import as_finite_array, unit_interval
-from ssa_privacy.privacy.mechanism import Release
+from ssa_privacy._internal.validation import (
+    as_finite_array,
+    boolean_mask,
+    positive,
+    unit_interval,
+    vector,
+)
+from ssa_privacy.privacy.mechanism import Release, as_factored
 from ssa_privacy.privacy.notions import convention_weight
 from ssa_privacy.privacy.pml._day_designers import (
     DESIGNS,
@@ -85,6 +91,22 @@ def _posterior_trace(Sigma_XX, J, W):
     return float(np.trace(A @ W @ A.T))
 
 
+def _row_scales(row_scales, passes):
+    """Each pass's row scales (K_p m,), finite and positive; ones when None."""
+    if row_scales is None:
+        return [np.ones(len(p.factor)) for p in passes]
+    if not isinstance(row_scales, list | tuple) or len(row_scales) != len(passes):
+        raise ValueError(f"row_scales must hold one array per pass ({len(passes)})")
+    checked = []
+    for index, (scales, item) in enumerate(zip(row_scales, passes)):
+        name = f"row_scales[{index}]"
+        scales = vector(scales, name, len(item.factor))
+        if np.any(scales <= 0):
+            raise ValueError(f"{name} must be positive (standard deviations)")
+        checked.append(scales)
+    return checked
+
+
 class DayMechanism:
     """The day's passes of one object, each with its own noise, certified for one day budget.
 
@@ -119,10 +141,11 @@ class DayMechanism:
         The passes' streams composed: what the adversary learns from the day.
     leakage : StreamLeakage
         Its PML at delta (``leakage.epsilon`` the achieved day epsilon).
-    epsilon, delta, convention, designer, Sigma_XX
+    epsilon, delta, convention, designer, Sigma_XX, row_scales
         The budget and the validated arguments.
     trace : float
-        ``sum_p tr Theta_p`` with each row in units of its sensor noise (dimensionless).
+        ``sum_p tr Theta_p`` with each row in units of ``row_scales`` (dimensionless
+        with the sensor noise standard deviations).
 
     Raises
     ------
@@ -145,21 +168,27 @@ class DayMechanism:
         row_scales=None,
     ):
         convention_weight(convention)
-        if not isinstance(passes, list | tuple) or len(passes) == 0:
+        if not isinstance(passes, list | tuple):
+            raise TypeError(f"passes must be a list of PassMechanism, got {type(passes).__name__}")
+        if len(passes) == 0:
             raise ValueError("passes must be a non-empty list of PassMechanism")
-        if not all(isinstance(p, PassMechanism) for p in passes):
-            raise TypeError("passes must hold PassMechanism objects only")
+        for index, item in enumerate(passes):
+            if not isinstance(item, PassMechanism):
+                raise TypeError(
+                    f"passes[{index}] must be a PassMechanism, got {type(item).__name__}"
+                )
+        if not isinstance(designer, str):
+            raise TypeError(f"designer must be a string, got {type(designer).__name__}")
         self.passes, self.designer, self.convention = list(passes), designer, convention
         self.candidate = designer
+        pd_cholesky(Sigma_XX, "Sigma_XX", self.passes[0].C.shape[2])
         self.Sigma_XX = np.asarray(Sigma_XX, dtype=float)
-        pd_cholesky(self.Sigma_XX, "Sigma_XX", self.passes[0].C.shape[2])
-        self.epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
+        self.epsilon = positive(epsilon, "epsilon")
         self.delta = float(unit_interval(delta, "delta"))
         self.stream = day_stream(len(self.Sigma_XX), [p.stream for p in self.passes])
         self.leakage = stream_leakage(self.Sigma_XX, self.stream, self.delta, convention)
-        if row_scales is None:
-            row_scales = [np.ones(len(p.factor)) for p in self.passes]
-        pairs = zip(self.passes, row_scales, strict=True)
+        self.row_scales = _row_scales(row_scales, self.passes)
+        pairs = zip(self.passes, self.row_scales, strict=True)
         self.trace = float(sum(np.sum((p.factor / s[:, None]) ** 2) for p, s in pairs))
         self._certificate = None
 
@@ -237,7 +266,7 @@ class DayMechanism:
         slack, cache = FIRST_SLACK, {}
         scales = [scale for scale, _, _ in problem.statistics]
         while slack <= SLACK_LIMIT:
-            members = DESIGNS[designer](problem, problem.epsilon - slack, cache)
+            members = DESIGNS[designer](problem, problem.target - slack, cache)
             mechanism = cls(
                 members,
                 problem.Sigma_XX,
@@ -307,23 +336,28 @@ class DayMechanism:
 
         Raises
         ------
+        TypeError
+            If a checkpoint is not a pair or a mask not of booleans.
         ValueError
-            If a W is not a finite symmetric n x n matrix or a mask not of the passes.
+            If a W is not a finite symmetric positive semi-definite n x n matrix, a mask
+            not of the passes, or the list of checkpoints is empty.
         """
         n = len(self.Sigma_XX)
         if weight is None:  # Sigma_XX^{-1}, by Cholesky solves
             weight = linalg.cho_solve(linalg.cho_factor(self.Sigma_XX), np.eye(n))
         if not isinstance(weight, list):
             weight = [(np.ones(len(self.passes), dtype=bool), weight)]
+        if not weight:
+            raise ValueError("weight must hold at least one checkpoint (mask, matrix)")
         informations = np.array([p.stream.information for p in self.passes])
         total = 0.0
-        for mask, W in weight:
-            W = as_finite_array(W, "weight")
-            mask = np.asarray(mask, dtype=bool)
-            if W.shape != (n, n) or not np.allclose(W, W.T, rtol=1e-10, atol=0.0):
-                raise ValueError(f"weight must be symmetric {n} x {n}, got shape {W.shape}")
-            if mask.shape != (len(self.passes),):
-                raise ValueError(f"weight masks must have {len(self.passes)} entries")
+        for index, pair in enumerate(weight):
+            if not (isinstance(pair, tuple | list) and len(pair) == 2):
+                raise TypeError(
+                    f"weight[{index}] must be a pair (mask, matrix), got {type(pair).__name__}"
+                )
+            mask = boolean_mask(pair[0], f"weight[{index}] mask", len(self.passes))
+            W = psd_matrix(pair[1], "weight" if len(weight) == 1 else f"weight[{index}]", n)
             total += _posterior_trace(self.Sigma_XX, informations[mask].sum(axis=0), W)
         return total / len(weight)
 
@@ -366,7 +400,8 @@ class DayMechanism:
         Returns
         -------
         DayMechanism
-            With ``designer="given"``; its stream and certificate are recomputed.
+            With ``designer="given"`` and this day's ``row_scales``; its stream, trace and
+            certificate are recomputed.
 
         Raises
         ------
@@ -374,11 +409,25 @@ class DayMechanism:
             If the number of noises is not that of the passes, or as
             ``PassMechanism.with_noise``.
         """
+        if not isinstance(noise_covariances, list | tuple):
+            raise TypeError(
+                f"noise_covariances must be a list, one noise per pass, got "
+                f"{type(noise_covariances).__name__}"
+            )
         if len(noise_covariances) != len(self.passes):
             raise ValueError(f"noise_covariances must hold {len(self.passes)} noises")
-        passes = [p.with_noise(N) for p, N in zip(self.passes, noise_covariances, strict=True)]
+        noises = [
+            as_factored(N, len(p.factor), f"noise_covariances[{index}]")
+            for index, (p, N) in enumerate(zip(self.passes, noise_covariances))
+        ]
+        passes = [p.with_noise(N) for p, N in zip(self.passes, noises, strict=True)]
         return DayMechanism(
-            passes, self.Sigma_XX, self.epsilon, self.delta, convention=self.convention
+            passes,
+            self.Sigma_XX,
+            self.epsilon,
+            self.delta,
+            convention=self.convention,
+            row_scales=self.row_scales,
         )
 
     def release(self, data, *, seed=None):

@@ -15,10 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, optimize, sparse
 
-from ssa_privacy._internal.validation import as_finite_array
+from ssa_privacy._internal.validation import as_matrix, nonempty, read_only
+from ssa_privacy.privacy.accounting import maximum_epsilon
 from ssa_privacy.privacy.mechanism import FactoredCovariance
+from ssa_privacy.privacy.pml.passes import _checked_passes
 from ssa_privacy.privacy.pml.stream import _epsilon, _floor, _spectrum
-from ssa_privacy.privacy.pml.stream_design import _root_on_safe_side
+from ssa_privacy.privacy.pml.stream_design import _information_budget, _root_on_safe_side
 
 __all__ = [
     "BlockDiagonalCovariance",
@@ -63,11 +65,28 @@ def sufficient_statistics(passes, L):
         ``B = S V^T`` of ``u = L^{-1} x0`` from the thin SVD ``(C / scale) L = U S V^T`` of
         rank r (r = 0 for zero maps).
 
+    Raises
+    ------
+    TypeError
+        If ``passes`` is not a list of Pass or ``L`` not a matrix of real numbers.
+    ValueError
+        If a pass is invalid (non-finite maps, a sensor covariance that is not positive
+        definite), or ``L`` is not an (n, n) lower-triangular matrix with a positive
+        diagonal for the passes' n.
+
     Notes
     -----
     ``U^T y`` is sufficient for u: the rest of the whitened rows is noise alone (the
     construction of :func:`~ssa_privacy.privacy.pml.stream_design.stream_logdet_design`).
     """
+    passes = _checked_passes(passes, empty=True)
+    n = np.shape(passes[0].C)[2] if passes else None
+    L = as_matrix(L, "L", shape=(n, n))
+    if L.shape[0] != L.shape[1] or np.any(np.triu(L, 1)) or not np.all(np.diag(L) > 0):
+        raise ValueError(
+            f"L must be the lower Cholesky factor of the prior (square, lower triangular, "
+            f"positive diagonal), got shape {L.shape}"
+        )
     out = []
     for item in passes:
         C = np.asarray(item.C, dtype=float)
@@ -108,6 +127,22 @@ def _sweep(maps, noise, mu):
     return moved, total
 
 
+def _checked_maps(maps):
+    """``maps`` as a non-empty list of finite matrices (r_p, n) of full row rank."""
+    if not isinstance(maps, list | tuple):
+        raise TypeError(f"maps must be a list of matrices (r_p, n), got {type(maps).__name__}")
+    if not maps:
+        raise ValueError("maps must hold at least one pass's sufficient statistic")
+    checked = []
+    for index, B in enumerate(maps):
+        name = f"maps[{index}]"
+        B = nonempty(as_matrix(B, name, shape=(None, np.shape(maps[0])[-1])), name)
+        if _rank(linalg.svdvals(B), len(B), B.shape[1]) < len(B):
+            raise ValueError(f"{name} must have full row rank (r_p independent rows)")
+        checked.append(B)
+    return checked
+
+
 def day_logdet_noise(maps, information):
     """The least-trace block-diagonal noise of sufficient statistics that meets an information.
 
@@ -129,8 +164,13 @@ def day_logdet_noise(maps, information):
 
     Raises
     ------
+    TypeError
+        If ``maps`` is not a list of matrices of real numbers or ``information`` not a
+        real number.
     ValueError
-        If ``maps`` is empty or ``information`` is not positive and finite.
+        If ``maps`` is empty, a map is not finite, of full row rank and of the first's
+        number of columns, or ``information`` is not positive or exceeds
+        :func:`~ssa_privacy.privacy.accounting.maximum_information` of the maps' rank.
     RuntimeError
         If the block-coordinate descent does not converge.
 
@@ -149,13 +189,10 @@ def day_logdet_noise(maps, information):
     the KKT conditions of the convex problem hold (Boyd & Vandenberghe, Convex
     Optimization, 5.5.3; Bertsekas, Nonlinear Programming, 2.7 for the descent).
     """
-    if len(maps) == 0:
-        raise ValueError("maps must hold at least one pass's sufficient statistic")
-    information = float(as_finite_array(information, "information", ndim=0))
-    if information <= 0.0:
-        raise ValueError(f"information must be positive, got {information:g} nats")
+    maps = _checked_maps(maps)
     stacked = np.vstack(maps)
     s = linalg.svdvals(stacked)
+    information = _information_budget(information, _rank(s, len(stacked), stacked.shape[1]))
     mu = float(np.mean(s**2)) * np.exp(-information / len(s))
     noise = [(np.eye(len(B)), np.full(len(B), mu)) for B in maps]
     for _ in range(MAX_SWEEPS):
@@ -208,23 +245,28 @@ def _thetas_for(m, information):
     raise RuntimeError("the closed-form noise did not meet its information in 200 steps")
 
 
-def _pass_model(maps, delta):
+def _pass_model(maps, delta, convention):
     """Per seeing pass (``B = S V^T``): singular values (P, n; 0 pads), right vectors
-    (P, n, n; rows of 0 pad) and the floors (P,) ``F^{-1}_{chi^2_r}(1 - delta) / 2``."""
+    (P, n, n; rows of 0 pad), the floors (P,) ``F^{-1}_{chi^2_r}(1 - delta) / 2`` and the
+    largest meaningful budgets (P,)
+    (:func:`~ssa_privacy.privacy.accounting.maximum_epsilon`)."""
     n = maps[0].shape[1]
     s, V = np.zeros((len(maps), n)), np.zeros((len(maps), n, n))
     for p, B in enumerate(maps):
         s[p, : len(B)] = np.linalg.norm(B, axis=1)
         V[p, : len(B)] = B / s[p, : len(B), None]
-    return s, V, np.array([_floor(delta, len(B)) for B in maps])
+    ranks = [len(B) for B in maps]
+    floors = np.array([_floor(delta, r) for r in ranks])
+    return s, V, floors, np.asarray(maximum_epsilon(delta, ranks, convention))
 
 
 def _modelled_information(model, t, weight):
     """``I(u; day)`` when each pass gets the log-det design of its own budget t: ``theta``
     of :func:`~ssa_privacy.privacy.pml.stream_design.information_limited_noise` for
-    ``diag(s^2)`` at ``(t - floor) / w`` (as ``PassMechanism.design`` at ``t + FIRST_SLACK``)."""
-    s, V, floors = model
-    theta = _thetas_for(s**2, (t - floors) / weight)
+    ``diag(s^2)`` at ``(min(t, largest) - floor) / w`` (as ``PassMechanism.design`` at ``t +
+    FIRST_SLACK``, which aims at most at the pass's largest meaningful budget)."""
+    s, V, floors, largest = model
+    theta = _thetas_for(s**2, (np.minimum(t, largest) - floors) / weight)
     G = V * np.divide(s, np.sqrt(theta), out=np.zeros_like(s), where=s > 0.0)[:, :, None]
     return 0.5 * np.linalg.slogdet(np.eye(s.shape[1]) + np.einsum("pki,pkj->ij", G, G))[1]
 
@@ -256,6 +298,11 @@ def _pass_blocks(mechanism):
     return [mechanism.noise_covariance]
 
 
+def _block_vectors(blocks):
+    """The blocks' eigenvectors on the diagonal of a sparse (M, r) array."""
+    return sparse.block_diag([sparse.csr_array(b.eigenvectors) for b in blocks], "csr")
+
+
 @dataclass(frozen=True)
 class BlockDiagonalCovariance(FactoredCovariance):
     """A block-diagonal :class:`~ssa_privacy.privacy.mechanism.FactoredCovariance`.
@@ -273,9 +320,43 @@ class BlockDiagonalCovariance(FactoredCovariance):
         The designer's name.
     blocks : tuple of FactoredCovariance
         The blocks, in the order of the released rows.
+
+    Raises
+    ------
+    TypeError
+        If ``blocks`` is not a non-empty tuple of FactoredCovariance or ``eigenvectors``
+        is not a sparse array.
+    ValueError
+        If ``eigenvalues`` and ``eigenvectors`` are not those of the blocks (build with
+        :meth:`of`).
     """
 
     blocks: tuple = ()
+
+    def __post_init__(self):
+        blocks = self.blocks
+        if not (isinstance(blocks, tuple) and blocks):
+            raise TypeError(f"blocks must be a non-empty tuple, got {type(blocks).__name__}")
+        for index, block in enumerate(blocks):
+            if not isinstance(block, FactoredCovariance):
+                raise TypeError(
+                    f"blocks[{index}] must be a FactoredCovariance, got {type(block).__name__}"
+                )
+        if not sparse.issparse(self.eigenvectors):
+            raise TypeError(
+                f"eigenvectors must be a scipy.sparse array (build with "
+                f"BlockDiagonalCovariance.of), got {type(self.eigenvectors).__name__}"
+            )
+        expected = _block_vectors(blocks)
+        values = np.concatenate([b.eigenvalues for b in blocks])
+        vectors = self.eigenvectors
+        if vectors.shape != expected.shape or (vectors != expected).nnz:
+            raise ValueError("eigenvectors must be the blocks' eigenvectors on the diagonal")
+        if not np.array_equal(np.asarray(self.eigenvalues, dtype=float), values):
+            raise ValueError("eigenvalues must be the blocks' eigenvalues, concatenated")
+        if not isinstance(self.method, str):
+            raise TypeError(f"method must be a string, got {type(self.method).__name__}")
+        object.__setattr__(self, "eigenvalues", read_only(values))
 
     @classmethod
     def of(cls, blocks, method):
@@ -293,9 +374,18 @@ class BlockDiagonalCovariance(FactoredCovariance):
         BlockDiagonalCovariance
             Sparse eigenvectors (block diagonal), eigenvalues concatenated.
         """
+        if not isinstance(blocks, list | tuple):
+            raise TypeError(
+                f"blocks must be a list of FactoredCovariance, got {type(blocks).__name__}"
+            )
         blocks = tuple(blocks)
-        vectors = sparse.block_diag([sparse.csr_array(b.eigenvectors) for b in blocks], "csr")
-        return cls(np.concatenate([b.eigenvalues for b in blocks]), vectors, method, blocks)
+        for index, block in enumerate(blocks):
+            if not isinstance(block, FactoredCovariance):
+                raise TypeError(
+                    f"blocks[{index}] must be a FactoredCovariance, got {type(block).__name__}"
+                )
+        values = np.concatenate([b.eigenvalues for b in blocks]) if blocks else np.zeros(0)
+        return cls(values, _block_vectors(blocks) if blocks else None, method, blocks)
 
     def matrix(self):
         """The dense covariance.

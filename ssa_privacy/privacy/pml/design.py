@@ -24,7 +24,7 @@ import numpy as np
 
 from ssa_privacy._internal.matrix_validation import covariance_stack, psd_matrix
 from ssa_privacy._internal.validation import as_finite_array, nonempty, open_interval, scalar
-from ssa_privacy.privacy.accounting import check_epsilon
+from ssa_privacy.privacy.accounting import check_epsilon, design_epsilon
 from ssa_privacy.privacy.mechanism import (
     FactoredCovariance,
     Release,
@@ -78,7 +78,9 @@ def linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention="exact"):
     -------
     Theta : ndarray, shape (m, m) or (..., m, m)
         ``kappa / (1 - kappa) C Sigma_XX C^T``, the smallest Theta satisfying LMI (12)
-        (units of ``C X`` squared).
+        (units of ``C X`` squared), at the budget
+        :func:`~ssa_privacy.privacy.accounting.design_epsilon` (epsilon, or the largest
+        meaningful budget of rank(C) directions when epsilon exceeds it).
 
     Raises
     ------
@@ -112,7 +114,8 @@ def linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention="exact"):
             f"C is zero{where}: l (the rank of Sigma_XY) must be a positive integer, got 0; "
             "with l = 0 the release is independent of X and needs no noise"
         )
-    k = _kappas(epsilon, delta, Sigma.shape[-1], rank, convention)
+    target = design_epsilon(epsilon, delta, rank, convention)
+    k = _kappas(target, delta, Sigma.shape[-1], rank, convention)
     CSC = C @ Sigma @ np.swapaxes(C, -1, -2)
     Theta = (k / (1.0 - k))[..., None, None] * (0.5 * (CSC + np.swapaxes(CSC, -1, -2)))
     return Theta

@@ -36,9 +36,10 @@ or below ``CORRELATION_TOL``) are not counted, and the certificate states it.
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy.privacy.mechanism import Certificate
-from ssa_privacy.privacy.notions import convention_weight
-from ssa_privacy.privacy.pml.certificate import margin_certificate
+from ssa_privacy._internal.matrix_validation import pd_cholesky
+from ssa_privacy._internal.validation import as_matrix
+from ssa_privacy.privacy.mechanism import Certificate, as_factored
+from ssa_privacy.privacy.pml.certificate import margin_certificate, pml_claim
 from ssa_privacy.privacy.pml.leakage import CORRELATION_TOL, EIGENVALUE_TOL
 from ssa_privacy.privacy.rounding import (
     EXTRA,
@@ -173,8 +174,13 @@ def information_certificate(
 
     Raises
     ------
+    TypeError
+        If a number or matrix is not made of real numbers, or ``noise`` is neither a
+        FactoredCovariance nor a matrix.
     ValueError
-        Unless exactly one of ``factor`` and (``C``, ``noise``) is given.
+        Unless exactly one of ``factor`` and (``C``, ``noise``) is given; if
+        ``Sigma_XX`` is not symmetric positive definite, a shape disagrees with it, a value
+        is not finite, ``delta`` is outside (0, 1) or the convention unknown.
 
     Notes
     -----
@@ -183,8 +189,14 @@ def information_certificate(
     """
     if (factor is None) == (C is None or noise is None):
         raise ValueError("give either factor, or C and noise, to information_certificate")
-    convention_weight(convention)
-    parameters = dict(epsilon=float(epsilon), delta=float(delta), convention=convention)
+    parameters = pml_claim(epsilon, delta, convention)
+    n = len(pd_cholesky(Sigma_XX, "Sigma_XX"))
+    Sigma_XX = np.asarray(Sigma_XX, dtype=float)  # as stored: the analysis bounds its use
+    if factor is not None:
+        factor = as_matrix(factor, "factor", shape=(None, n))
+    else:
+        C = as_matrix(C, "C", shape=(None, n))
+        noise = as_factored(noise, len(C), "noise")
     evidence = {"rule": RULE, "form": "information", "correlation_resolution": CORRELATION_TOL}
     evidence.update(extra)
     try:
@@ -210,6 +222,21 @@ def more_conclusive(first, second):
     Certificate
         The one with the larger ``margin - tolerance`` (``second`` when ``first``'s is not
         a number): each proves the claim when it passes, so the larger is kept.
+
+    Raises
+    ------
+    TypeError
+        If either is not a Certificate.
+    ValueError
+        If they are not certificates of the same PML claim (notion and parameters
+        ``epsilon``, ``delta``, ``convention``).
     """
+    for name, certificate in (("first", first), ("second", second)):
+        if not isinstance(certificate, Certificate):
+            raise TypeError(f"{name} must be a Certificate, got {type(certificate).__name__}")
+    keys = ("epsilon", "delta", "convention")
+    claims = [(c.notion, *(c.parameters.get(k) for k in keys)) for c in (first, second)]
+    if claims[0] != claims[1]:
+        raise ValueError(f"first and second certify different claims: {claims[0]} and {claims[1]}")
     spare = first.margin - first.tolerance
     return second if np.isnan(spare) or second.margin - second.tolerance > spare else first

@@ -44,7 +44,7 @@ from scipy import linalg
 from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import pd_cholesky
 from ssa_privacy._internal.random import random_generator, seed_record
-from ssa_privacy._internal.validation import as_finite_array, unit_interval
+from ssa_privacy._internal.validation import as_finite_array, positive, scalar, unit_interval
 from ssa_privacy.privacy.mechanism import FactoredCovariance, Release, as_factored
 from ssa_privacy.privacy.notions import convention_weight
 from ssa_privacy.privacy.pml.design import linear_mechanism_noise
@@ -71,6 +71,37 @@ def _factor_svd(factor):
     U, s, _ = linalg.svd(factor, full_matrices=False)
     keep = s > max(factor.shape) * np.finfo(float).eps * (s[0] if s.size else 0.0)
     return U[:, keep], s[keep]
+
+
+def _checked_pass(item, name):
+    """``item`` after checking it is a Pass: finite maps C (K, m, n), K, m, n >= 1, and a
+    positive definite sensor covariance R (m, m)."""
+    if not (hasattr(item, "C") and hasattr(item, "R")):
+        raise TypeError(f"{name} must be a Pass (maps C, noise R), got {type(item).__name__}")
+    C = as_finite_array(item.C, f"{name}.C", ndim=3)
+    if 0 in C.shape:
+        raise ValueError(f"{name}.C must have shape (K, m, n) with K, m, n >= 1, got {C.shape}")
+    pd_cholesky(item.R, f"{name}.R", C.shape[1])
+    return item
+
+
+def _checked_passes(passes, name="passes", empty=False):
+    """``passes`` as a list of checked Pass (:func:`_checked_pass`) about one x0, non-empty
+    unless ``empty``."""
+    if not isinstance(passes, list | tuple):
+        raise TypeError(f"{name} must be a list of Pass, got {type(passes).__name__}")
+    if not (passes or empty):
+        raise ValueError(
+            f"{name} must hold at least one Pass, got an empty {type(passes).__name__}"
+        )
+    for index, item in enumerate(passes):
+        _checked_pass(item, f"{name}[{index}]")
+        if np.shape(item.C)[2] != np.shape(passes[0].C)[2]:
+            raise ValueError(
+                f"{name}[{index}] maps a {np.shape(item.C)[2]}-dim x0, {name}[0] a "
+                f"{np.shape(passes[0].C)[2]}-dim one"
+            )
+    return list(passes)
 
 
 def _noise_stream(C, factor):
@@ -107,7 +138,7 @@ class PassMechanism:
         F, with noise covariance ``F F^T`` of the stacked releases (release units
         squared: rad^2, km^2, km^2/s^2 for a radar).
     epsilon : float
-        The budget of the whole stack, nats.
+        The budget of the whole stack, nats, > 0.
     delta : float
         Failure probability in (0, 1).
     convention : {"exact", "paper"}, optional
@@ -137,9 +168,9 @@ class PassMechanism:
     Raises
     ------
     ValueError
-        On wrong shapes, non-finite values, a prior that is not positive definite, delta
-        outside (0, 1), an unknown convention, or (without ``stream``) a factor that
-        leaves a direction of ``C x0`` noiseless.
+        On wrong shapes, non-finite values, a prior that is not positive definite, an
+        epsilon that is not positive, delta outside (0, 1), an unknown convention, or
+        (without ``stream``) a factor that leaves a direction of ``C x0`` noiseless.
     TypeError
         If ``designer`` is not a string or ``stream`` not a ReleaseStream about x0.
 
@@ -171,15 +202,23 @@ class PassMechanism:
         self.factor = as_finite_array(factor, "factor", ndim=2)
         if len(self.factor) != self.C.shape[0] * self.C.shape[1]:
             rows = self.C.shape[0] * self.C.shape[1]
-            raise ValueError(f"factor must have {rows} rows (K m), got {self.factor.shape}")
-        self.epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
+            raise ValueError(
+                f"factor must have K m = {rows} rows for C of shape {self.C.shape}, got "
+                f"{self.factor.shape}"
+            )
+        self.epsilon = positive(epsilon, "epsilon")
         self.delta = float(unit_interval(delta, "delta"))
         if not isinstance(designer, str):
             raise TypeError(f"designer must be a string, got {type(designer).__name__}")
         if stream is None:
             stream = _noise_stream(self.C, self.factor)
         elif not isinstance(stream, ReleaseStream) or stream.n != n:
-            raise TypeError(f"stream must be a ReleaseStream about a {n}-dim x0, got {stream!r}")
+            got = (
+                f"one about a {stream.n}-dim x0"
+                if isinstance(stream, ReleaseStream)
+                else (type(stream).__name__)
+            )
+            raise TypeError(f"stream must be a ReleaseStream about a {n}-dim x0, got {got}")
         self.convention, self.designer, self.stream = convention, designer, stream
         self.leakage = stream_leakage(self.Sigma_XX, stream, self.delta, convention)
         self._certificate = None
@@ -212,16 +251,19 @@ class PassMechanism:
 
         Raises
         ------
+        TypeError
+            If ``item`` is not a Pass.
         ValueError
-            On an unknown designer, or as the designers (a budget below condition (9), a
-            prior that is not positive definite).
+            On an unknown designer, a pass with non-finite maps or a sensor covariance
+            that is not positive definite, or as the designers (a budget below condition
+            (9), a prior that is not positive definite).
         RuntimeError
             If tightening the budget by up to ``SLACK_LIMIT`` nats
             (:mod:`~ssa_privacy.privacy.pml.stream_design`) does not certify the design.
         """
         if designer not in DESIGNERS:
             raise ValueError(f"designer must be one of {', '.join(DESIGNERS)}, got {designer!r}")
-        C = np.asarray(item.C, dtype=float)
+        C = np.asarray(_checked_pass(item, "item").C, dtype=float)
         if designer == "logdet":
             scale = np.tile(np.sqrt(np.diag(item.R)), len(C))
             rows = C.reshape(-1, 6) / scale[:, None]
@@ -302,8 +344,12 @@ class PassMechanism:
         """
         noise = as_factored(noise_covariance, len(self.factor), "noise_covariance")
         factor = noise.eigenvectors * np.sqrt(noise.eigenvalues)
+        try:
+            stream = _noise_stream(self.C, factor)
+        except ValueError as error:
+            raise ValueError(f"noise_covariance: {error}") from None
         parameters = (self.C, self.Sigma_XX, factor, self.epsilon, self.delta)
-        return PassMechanism(*parameters, convention=self.convention)
+        return PassMechanism(*parameters, convention=self.convention, stream=stream)
 
     def release(self, data, *, seed=None):
         """Release the stack with its noise: ``y + F e``, ``e`` the first r of K m normals.
@@ -370,6 +416,8 @@ def per_measurement_epsilons(Sigma_XX, found, epsilon, delta, convention="exact"
 
     Raises
     ------
+    TypeError
+        If ``found`` is not a list of Pass or ``epsilon`` not a real number.
     ValueError
         As :func:`~ssa_privacy.privacy.pml.design.linear_mechanism_noise` (an epsilon
         below the necessary condition (9) for 4 rows) or
@@ -380,9 +428,10 @@ def per_measurement_epsilons(Sigma_XX, found, epsilon, delta, convention="exact"
     The privacy noise alone is counted (the sensor noise is the data owner's, and a
     conservative guarantee does not rely on it), as in the per-measurement design.
     """
+    epsilon = scalar(epsilon, "epsilon")
     streams = [
         ReleaseStream.of(p.C, linear_mechanism_noise(p.C, Sigma_XX, epsilon, delta, convention))
-        for p in found
+        for p in _checked_passes(found, "found", empty=True)
     ]
     reached = [s.epsilon(Sigma_XX, delta, convention) for s in streams]
     if not streams:

@@ -76,8 +76,8 @@ def design_noise(
         For a continuous-time or unstable plant; if the outputs see only states of zero
         prior variance (no noise is needed); if an output row has zero prior variance or
         the outputs are linearly dependent (the message names the rows or the rank); if no
-        design certifies (the message says why, for example a noise that underflows at
-        this epsilon); and as
+        design certifies (the message says why, for example a noise below the solver's
+        tolerance at this epsilon); and as
         :meth:`~ssa_privacy.privacy.pml.design.LinearGaussianMechanism.design`.
     RuntimeError
         As :meth:`~ssa_privacy.privacy.pml.design.LinearGaussianMechanism.design` (the
@@ -139,9 +139,9 @@ def _passing(mechanism):
         why = (
             f"Theta has {np.sum(theta > 0.0)} positive eigenvalues of "
             f"{mechanism.Sigma_ZZ.shape[0]}: the noise this epsilon needs is below the "
-            "design's accuracy (the smallest double-precision number for the closed form, "
-            "the solver's tolerance for 'lmi' and 'logdet'), and a noiseless release is "
-            "certified at no finite epsilon; use a smaller epsilon"
+            "design's accuracy (the solver's tolerance for 'lmi' and 'logdet'), and a "
+            "noiseless release is certified at no finite epsilon; use a smaller epsilon or "
+            "method='closed-form'"
         )
     else:
         why = certificate.evidence.get("reason", "its rounding bound exceeds the margin")

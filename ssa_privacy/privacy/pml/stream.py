@@ -22,7 +22,14 @@ from scipy import linalg, stats
 
 from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import covariance_stack, pd_cholesky, psd_matrix
-from ssa_privacy._internal.validation import as_finite_array, positive_int, unit_interval
+from ssa_privacy._internal.validation import (
+    as_finite_array,
+    as_matrix,
+    non_negative_int,
+    positive_int,
+    read_only,
+    unit_interval,
+)
 from ssa_privacy.privacy.accounting import minimum_epsilon
 from ssa_privacy.privacy.mechanism import FactoredCovariance
 from ssa_privacy.privacy.notions import convention_weight
@@ -101,6 +108,15 @@ class ReleaseStream:
     rows : int
         ``sum_k m_k``, the number of released scalars.
 
+    Raises
+    ------
+    TypeError
+        If ``factor`` is not an array of real numbers, or ``releases`` or ``rows`` is not
+        an integer.
+    ValueError
+        If ``factor`` is not a finite square matrix of size >= 1, or ``releases`` and
+        ``rows`` are negative or disagree (each release has at least one row).
+
     Notes
     -----
     R is updated by QR factorisations of ``[R; L_k^{-1} C_k]`` (``Theta_k = L_k L_k^T``),
@@ -112,6 +128,24 @@ class ReleaseStream:
     factor: np.ndarray
     releases: int = 0
     rows: int = 0
+
+    def __post_init__(self):
+        factor = as_matrix(self.factor, "factor")
+        if factor.shape[0] != factor.shape[1] or factor.size == 0:
+            raise ValueError(
+                f"factor must be a square (n, n) matrix with n >= 1 (R of J = R^T R), "
+                f"got shape {factor.shape}"
+            )
+        releases = non_negative_int(self.releases, "releases")
+        rows = non_negative_int(self.rows, "rows")
+        if rows < releases or (releases == 0) != (rows == 0):
+            raise ValueError(
+                f"rows ({rows}) must be at least releases ({releases}), and 0 exactly when "
+                "releases is 0: each release has at least one row"
+            )
+        object.__setattr__(self, "factor", read_only(factor))
+        object.__setattr__(self, "releases", releases)
+        object.__setattr__(self, "rows", rows)
 
     @classmethod
     def empty(cls, n):
@@ -300,10 +334,13 @@ def _spectrum(Sigma_XX, information):
     L = pd_cholesky(Sigma_XX, "Sigma_XX")
     if isinstance(information, ReleaseStream):
         if information.n != len(L):
-            raise ValueError(f"the stream is about a {information.n}-dim x0, Sigma_XX {len(L)}")
+            raise ValueError(
+                f"information is a stream about a {information.n}-dim x0 but Sigma_XX is "
+                f"{len(L)}x{len(L)}"
+            )
         lam = linalg.svdvals(information.factor @ L) ** 2
         return lam, int(np.sum(lam > EIGENVALUE_TOL))
-    J = psd_matrix(information, "J", len(L))
+    J = psd_matrix(information, "information", len(L))
     lam = np.clip(linalg.eigvalsh(L.T @ J @ L)[::-1], 0.0, None)
     floor = max(EIGENVALUE_TOL, 64 * len(lam) * np.finfo(float).eps * float(lam[0]))
     return lam, int(np.sum(lam > floor))
@@ -451,12 +488,9 @@ def stream_certificate(Sigma_XX, stream, epsilon, delta, convention="exact"):
     """
     if not isinstance(stream, ReleaseStream):
         raise TypeError(f"stream must be a ReleaseStream, got {type(stream).__name__}")
-    convention_weight(convention)
-    delta = float(unit_interval(delta, "delta"))
-    epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
     pd_cholesky(Sigma_XX, "Sigma_XX", stream.n)
     return information_certificate(
-        np.asarray(Sigma_XX, dtype=float),
+        Sigma_XX,
         epsilon,
         delta,
         convention,

@@ -21,7 +21,8 @@ import numpy as np
 from scipy import linalg, optimize
 
 from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix
-from ssa_privacy._internal.validation import as_finite_array, unit_interval
+from ssa_privacy._internal.validation import as_finite_array, flag, scalar, unit_interval
+from ssa_privacy.privacy.accounting import design_epsilon, maximum_information
 from ssa_privacy.privacy.mechanism import Certificate, FactoredCovariance
 from ssa_privacy.privacy.notions import convention_weight
 from ssa_privacy.privacy.pml.design import LinearGaussianMechanism
@@ -58,7 +59,7 @@ FIRST_SLACK = 1e-11
 
 
 def _scaled_epsilon(Sigma_XX, C, Theta, R, delta, convention):
-    """epsilon(c) of the stream with noises ``R_k + c Theta_k``, l fixed at c = 1."""
+    """epsilon(c) of the stream with noises ``R_k + c Theta_k``, and l (fixed at c = 1)."""
     weight = convention_weight(convention)
     delta = float(unit_interval(delta, "delta"))
     seen = 0.0 if R is None else R
@@ -72,7 +73,7 @@ def _scaled_epsilon(Sigma_XX, C, Theta, R, delta, convention):
         stream = ReleaseStream.of(C, R + c * Theta)
         return _epsilon(_spectrum(Sigma_XX, stream)[0], rank, delta, weight)
 
-    return achieved
+    return achieved, rank
 
 
 def _tightened(slack, certificate):
@@ -116,7 +117,10 @@ def stream_noise_scale(Sigma_XX, C, Theta, epsilon, delta, R=None, convention="e
     float
         c with the stream's achieved epsilon
         (:func:`~ssa_privacy.privacy.pml.stream.stream_leakage`) at most ``epsilon`` and
-        equal to it to round-off; 0 when the sensor noise alone meets the budget.
+        equal to it to round-off; 0 when the sensor noise alone meets the budget. Above
+        the largest meaningful budget of the stream's l directions, c meets that budget
+        (:func:`~ssa_privacy.privacy.accounting.design_epsilon`): less noise would lie
+        below the rounding of the released signal.
 
     Raises
     ------
@@ -131,10 +135,10 @@ def stream_noise_scale(Sigma_XX, C, Theta, epsilon, delta, R=None, convention="e
     rescale; with R, the stream is re-accumulated for each c. l is that at c = 1.
     """
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
-    C = _maps(C)
+    C = _maps(C, len(pd_cholesky(Sigma_XX, "Sigma_XX")))
     Theta = _noise_stack(Theta, "Theta", C)
     R = None if R is None else _noise_stack(R, "R", C)
-    achieved = _scaled_epsilon(Sigma_XX, C, Theta, R, delta, convention)
+    achieved, rank = _scaled_epsilon(Sigma_XX, C, Theta, R, delta, convention)
     if epsilon <= (floor := achieved(np.inf)):
         raise ValueError(
             f"epsilon must exceed {floor:.6g} nats, the leakage of the stream however much "
@@ -142,12 +146,13 @@ def stream_noise_scale(Sigma_XX, C, Theta, epsilon, delta, R=None, convention="e
         )
     if achieved(0.0) <= epsilon:
         return 0.0
+    target = design_epsilon(epsilon, delta, rank, convention)
     low, high = 1.0, 1.0
-    while achieved(low) <= epsilon:
+    while achieved(low) <= target:
         low /= 16.0
-    while achieved(high) > epsilon:
+    while achieved(high) > target:
         high *= 16.0
-    return _root_on_safe_side(lambda c: achieved(c) - epsilon, low, high)
+    return _root_on_safe_side(lambda c: achieved(c) - target, low, high)
 
 
 @dataclass(frozen=True, eq=False)
@@ -200,6 +205,8 @@ def design_stream_noise(
 
     Raises
     ------
+    TypeError
+        If ``certify`` is not a bool.
     ValueError
         As :func:`stream_noise_scale`.
     RuntimeError
@@ -212,7 +219,8 @@ def design_stream_noise(
     achieved epsilon is the budget to within s (of the order of 1e-12 nats).
     """
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
-    C = _maps(C)
+    certify = flag(certify, "certify")
+    C = _maps(C, len(pd_cholesky(Sigma_XX, "Sigma_XX")))
     Theta = _noise_stack(Theta, "Theta", C)
     seen = 0.0 if R is None else _noise_stack(R, "R", C)
     slack = 0.0
@@ -231,6 +239,18 @@ def design_stream_noise(
             return StreamDesign(c, c * Theta, stream, leakage, margin, certificate)
         slack = _tightened(slack, certificate)
     raise RuntimeError(f"the scaled stream does not meet the budget {epsilon!r} after tightening")
+
+
+def _information_budget(information, size):
+    """``information`` (nats) checked: positive, at most ``maximum_information(size)``."""
+    information = scalar(information, "information")
+    largest = float(maximum_information(size))
+    if not 0.0 < information <= largest:
+        raise ValueError(
+            f"information must lie in (0, {largest:.6g}] nats for a {size}-dim signal (more "
+            f"asks for noise below the rounding of the signal), got {information:g}"
+        )
+    return information
 
 
 def information_limited_noise(Sigma_ZZ, information):
@@ -253,9 +273,13 @@ def information_limited_noise(Sigma_ZZ, information):
 
     Raises
     ------
+    TypeError
+        If ``information`` is not a real number.
     ValueError
         If ``Sigma_ZZ`` is not symmetric positive definite or ``information`` is not a
-        positive finite number.
+        positive number of at most
+        :func:`~ssa_privacy.privacy.accounting.maximum_information` of its size (more
+        would ask for noise below the rounding of the signal).
 
     Notes
     -----
@@ -270,9 +294,7 @@ def information_limited_noise(Sigma_ZZ, information):
     m, E = linalg.eigh(0.5 * (psd_matrix(Sigma_ZZ, "Sigma_ZZ") + np.transpose(Sigma_ZZ)))
     if m[0] <= 0.0:
         raise ValueError(f"Sigma_ZZ must be positive definite, its least eigenvalue is {m[0]:.3g}")
-    information = float(as_finite_array(information, "information", ndim=0))
-    if information <= 0.0:
-        raise ValueError(f"information must be positive, got {information:g} nats")
+    information = _information_budget(information, len(m))
 
     def theta(mu):
         return 2.0 * mu / (1.0 + np.sqrt(1.0 + 4.0 * mu / m))
@@ -359,6 +381,8 @@ def stream_logdet_design(Sigma_XX, C, epsilon, delta, convention="exact", certif
 
     Raises
     ------
+    TypeError
+        If ``certify`` is not a bool.
     ValueError
         On wrong shapes, non-finite values, a ``Sigma_XX`` not positive definite, a zero
         C, ``delta`` outside (0, 1), or a budget at or below condition (9) of [LKC] for
@@ -382,10 +406,11 @@ def stream_logdet_design(Sigma_XX, C, epsilon, delta, convention="exact", certif
     weight = convention_weight(convention)
     delta = float(unit_interval(delta, "delta"))
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
-    Q, s, R_u, floor = _sufficient_statistic(Sigma_XX, C, epsilon, delta)
+    certify = flag(certify, "certify")
+    Q, s, R_u, floor, target = _sufficient_statistic(Sigma_XX, C, epsilon, delta, convention)
     slack = FIRST_SLACK
     while slack <= SLACK_LIMIT:
-        reduced = information_limited_noise(np.diag(s**2), (epsilon - slack - floor) / weight)
+        reduced = information_limited_noise(np.diag(s**2), (target - slack - floor) / weight)
         design = _lifted(Sigma_XX, Q, R_u, reduced, (epsilon, delta, convention))
         if design.certificate.passed or (not certify and design.leakage.epsilon <= epsilon):
             return design
@@ -402,9 +427,11 @@ def stream_logdet_design(Sigma_XX, C, epsilon, delta, convention="exact", certif
     )
 
 
-def _sufficient_statistic(Sigma_XX, C, epsilon, delta):
-    """The thin SVD ``C L = Q diag(s) V^T`` of rank r, ``R_u = diag(s) V^T`` and the floor
-    ``F^{-1}_{chi^2_r}(1 - delta) / 2``, with the checks of :func:`stream_logdet_design`."""
+def _sufficient_statistic(Sigma_XX, C, epsilon, delta, convention):
+    """The thin SVD ``C L = Q diag(s) V^T`` of rank r, ``R_u = diag(s) V^T``, the floor
+    ``F^{-1}_{chi^2_r}(1 - delta) / 2`` and the budget the design aims at
+    (:func:`~ssa_privacy.privacy.accounting.design_epsilon`), with the checks of
+    :func:`stream_logdet_design`."""
     C = as_finite_array(C, "C")
     L = pd_cholesky(Sigma_XX, "Sigma_XX")
     n = len(L)
@@ -420,7 +447,8 @@ def _sufficient_statistic(Sigma_XX, C, epsilon, delta):
             f"epsilon must exceed {floor:.6g} nats for a stream that sees {rank} directions "
             f"of x0 (necessary condition (9) of [LKC]), got {epsilon:g}"
         )
-    return U[:, :rank], s[:rank], s[:rank, None] * Vt[:rank], floor
+    target = design_epsilon(epsilon, delta, rank, convention)
+    return U[:, :rank], s[:rank], s[:rank, None] * Vt[:rank], floor, target
 
 
 def _lifted(Sigma_XX, Q, R_u, reduced, budget):

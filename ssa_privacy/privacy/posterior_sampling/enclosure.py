@@ -201,8 +201,8 @@ def _scales(scales):
         c_lo, c_hi = scales
     except (TypeError, ValueError):
         raise ValueError(f"scales must be a pair (c_lo, c_hi), got {scales!r}") from None
-    c_lo = non_negative(c_lo, "c_lo")
-    c_hi = scalar(c_hi, "c_hi", low=0.0, allow_inf=True)
+    c_lo = non_negative(c_lo, "scales[0] (c_lo)")
+    c_hi = scalar(c_hi, "scales[1] (c_hi)", low=0.0, allow_inf=True)
     if c_hi < c_lo:
         raise ValueError(f"scales must satisfy c_lo <= c_hi, got ({c_lo!r}, {c_hi!r})")
     return c_lo, c_hi

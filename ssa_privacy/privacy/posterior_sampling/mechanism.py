@@ -151,7 +151,7 @@ class PosteriorSamplingMechanism:
         The scale the mechanism was designed with.
     design_rtol : float or None
         The relative margin the design left below the target epsilon (None for a given
-        sigma): ``DESIGN_RTOL``, raised when the certificate could not prove it.
+        sigma or noise): ``DESIGN_RTOL``, raised when the certificate could not prove it.
     sampler : str
         The sampler of the releases.
 
@@ -247,6 +247,8 @@ class PosteriorSamplingMechanism:
     def _use_scale(self, sigma):
         """Set sigma and the noise ``sigma^2 k_D + eta^2 k`` (factored); clear the certificate."""
         self.sigma = float(sigma)
+        if not self.sigma < np.sqrt(np.finfo(float).max):
+            raise ValueError(f"sigma = {sigma:g}: its square, the noise scale, overflows a double")
         covariance = (
             self.sigma**2 * self._posterior.covariance + self.eta**2 * self._posterior.prior
         )
@@ -539,7 +541,7 @@ class PosteriorSamplingMechanism:
         -------
         PosteriorSamplingMechanism
             A copy whose certificate is recomputed from ``noise_covariance`` and whose
-            releases draw from it (the ``"eigen"`` sampler).
+            releases draw from it (the ``"eigen"`` sampler); ``design_rtol`` is None.
 
         Raises
         ------
@@ -549,5 +551,5 @@ class PosteriorSamplingMechanism:
         other = copy.copy(self)
         other.noise_covariance = as_factored(noise_covariance, len(self.grid), "noise_covariance")
         other.sampler = "eigen"
-        other._scale = other._certificate = None
+        other._scale = other._certificate = other.design_rtol = None
         return other

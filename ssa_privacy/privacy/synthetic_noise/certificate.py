@@ -30,7 +30,9 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import blas
 
-from ssa_privacy.privacy.mechanism import Certificate
+from ssa_privacy._internal.matrix_validation import symmetric_matrix
+from ssa_privacy._internal.validation import as_matrix, non_negative, open_interval
+from ssa_privacy.privacy.mechanism import Certificate, FactoredCovariance, as_factored
 from ssa_privacy.privacy.rounding import EXTRA as _EXTRA
 from ssa_privacy.privacy.rounding import INFLATE as _INFLATE
 from ssa_privacy.privacy.rounding import (
@@ -121,8 +123,12 @@ def whiten(K_XS, Delta, resolution=0.0):
 
     Raises
     ------
+    TypeError
+        If an argument is not made of real numbers.
     ValueError
-        If ``Delta + rho I`` is not numerically positive definite.
+        If K_XS or Delta is not finite, Delta not square and symmetric with one row per
+        column of K_XS, rho negative or not finite, or ``Delta + rho I`` not numerically
+        positive definite.
 
     Notes
     -----
@@ -135,6 +141,9 @@ def whiten(K_XS, Delta, resolution=0.0):
     k_j`` with ``|F_j| <= gamma_{s+2} |L|`` (Theorem 8.5), so ``||y_j - y_j,exact|| <=
     theta ||y_j||`` with ``theta = gamma_{s+2} || |L| ||_2 ||L^{-1}||_2``.
     """
+    K_XS = as_matrix(K_XS, "K_XS")
+    symmetric_matrix(Delta, "Delta", K_XS.shape[1])
+    resolution = non_negative(resolution, "resolution")
     s = len(Delta)
     shifted = np.array(Delta, dtype=float)
     shifted[np.diag_indices(s)] += resolution
@@ -331,13 +340,36 @@ def posterior_covariance_certificate(K_XX, K_XS, Delta, noise, V, resolution=0.0
 
     Raises
     ------
+    TypeError
+        If an argument is not made of real numbers, or ``noise`` is neither a
+        FactoredCovariance nor an array.
     ValueError
-        If ``Delta + rho I`` is not numerically positive definite.
+        If the arrays are not finite, of matching shapes and symmetric where documented,
+        V or rho is negative, alpha is outside (0, 1), or ``Delta + rho I`` is not
+        numerically positive definite. Definiteness of K_XX, V and Sigma is not checked
+        here (:func:`~ssa_privacy.privacy.synthetic_noise.mechanism.privacy_certificate`
+        checks it): an indefinite one can only make the certificate fail.
 
     Notes
     -----
     See the module docstring and :doc:`/theory/privacy-aware-gp`.
     """
+    n = len(symmetric_matrix(K_XX, "K_XX"))
+    as_matrix(K_XS, "K_XS", shape=(n, None))
+    if isinstance(noise, FactoredCovariance):
+        as_factored(noise, n, "noise")
+    elif isinstance(noise, np.ndarray):
+        symmetric_matrix(noise, "noise", n)
+    else:
+        raise TypeError(
+            f"noise must be a FactoredCovariance or an array, got {type(noise).__name__}"
+        )
+    if np.ndim(V) == 0:
+        non_negative(V, "V")
+    else:
+        symmetric_matrix(V, "V", n)
+    if alpha is not None:
+        open_interval(alpha, "alpha")
     dense = isinstance(noise, np.ndarray)
     whitening = whiten(K_XS, Delta, resolution)
     data = _Data(K_XX, V, whitening, noise)

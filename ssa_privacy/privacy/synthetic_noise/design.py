@@ -33,7 +33,7 @@ from scipy import linalg
 
 from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix, symmetric_matrix
 from ssa_privacy._internal.solvers import solve_clarabel
-from ssa_privacy._internal.validation import as_matrix, open_interval, scalar
+from ssa_privacy._internal.validation import as_matrix, open_interval, positive_int, scalar
 from ssa_privacy.gp.kernels import kernel_matrix
 from ssa_privacy.gp.regression import noise_matrix
 from ssa_privacy.privacy.mechanism import FactoredCovariance
@@ -84,13 +84,16 @@ def psd_part(A, rank_bound=None):
 
     Raises
     ------
+    TypeError
+        If ``rank_bound`` is neither None nor an integer.
     ValueError
-        If A is not square, symmetric and finite.
+        If A is not square, symmetric and finite, or ``rank_bound`` is below 1.
 
     Notes
     -----
     [TCB] §4.1 (the PSD part via the spectral decomposition) and Theorem 1.
     """
+    rank_bound = None if rank_bound is None else positive_int(rank_bound, "rank_bound")
     return _psd_part(symmetric_matrix(A, "A").T, rank_bound)
 
 

@@ -28,7 +28,14 @@ import numpy as np
 
 from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import psd_matrix
-from ssa_privacy._internal.validation import as_matrix, non_negative, open_interval
+from ssa_privacy._internal.random import random_generator
+from ssa_privacy._internal.validation import (
+    as_finite_array,
+    as_matrix,
+    non_negative,
+    nonempty,
+    open_interval,
+)
 from ssa_privacy.gp.kernels import kernel_matrix
 from ssa_privacy.gp.regression import GaussianProcess, noise_matrix
 from ssa_privacy.privacy.mechanism import (
@@ -69,15 +76,22 @@ def sample_synthetic_noise(factor, size=None, seed=None):
     ndarray, shape (n,) or (size, n)
         ``Z = U (sqrt(lambda) * omega)`` with omega standard normal.
 
+    Raises
+    ------
+    TypeError
+        If ``factor`` is not a FactoredCovariance, or ``size`` or ``seed`` has a wrong
+        type.
+    ValueError
+        If ``size`` is not a positive integer or ``seed`` is negative.
+
     Notes
     -----
     [TCB] §4.1, steps 1-3 of the sampling procedure. The same draws as
     ``factor.sample(numpy.random.default_rng(seed), size)``.
     """
-    rng = np.random.default_rng(seed)
-    shape = (factor.rank,) if size is None else (size, factor.rank)
-    omega = rng.standard_normal(shape)
-    return (np.sqrt(factor.eigenvalues) * omega) @ factor.eigenvectors.T
+    if not isinstance(factor, FactoredCovariance):
+        raise TypeError(f"factor must be a FactoredCovariance, got {type(factor).__name__}")
+    return factor.sample(random_generator(seed), size)
 
 
 def privacy_certificate(K_XX, K_XS, Delta, Sigma, V=None, *, resolution=0.0, alpha=None):
@@ -183,7 +197,9 @@ class SyntheticNoiseMechanism:
     margin, resolution, nugget : float
         The design's relative tightening m, resolution rho and nugget nu (output
         units^2 for the last two); the certificate's evidence adds ``design_attempts``
-        (1 unless the design had to be raised after a failed certificate).
+        (1 unless the design had to be raised after a failed certificate). After
+        :meth:`with_noise`, ``margin`` and ``nugget`` (which describe a designed noise)
+        are None; rho stays, as part of the guarantee.
 
     Raises
     ------
@@ -373,7 +389,8 @@ class SyntheticNoiseMechanism:
         Returns
         -------
         SyntheticNoiseMechanism
-            A copy whose certificate is recomputed from ``noise_covariance``.
+            A copy whose certificate is recomputed from ``noise_covariance``, with
+            ``margin`` and ``nugget`` None.
 
         Raises
         ------
@@ -382,7 +399,7 @@ class SyntheticNoiseMechanism:
         """
         other = copy.copy(self)
         other.noise_covariance = as_factored(noise_covariance, self.dim, "noise_covariance")
-        other._certificate = None
+        other._certificate = other.margin = other.nugget = None
         return other
 
 
@@ -408,15 +425,21 @@ def privacy_aware_gp(gp, X, W, Sigma):
 
     Raises
     ------
+    TypeError
+        If ``gp`` is not a GaussianProcess, or an array is not made of real numbers.
     ValueError
-        On shape mismatches or a ``K + V + Sigma`` that does not factorise.
+        On shape mismatches, non-finite values, a Sigma that is not positive
+        semi-definite, or a ``K + V + Sigma`` that does not factorise.
 
     Notes
     -----
     [TCB] §4: (1)-(2) with V replaced by ``V + Sigma``; its covariance at S satisfies
     (5).
     """
-    Sigma = Sigma.matrix() if isinstance(Sigma, FactoredCovariance) else psd_matrix(Sigma, "Sigma")
+    if not isinstance(gp, GaussianProcess):
+        raise TypeError(f"gp must be a GaussianProcess, got {type(gp).__name__}")
+    W = nonempty(as_finite_array(W, "W", ndim=1), "W")
+    Sigma = as_factored(Sigma, len(W), "Sigma").matrix()
     noise = noise_matrix(gp.noise, len(Sigma)) + Sigma
     return GaussianProcess(gp.kernel, gp.mean, noise).fit(X, W)
 

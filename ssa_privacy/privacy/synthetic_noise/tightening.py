@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ssa_privacy._internal.matrix_validation import symmetric_matrix
+from ssa_privacy._internal.validation import as_matrix, positive_int, scalar
 from ssa_privacy.privacy.mechanism import Certificate, FactoredCovariance
 from ssa_privacy.privacy.rounding import cholesky_lower_bound, gamma
 from ssa_privacy.privacy.synthetic_noise.certificate import whiten
@@ -100,11 +101,13 @@ def validated_tolerance(Delta, s):
 
     Raises
     ------
+    TypeError
+        If ``s`` is not an integer.
     ValueError
-        If Delta is not square (s, s), finite and symmetric, or has an eigenvalue below
-        ``-1e-8`` times its largest entry.
+        If ``s`` is below 1, Delta is not square (s, s), finite and symmetric, or has an
+        eigenvalue below ``-1e-8`` times its largest entry.
     """
-    Delta = symmetric_matrix(Delta, "Delta", size=s)
+    Delta = symmetric_matrix(Delta, "Delta", size=positive_int(s, "s"))
     smallest = float(np.linalg.eigvalsh(Delta)[0])
     if smallest < -1e-8 * max(float(np.max(np.abs(Delta))), np.finfo(float).tiny):
         raise ValueError(f"Delta is not positive definite: smallest eigenvalue {smallest:.3g}")
@@ -134,9 +137,20 @@ def relative_plan(K_XS, Delta, smallest):
 
     Raises
     ------
+    TypeError, ValueError
+        If K_XS or Delta is not a finite real matrix, Delta not symmetric positive
+        semi-definite with one row per column of K_XS or zero, or ``smallest`` not a
+        finite number.
     RuntimeError
         If no resolution makes ``Delta_rho`` well enough conditioned (not expected).
     """
+    smallest = scalar(smallest, "smallest")
+    Delta = validated_tolerance(Delta, as_matrix(K_XS, "K_XS").shape[1])[0]
+    if not np.any(Delta):
+        raise ValueError(
+            "Delta is zero: no reduction of the covariance at S is allowed, which no finite "
+            "noise achieves"
+        )
     scale = DESIGN_SAFETY * gamma(len(Delta) + 2) * float(np.trace(Delta))
     needed = scale / (0.9 * smallest) if smallest > 0 else np.inf
     margin, resolution = max(DESIGN_MARGIN, needed), 0.0

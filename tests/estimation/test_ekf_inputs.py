@@ -1,0 +1,47 @@
+"""Bad input to ``plausible`` (``estimation.ekf``): a one-line error naming ``state``.
+
+The silent wrong answer it closes: a state of 5 entries was read as a position and a
+2-entry velocity, and judged. A diverged update (a non-finite state) is still reported as
+implausible, which is what the filter asks.
+"""
+
+import numpy as np
+import pytest
+from corpus import Corpus, assert_refused
+
+from ssa_privacy.estimation.ekf import plausible
+
+#: A circular LEO state (km, km/s).
+LEO = np.array([7000.0, 0.0, 0.0, 0.0, 7.546, 0.0])
+
+corpus = Corpus()
+for label, state, exception in (
+    ("5-entries", LEO[:5], ValueError),
+    ("7-entries", np.append(LEO, 0.0), ValueError),
+    ("2d", LEO[None], ValueError),
+    ("None", None, TypeError),
+    ("str", "LEO", TypeError),
+    ("bool", [True] * 6, TypeError),
+    ("complex", LEO + 0j, TypeError),
+):
+    corpus.case(f"plausible-state={label}", plausible, {"state": state}, exception, "state")
+
+
+@pytest.mark.parametrize("function, kwargs, exception, argument", corpus.cases)
+def test_bad_input_raises_a_one_line_error_naming_the_argument(
+    function, kwargs, exception, argument
+):
+    assert_refused(function, kwargs, exception, argument)
+
+
+@pytest.mark.parametrize(
+    "state, expected",
+    [
+        (LEO, True),  # bound, perigee 622 km
+        (LEO * [1, 1, 1, 1, 2, 1], False),  # escape: v > sqrt(2 mu / r)
+        (np.array([6400.0, 0, 0, 0, 7.9, 0]), False),  # perigee below the floor
+        (np.full(6, np.nan), False),  # a diverged update
+    ],
+)
+def test_plausible_judges_the_conic_of_a_six_entry_state(state, expected):
+    assert plausible(state) is expected
