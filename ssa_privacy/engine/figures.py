@@ -488,25 +488,27 @@ def _path_in(vertices, region, filled):
 
 def _unlabelled_axes(figure):
     """One problem per shown axis with tick labels but no label: neither its own, nor one
-    of an axes in the same row (y) or column (x), nor a figure-wide one."""
+    of an axes in the same row (y) or column (x), nor a figure-wide one. Two axes are in
+    the same row (column) when each one's span holds the other's middle."""
     shown = [ax for ax in figure.axes if ax.get_visible() and ax.axison]
     problems = []
     for name, span in (("x", "intervalx"), ("y", "intervaly")):
         if getattr(figure, f"get_sup{name}label")().strip():
             continue
-        labelled = {
-            tuple(np.round(getattr(ax.get_position(), span), 3))
-            for ax in shown
-            if getattr(ax, f"get_{name}label")().strip()
-        }
-        for ax in shown:
+        spans = [getattr(ax.get_position(), span) for ax in shown]
+        labelled = [bool(getattr(ax, f"get_{name}label")().strip()) for ax in shown]
+        for ax, (low, high) in zip(shown, spans):
             axis = getattr(ax, f"{name}axis")
             ticked = any(
                 label.get_visible() and label.get_text().strip()
                 for tick in _drawn_ticks(axis)
                 for label in (tick.label1, tick.label2)
             )
-            if ticked and tuple(np.round(getattr(ax.get_position(), span), 3)) not in labelled:
+            aligned = any(
+                mark and lo <= (low + high) / 2 <= hi and low <= (lo + hi) / 2 <= high
+                for mark, (lo, hi) in zip(labelled, spans)
+            )
+            if ticked and not aligned:
                 where = ax.get_title() or ax.get_ylabel() or ax.get_xlabel()
                 problems.append(f"the {name} axis of axes {where!r} has tick labels but no label")
     return problems
