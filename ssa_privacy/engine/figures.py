@@ -11,7 +11,10 @@ that draws them.
 :func:`layout_problems` inspects a drawn figure for what makes it hard to read at the
 size it is printed (texts outside the figure or over each other, legends over data, fonts
 below :data:`MIN_FONT` at a two-column paper's :data:`PAGE_WIDTH`, axes without a label);
-the tests run it on every study's figures.
+the tests run it on every study's figures. The studies draw alike with the helpers here:
+:func:`legend_below` (a legend where it covers no data), :func:`label_points` (labels
+apart from each other), :func:`log_axis` (readable logarithmic ticks) and
+:func:`land_outlines` (the coastlines of the world maps).
 """
 
 import functools
