@@ -156,7 +156,7 @@ def label_points(ax, points, labels, gap=3.0):
     """Label points apart from each other and from the points.
 
     Each label takes the first place, from the nearest out, beside its point (right,
-    left, above, below and the diagonals, at one to four gaps) where it lies inside the
+    left, above, below and the diagonals, at one to 18 gaps) where it lies inside the
     axes and overlaps no label placed before and no point; a label set off by more than
     one gap is joined to its point by a thin line. Call it once the axes are complete
     (limits, aspect, legends): the places are found for the layout then.
@@ -200,7 +200,7 @@ def label_points(ax, points, labels, gap=3.0):
                 annotation_clip=False,
                 arrowprops={"arrowstyle": "-", "color": "0.4", "lw": 0.5} if reach > 1 else None,
             )
-            box = label.get_window_extent(renderer)
+            box = _text_box(label, renderer)
             if _inside(box, ax.bbox) and not any(_overlapping([box, other]) for other in taken):
                 break
             if n < len(_PLACES) - 1:
@@ -213,9 +213,18 @@ def label_points(ax, points, labels, gap=3.0):
 #: Where :func:`label_points` tries a label: direction (x, y) and distance in gaps.
 _PLACES = [
     (dx, dy, reach)
-    for reach in (1, 2, 3, 4)
+    for reach in (1, 2, 3, 5, 8, 12, 18)
     for dx, dy in ((1, 1), (1, -1), (-1, 1), (-1, -1), (1, 0), (-1, 0), (0, 1), (0, -1))
 ]
+
+
+def _text_box(text, renderer):
+    """The box of a text's words (an annotation's arrow left out)."""
+    from matplotlib.text import Annotation, Text
+
+    if isinstance(text, Annotation):
+        text.update_positions(renderer)  # where its words go, from its point and offset
+    return Text.get_window_extent(text, renderer)
 
 
 def _box(x0, y0, x1, y1):
@@ -300,7 +309,7 @@ def layout_problems(figure, width=PAGE_WIDTH, min_font=MIN_FONT):
     renderer = figure.canvas.get_renderer()
     texts = []
     _collect_texts(figure, texts)
-    boxes = [text.get_window_extent(renderer) for text in texts]
+    boxes = [_text_box(text, renderer) for text in texts]
     drawn = [(t, b) for t, b in zip(texts, boxes) if b.width > _TOUCH or b.height > _TOUCH]
     scale = min(1.0, width / figure.get_figwidth())
     problems = [

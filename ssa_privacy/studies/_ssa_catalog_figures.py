@@ -409,7 +409,6 @@ def network_coverage(tracks, names, sensors, hours=TRACK_HOURS, note=None):
     ax.set_yticks(np.arange(-90, 91, 30))
     ax.set_xlabel("longitude (deg)")
     ax.set_ylabel("geodetic latitude (deg)")
-    label_points(ax, points, labels)
     above = f"above {masks.pop():g} deg elevation, " if len(masks) == 1 else "above its mask, "
     kinds = {sensor["kind"] for sensor in sensors}
     handles = [
@@ -436,6 +435,7 @@ def network_coverage(tracks, names, sensors, hours=TRACK_HOURS, note=None):
         Patch(facecolor="0.9", edgecolor="0.7", label="land"),
     ]
     legend_below(fig, handles, ncol=3, title=note)
+    label_points(ax, points, labels)
     return fig
 
 
