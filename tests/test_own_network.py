@@ -79,22 +79,32 @@ def test_coverage_figure_draws_the_scenario_sensors(folder):
     records = figures.sensor_records(stations)
     figure = figures.network_coverage([], [], records)
     try:
-        labels = [text.get_text() for text in figure.axes[0].texts]
+        labels = [text.get_text() for text in figure.axes[0].texts if text.get_text()]
         assert labels == [f"{name} ({mask:g} deg)" for name, mask in zip(SENSORS, (5, 5, 20))]
-        # A sector-limited radar is drawn as a wedge closed at its site.
-        wedge = figure.axes[0].lines[0].get_xydata()
-        assert np.allclose(wedge[0], [11.0, 48.0]) and np.allclose(wedge[-1], [11.0, 48.0])
-        lon, lat = np.radians(wedge[1:-1, 0] - 11.0), np.radians(wedge[1:-1, 1])
-        site = np.radians(48.0)
-        bearing = np.degrees(
-            np.arctan2(
-                np.sin(lon) * np.cos(lat),
-                np.cos(site) * np.sin(lat) - np.sin(site) * np.cos(lat) * np.cos(lon),
-            )
-        )
-        assert bearing.min() > -1e-6 and bearing.max() < 90.0 + 1e-6  # the sector [0, 90]
     finally:
         plt.close(figure)
+    # A sector-limited radar is drawn as a wedge closed at its site.
+    first = records[0]
+    wedge = np.column_stack(
+        figures.coverage_outline(
+            first["latitude"],
+            first["longitude"],
+            figures.MAP_ALTITUDE_KM,
+            first["elevation_mask"],
+            first["azimuth_sector"],
+            first["range_max"],
+        )
+    )
+    assert np.allclose(wedge[0], [11.0, 48.0]) and np.allclose(wedge[-1], [11.0, 48.0])
+    lon, lat = np.radians(wedge[1:-1, 0] - 11.0), np.radians(wedge[1:-1, 1])
+    site = np.radians(48.0)
+    bearing = np.degrees(
+        np.arctan2(
+            np.sin(lon) * np.cos(lat),
+            np.cos(site) * np.sin(lat) - np.sin(site) * np.cos(lat) * np.cos(lon),
+        )
+    )
+    assert bearing.min() > -1e-6 and bearing.max() < 90.0 + 1e-6  # the sector [0, 90]
 
 
 def test_tle_and_geojson_shortcuts(folder):

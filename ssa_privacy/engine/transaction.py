@@ -259,8 +259,9 @@ def output_transaction():
         raise
 
 
-#: Matplotlib settings of every study's figures: constrained layout.
-FIGURE_STYLE = {"figure.constrained_layout.use": True}
+#: Matplotlib settings of every study's figures: constrained layout, 8 pt text (a
+#: two-column paper's; :func:`ssa_privacy.engine.figures.layout_problems` checks it).
+FIGURE_STYLE = {"figure.constrained_layout.use": True, "font.size": 8.0}
 
 
 def transactional(function):

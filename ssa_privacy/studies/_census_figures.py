@@ -4,6 +4,7 @@ from types import SimpleNamespace
 
 import matplotlib.pyplot as plt
 
+from ssa_privacy.engine.figures import PAGE_WIDTH, legend_below
 from ssa_privacy.studies._common import METHOD_COLOURS as COLOURS
 from ssa_privacy.studies._dp_rows import COLOUR as DP_COLOUR
 
@@ -28,9 +29,9 @@ def _panels(design, features, levels, symbol, title, draw, behind=None):
     figure, axes = plt.subplots(
         len(features),
         len(levels),
-        figsize=(5 * len(levels), 7),
+        figsize=(PAGE_WIDTH, 2.2 * len(features) + 1.4),
         squeeze=False,
-        constrained_layout=True,
+        sharey=True,
     )
     figure.suptitle(title)
     data = design.data
@@ -54,8 +55,12 @@ def _panels(design, features, levels, symbol, title, draw, behind=None):
             axis.set_xlabel(name)
         axes[row, 0].set_ylabel("PINCP (1e5 USD)")
     for axis, level in zip(axes[0], levels):
-        axis.set_title(rf"${symbol}$ = {level}", fontsize=9)
-    axes[0, 0].legend(loc="upper left", fontsize=6)
+        axis.set_title(rf"${symbol}$ = {level}")
+    handles = axes[0, 0].get_legend_handles_labels()[0]
+    shaded = plt.Rectangle(
+        (0, 0), 1, 1, color=COLOURS["private"], alpha=0.08, label="sensitive region"
+    )
+    legend_below(figure, [*handles, shaded], ncol=4)
     return figure
 
 
@@ -83,7 +88,7 @@ def figure8(design, features, rep, dropout, alphas):
         features,
         alphas,
         r"\alpha",
-        "Privacy-aware GP of census income (sensitive region shaded)",
+        "Privacy-aware GP of census income",
         draw,
         released,
     )
@@ -102,7 +107,7 @@ def figure9(design, features, releases, dropout, epsilons):
         features,
         epsilons,
         r"\varepsilon",
-        "DP-cloaking GP of census income, delta = 0.01 (sensitive region shaded)",
+        "DP-cloaking GP of census income, delta = 0.01",
         draw,
     )
 

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from ssa_privacy.engine.figures import COLUMN_WIDTH, PAGE_WIDTH, legend_below
+
 __all__ = [
     "noise_sd",
     "releases_figure",
@@ -47,10 +49,10 @@ def releases_figure(age, height, grid, norm, standard, cloak, mean):
     """
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    figure, axes = plt.subplots(1, 2, figsize=(PAGE_WIDTH, 3.4), sharey=True)
     for ax, (title, release) in zip(
         axes,
-        (("A. standard (Hall et al.), exact RKHS sensitivity", standard), ("B. cloaking", cloak)),
+        (("A. standard (Hall et al.), exact sensitivity", standard), ("B. cloaking", cloak)),
     ):
         values = norm.unnormalise(release.values)
         sd = norm.std * noise_sd(release)
@@ -67,14 +69,13 @@ def releases_figure(age, height, grid, norm, standard, cloak, mean):
         )
         ax.set_ylim(0, 250)
         ax.set_xlabel("age (years)")
-        ax.set_ylabel("height (cm)")
         level, passed = release.certificate.parameters, release.certificate.passed
         ax.set_title(
             f"{title}\nepsilon = {level['epsilon']:g}, delta = {level['delta']:g}, "
-            f"check {'passed' if passed else 'FAILED'}",
-            fontsize=9,
+            f"check {'passed' if passed else 'FAILED'}"
         )
-        ax.legend(fontsize=7, loc="lower right")
+    axes[0].set_ylabel("height (cm)")
+    legend_below(figure, axes[0].get_legend_handles_labels()[0], ncol=4)
     return figure
 
 
@@ -96,20 +97,25 @@ def selection_figure(selections, lengthscales, noise_variances):
 
     candidates = selections[0].candidates
     probabilities = np.mean([s.probabilities for s in selections], axis=0)
-    figure, ax = plt.subplots(figsize=(7, 4))
+    figure, ax = plt.subplots(figsize=(COLUMN_WIDTH, 3.2))
     for k, s2 in enumerate(noise_variances):
         chosen = candidates[:, 1] == s2
         ax.bar(
             np.arange(len(lengthscales)) + 0.25 * (k - 1),
             probabilities[chosen],
             width=0.25,
-            label=f"noise variance {s2:g}",
+            label=f"{s2:g}",
         )
     ax.set_xticks(range(len(lengthscales)), [f"{l:g}" for l in lengthscales])
     ax.set_xlabel("length scale (years)")
-    ax.set_ylabel("selection probability (mean over splits)")
+    ax.set_ylabel("selection probability (dimensionless)")
     ax.set_title(
-        "Exponential mechanism (epsilon = 1), utility includes the cloaking noise at epsilon = 1"
+        "Exponential mechanism, epsilon = 1\n(mean over splits; utility with cloaking noise)"
     )
-    ax.legend(fontsize=8)
+    legend_below(
+        figure,
+        ax.get_legend_handles_labels()[0],
+        ncol=len(noise_variances),
+        title="noise variance (normalised units)",
+    )
     return figure

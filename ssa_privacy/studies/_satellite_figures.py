@@ -3,6 +3,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ssa_privacy.engine.figures import COLUMN_WIDTH, PAGE_WIDTH, legend_below
 from ssa_privacy.studies._common import METHOD_COLOURS as COLOURS
 from ssa_privacy.studies._common import band
 from ssa_privacy.studies._dp_rows import COLOUR as DP_COLOUR
@@ -10,6 +11,7 @@ from ssa_privacy.studies._dp_rows import COLOUR as DP_COLOUR
 __all__ = [
     "BAND_PERCENTILES",
     "LABELS",
+    "SQUARED_LABELS",
     "ZOOM",
     "figure_dp_cloaking",
     "figure_jobs",
@@ -26,8 +28,18 @@ LABELS = (
     r"$\theta$ (rad)",
     r"$\dot\theta$ (rad / $T_{orb}$)",
 )
-#: Percentiles of the 96% empirical band of Figures 4-5 (the paper's 2%-98%).
+#: Squared differences of the four outputs, in their (squared) units (Figure 5).
+SQUARED_LABELS = (
+    r"$\Delta r^2 / R_e^2$",
+    r"$\Delta\dot r^2 / (R_e / T_{orb})^2$",
+    r"$\Delta\theta^2$ (rad$^2$)",
+    r"$\Delta\dot\theta^2$ (rad / $T_{orb}$)$^2$",
+)
+#: Percentiles of the empirical band of Figures 4-5 over the replications: the 2-98%
+#: range, which the paper calls its 96% band.
 BAND_PERCENTILES = (2.0, 98.0)
+#: The band's name in the figures.
+BAND_LABEL = "2-98% of replications (the paper's 96% band)"
 #: Time window of the zoomed Figure 6 (T_orb), as the authors' inset.
 ZOOM = (0.9, 2.1)
 
@@ -42,8 +54,10 @@ def trajectory_rows(design):
 
 
 def _grid(rows, columns, title):
+    """A rows x columns grid at most a page wide, sharing the time axis."""
+    width = COLUMN_WIDTH if columns == 1 else PAGE_WIDTH
     figure, axes = plt.subplots(
-        rows, columns, figsize=(4.2 * columns, 2.6 * rows), squeeze=False, sharex=True
+        rows, columns, figsize=(width, 1.45 * rows + 1.2), squeeze=False, sharex=True
     )
     figure.suptitle(title)
     for axis in axes[-1]:
@@ -57,22 +71,21 @@ def _truth(axis, design, c):
     axis.plot(design.t, private, color=COLOURS["private"], lw=1.5, label="private segment")
 
 
-def _decorate(axes, levels, symbol=r"\alpha"):
-    """Column titles (alpha or epsilon), row labels (outputs) and one legend."""
+def _decorate(figure, axes, levels, symbol=r"\alpha", labels=LABELS):
+    """Column titles (alpha or epsilon), row labels (outputs) and one legend below."""
     for axis, level in zip(axes[0], levels):
-        axis.set_title(rf"${symbol}$ = {level}", fontsize=9)
-    for axis, label in zip(axes[:, 0], LABELS):
-        axis.set_ylabel(label, fontsize=8)
-    axes[0, 0].legend(loc="best", fontsize=6)
+        axis.set_title(rf"${symbol}$ = {level}")
+    for axis, label in zip(axes[:, 0], labels):
+        axis.set_ylabel(label)
+    legend_below(figure, axes[0, 0].get_legend_handles_labels()[0], ncol=3)
 
 
 def figure_trajectory(design):
     """Figure 2: the four state components, the private segment in red."""
-    figure, axes = _grid(4, 1, "Planar J2 trajectory (normalized units)")
+    figure, axes = _grid(4, 1, "Planar J2 trajectory")
     for c, axis in enumerate(axes[:, 0]):
         _truth(axis, design, c)
-        axis.set_ylabel(LABELS[c])
-    axes[0, 0].legend(loc="best", fontsize=7)
+    _decorate(figure, axes, [])
     return figure
 
 
@@ -109,13 +122,13 @@ def figure_privacy_aware(design, rep, alphas, dropout=None, title="Privacy-aware
                     color=COLOURS["stationary"],
                     label="Stationary",
                 )
-    _decorate(axes, alphas)
+    _decorate(figure, axes, alphas)
     return figure
 
 
 def figure_replications(design, reps, alphas):
-    """Figure 4: replication mean of the privacy-aware mean (96% band), the non-private GP."""
-    figure, axes = _grid(4, len(alphas), f"Privacy-aware GP over {len(reps)} replications")
+    """Figure 4: replication mean of the privacy-aware mean (2-98% band), the non-private GP."""
+    figure, axes = _grid(4, len(alphas), f"Privacy-aware GP: mean over {len(reps)} replications")
     for j, alpha in enumerate(alphas):
         for c in range(4):
             axis = axes[c, j]
@@ -134,7 +147,7 @@ def figure_replications(design, reps, alphas):
                 color=COLOURS["privacy-aware"],
                 alpha=0.25,
                 lw=0,
-                label="96% empirical band",
+                label=BAND_LABEL,
             )
             np_mean, np_var = design.gps[c].predict(design.t)
             band(
@@ -146,13 +159,15 @@ def figure_replications(design, reps, alphas):
                 "non-private (95%)",
                 0.15,
             )
-    _decorate(axes, alphas)
+    _decorate(figure, axes, alphas)
     return figure
 
 
 def figure_squared_error(design, reps, alphas):
-    """Figure 5: mean over replications of (privacy-aware mean - non-private mean)^2, 96% band."""
-    figure, axes = _grid(4, len(alphas), "Squared difference to the non-private GP")
+    """Figure 5: mean over replications of (privacy-aware mean - non-private mean)^2, 2-98% band."""
+    figure, axes = _grid(
+        4, len(alphas), f"Squared difference to the non-private GP over {len(reps)} replications"
+    )
     for j, alpha in enumerate(alphas):
         for c in range(4):
             axis = axes[c, j]
@@ -167,9 +182,9 @@ def figure_squared_error(design, reps, alphas):
                 color=COLOURS["privacy-aware"],
                 alpha=0.25,
                 lw=0,
-                label="96% empirical band",
+                label=BAND_LABEL,
             )
-    _decorate(axes, alphas)
+    _decorate(figure, axes, alphas, labels=SQUARED_LABELS)
     return figure
 
 
@@ -180,9 +195,9 @@ def figure_dp_cloaking(design, cloaking, dropout, epsilons, window=None):
     of the GP plus the variance of the DP noise. With ``window`` = (t0, t1) the axes
     are limited to that time window (the zoomed variant).
     """
-    title = "DP-cloaking GP (one release, delta = 0.01)"
+    title = "DP-cloaking GP, one release (delta = 0.01)"
     if window is not None:
-        title = f"{title}, t in [{window[0]}, {window[1]}]"
+        title = f"{title}, $t / T_{{orb}}$ in [{window[0]}, {window[1]}]"
     figure, axes = _grid(4, len(epsilons), title)
     for j, epsilon in enumerate(epsilons):
         for c in range(4):
@@ -196,7 +211,7 @@ def figure_dp_cloaking(design, cloaking, dropout, epsilons, window=None):
                 low, high = (mean - 1.96 * sd)[inside].min(), (mean + 1.96 * sd)[inside].max()
                 axis.set_xlim(window)
                 axis.set_ylim(low - 0.05 * (high - low), high + 0.05 * (high - low))
-    _decorate(axes, epsilons, r"\varepsilon")
+    _decorate(figure, axes, epsilons, r"\varepsilon")
     return figure
 
 

@@ -1,4 +1,4 @@
-"""Figures of the ssa-catalog study on what the operator trusts and risks (8 pt fonts).
+"""Figures of the ssa-catalog study on what the operator trusts and risks (house style).
 
 - :func:`consistency`: the filters' NEES against time, averaged over the objects, with
   the chi-square band of that average;
@@ -9,12 +9,22 @@
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import NullFormatter
 
-from ssa_privacy.studies._ssa_catalog_figures import COLOURS, COLUMN, FONT
+from ssa_privacy.engine.figures import COLUMN_WIDTH, label_points, legend_below, log_axis
+from ssa_privacy.studies._ssa_catalog_figures import COLOURS, left_out, level_colour
 from ssa_privacy.studies._ssa_catalog_summaries import median_nees_band
 
-__all__ = ["consistency", "day_budgets", "detectability_tradeoff", "jobs", "tradeoff_points"]
+__all__ = [
+    "MARKERS",
+    "consistency",
+    "day_budgets",
+    "detectability_tradeoff",
+    "jobs",
+    "tradeoff_points",
+]
+
+#: Markers of the day designers, in their order.
+MARKERS = ("o", "s", "^", "D")
 
 
 def consistency(series, hours):
@@ -31,25 +41,35 @@ def consistency(series, hours):
     Returns
     -------
     Figure
-        One line per level and designer; the shaded band is the two-sided 95% band of the
-        median of N consistent filters' NEES (:func:`median_nees_band`): the median, not
-        the mean, so that the few filters that lose their object do not hide the rest.
+        One line per level and designer (no privacy, the log-det pass design, else the
+        scaled one, and the day designs); the shaded band is the two-sided 95% band of
+        the median of N consistent filters' NEES, 6 dof (:func:`median_nees_band`): the
+        median, not the mean, so that the few filters that lose their object do not hide
+        the rest. Objects without contact (no finite NEES) are left out and counted; the
+        median at a time is over the objects with a NEES then.
     """
-    keys = [k for k in series if k[1] in ("none", "logdet", "day")]
-    with plt.rc_context(FONT):
-        fig, ax = plt.subplots(figsize=(COLUMN, 3.6), layout="constrained")
-        count = 0
-        for n, (level, designer) in enumerate(keys):
-            values = series[level, designer]
-            count = len(values)
-            label = "no privacy" if designer == "none" else f"{level} nats ({designer})"
-            ax.plot(hours, np.median(values, axis=0), color=COLOURS[n % len(COLOURS)], label=label)
-        low, high = median_nees_band(max(count, 1))
-        ax.axhspan(low, high, color="0.85", label=f"95% band, {count} objects")
-        ax.set_yscale("log")
-        ax.set_xlabel("time from the window start (h)")
-        ax.set_ylabel("median NEES, 6 dof (dimensionless)")
-        fig.legend(loc="outside lower center", ncol=2)
+    pass_designer = "logdet" if any(k[1] == "logdet" for k in series) else "scaled"
+    keys = [k for k in series if k[1] in ("none", pass_designer, "day")]
+    fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 3.8))
+    count, lost, n = 0, 0, 0
+    for level, designer in keys:
+        values = np.asarray(series[level, designer], dtype=float)
+        seen = np.any(np.isfinite(values), axis=1)  # objects without contact have no NEES
+        count, lost = int(seen.sum()), int((~seen).sum())
+        if not count:
+            continue
+        private = designer != "none"
+        label = f"{level} nats ({designer})" if private else "no privacy"
+        median = np.nanmedian(values[seen], axis=0)
+        ax.plot(hours, median, color=level_colour(n, private), label=label)
+        n += private
+    low, high = median_nees_band(max(count, 1))
+    ax.axhspan(low, high, color="0.85", label=f"95% band (median of {count})")
+    ax.set_xlabel("time from the window start (h)")
+    ax.set_ylabel("median NEES (dimensionless)")
+    log_axis(ax.yaxis)
+    note = left_out(lost, "without a NEES (no contact, or seen too late)")
+    legend_below(fig, ax.get_legend_handles_labels()[0], ncol=2, title=note)
     return fig
 
 
@@ -67,25 +87,32 @@ def day_budgets(rows):
         Markers at the budgets tried; an infeasible design is left out at that budget.
     """
     designers = list(dict.fromkeys(r["designer"] for r in rows))
-    with plt.rc_context(FONT):
-        fig, ax = plt.subplots(figsize=(COLUMN, 2.8), layout="constrained")
-        for n, designer in enumerate(designers):
-            budgets = sorted({r["epsilon_day"] for r in rows if r["designer"] == designer})
-            medians = [
-                np.median(
-                    [
-                        r["position_rmse_km"]
-                        for r in rows
-                        if r["designer"] == designer and r["epsilon_day"] == b and r["feasible"]
-                    ]
-                )
-                for b in budgets
-            ]
-            ax.plot(budgets, medians, "o-", color=COLOURS[n], label=designer)
-        ax.set_yscale("log")
-        ax.set_xlabel("day budget epsilon_day (nats)")
-        ax.set_ylabel("median position RMSE (km)")
-        ax.legend(title="day design")
+    fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 3.2))
+    measured = [r for r in rows if r["feasible"] and r["position_rmse_km"] is not None]
+    lost = len({r["norad_id"] for r in rows} - {r["norad_id"] for r in measured})
+    budgets = sorted({r["epsilon_day"] for r in rows})
+    for n, designer in enumerate(designers):
+        mine = [r for r in measured if r["designer"] == designer]
+        tried = sorted({r["epsilon_day"] for r in mine})
+        medians = [
+            np.median([r["position_rmse_km"] for r in mine if r["epsilon_day"] == b]) for b in tried
+        ]
+        # Open markers, each smaller than the one before: equal medians stay visible.
+        ax.plot(
+            tried,
+            medians,
+            MARKERS[n % len(MARKERS)] + "-",
+            color=COLOURS[n],
+            mfc="none",
+            ms=10 - 2 * (n % 4),
+            label=designer,
+        )
+    ax.set_xticks(budgets)
+    ax.set_xlabel("day budget epsilon_day (nats)")
+    ax.set_ylabel("median position RMSE (km)")
+    log_axis(ax.yaxis)
+    title = "day design" + (f"\n({left_out(lost, 'without an RMSE')})" if lost else "")
+    legend_below(fig, ax.get_legend_handles_labels()[0], ncol=len(designers), title=title)
     return fig
 
 
@@ -107,48 +134,39 @@ def detectability_tradeoff(points):
     """
     scopes = list(dict.fromkeys(p["scope"] for p in points))
     sizes = sorted({p["magnitude_m_s"] for p in points})
-    with plt.rc_context(FONT):
-        fig, axes = plt.subplots(
-            len(scopes),
-            1,
-            figsize=(COLUMN, 2.2 * len(scopes) + 0.6),
-            sharex=True,
-            layout="constrained",
-            squeeze=False,
-        )
-        for ax, scope in zip(axes[:, 0], scopes):
-            mine = [p for p in points if p["scope"] == scope]
-            for n, size in enumerate(sizes):
-                line = sorted(
-                    (p for p in mine if p["magnitude_m_s"] == size), key=lambda p: p["rmse_km"]
-                )
-                ax.plot(
-                    [p["rmse_km"] for p in line],
-                    [p["auc"] for p in line],
-                    "o-",
-                    color=COLOURS[n],
-                    label=f"{size:g} m/s",
-                )
-            for p in mine:  # the levels, along the first size's line
-                if p["magnitude_m_s"] == sizes[0]:
-                    ax.annotate(
-                        p["label"],
-                        (p["rmse_km"], p["auc"]),
-                        fontsize=8,
-                        xytext=(2, -9),
-                        textcoords="offset points",
-                    )
-            ax.set_ylim(0.45, 1.02)
-            ax.set_ylabel("AUC (dimensionless)")
-            ax.set_title("first pass" if scope == "pass" else "day of releases")
-        axes[-1, 0].set_xscale("log")
-        axes[-1, 0].xaxis.set_minor_formatter(NullFormatter())
-        axes[-1, 0].set_xlabel("median position RMSE (km)")
-        fig.legend(
-            *axes[0, 0].get_legend_handles_labels(),
-            loc="outside lower center",
-            ncol=len(sizes),
-            title="Delta-v of unknown direction",
+    fig, axes = plt.subplots(
+        len(scopes), 1, figsize=(COLUMN_WIDTH, 2.3 * len(scopes) + 0.8), sharex=True, squeeze=False
+    )
+    for ax, scope in zip(axes[:, 0], scopes):
+        mine = [p for p in points if p["scope"] == scope]
+        for n, size in enumerate(sizes):
+            line = sorted(
+                (p for p in mine if p["magnitude_m_s"] == size), key=lambda p: p["rmse_km"]
+            )
+            ax.plot(
+                [p["rmse_km"] for p in line],
+                [p["auc"] for p in line],
+                "o-",
+                color=COLOURS[n],
+                ms=4,
+                label=f"{size:g} m/s",
+            )
+        ax.set_ylim(0.45, 1.05)
+        ax.set_ylabel("AUC (dimensionless)")
+        ax.set_title("first pass" if scope == "pass" else "day of releases")
+    axes[-1, 0].set_xscale("log")
+    axes[-1, 0].set_xlabel("median position RMSE (km)")
+    log_axis(axes[-1, 0].xaxis)
+    legend_below(
+        fig,
+        axes[0, 0].get_legend_handles_labels()[0],
+        ncol=len(sizes),
+        title="Delta-v of unknown direction",
+    )
+    for ax, scope in zip(axes[:, 0], scopes):  # the levels, along the first size's line
+        first = [p for p in points if p["scope"] == scope and p["magnitude_m_s"] == sizes[0]]
+        label_points(
+            ax, [(p["rmse_km"], p["auc"]) for p in first], [(p["label"], "black") for p in first]
         )
     return fig
 
@@ -159,7 +177,8 @@ def tradeoff_points(summaries, detectability, direction="unknown", scopes=("pass
     Parameters
     ----------
     summaries : dict
-        ``results.json``'s per-level summaries (log-det designer, or none).
+        ``results.json``'s per-level summaries: of no privacy, else of the log-det
+        designer, else of the scaled one.
     detectability : dict
         :func:`~ssa_privacy.studies._ssa_catalog_detectability.detectability_summary`.
     direction : str
@@ -170,13 +189,16 @@ def tradeoff_points(summaries, detectability, direction="unknown", scopes=("pass
     Returns
     -------
     list of dict
-        ``scope``, ``label``, ``rmse_km``, ``auc``, ``magnitude_m_s`` (levels without both
-        left out).
+        ``scope``, ``label`` (the level in words, with its unit), ``rmse_km``, ``auc``,
+        ``magnitude_m_s`` (levels without both left out).
     """
     points = []
     for level, summary in summaries.items():
-        designer = "none" if "none" in summary else "logdet"
+        designer = next((d for d in ("none", "logdet", "scaled") if d in summary), None)
         rmse = summary.get(designer, {}).get("position_rmse_km_median")
+        label = {"none": "no privacy", "logdet": f"{level} nats"}.get(
+            designer, f"{level} nats, scaled"
+        )
         for scope in scopes:
             table = detectability.get(level, {}).get(designer, {}).get(scope, {})
             for magnitude, entry in table.get(direction, {}).items():
@@ -185,7 +207,7 @@ def tradeoff_points(summaries, detectability, direction="unknown", scopes=("pass
                 points.append(
                     {
                         "scope": scope,
-                        "label": "none" if designer == "none" else level,
+                        "label": label,
                         "rmse_km": rmse,
                         "auc": entry["auc"],
                         "magnitude_m_s": float(magnitude),

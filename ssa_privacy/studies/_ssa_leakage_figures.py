@@ -1,21 +1,19 @@
 """Figure of the ssa-leakage study: the measured exceedance of each pass, per budget.
 
-One column (3.5 in wide), 8 pt fonts, constrained layout (the house style of
-:func:`~ssa_privacy.engine.figures.save_figures`).
+One column wide (:data:`~ssa_privacy.engine.figures.COLUMN_WIDTH`), in the house style
+of :func:`~ssa_privacy.engine.figures.save_figures` (8 pt, constrained layout).
 """
 
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ssa_privacy.engine.figures import COLUMN_WIDTH, legend_below
+
 __all__ = [
-    "COLUMN",
-    "FONT",
     "MARKERS",
     "exceedance_by_pass",
 ]
 
-FONT = {"font.size": 8, "axes.titlesize": 8, "legend.fontsize": 7}
-COLUMN = 3.5
 #: Marker per orbital regime.
 MARKERS = {"leo": "o", "meo": "s", "geo": "^"}
 #: Horizontal offset of the linear mechanism's marker (h), so that both stay visible.
@@ -62,38 +60,26 @@ def exceedance_by_pass(rows, delta, hours):
         same draws. The y axis is linear up to 0.02, logarithmic above.
     """
     epsilons = sorted({r["epsilon"] for r in rows})
-    with plt.rc_context(FONT):
-        fig, axes = plt.subplots(
-            len(epsilons), 1, figsize=(COLUMN, 1.0 + 1.5 * len(epsilons)), sharex=True
-        )
-        axes = np.atleast_1d(axes)
-        for ax, epsilon in zip(axes, epsilons, strict=True):
-            for n, regime in enumerate(MARKERS):
-                mine = [r for r in rows if r["epsilon"] == epsilon and r["regime"] == regime]
-                if not mine:
-                    continue
-                marker, colour = MARKERS[regime], f"C{n}"
-                _errorbars(ax, mine, "", 0.0, True, marker, colour, f"{regime.upper()} real")
-                _errorbars(
-                    ax,
-                    mine,
-                    "linear_",
-                    OFFSET_H,
-                    False,
-                    marker,
-                    colour,
-                    f"{regime.upper()} linearised",
-                )
-            ax.axhline(delta, color="0.3", ls="--", lw=0.8, label=f"delta = {delta:g}")
-            ax.set_yscale("symlog", linthresh=0.02, linscale=1.0)
-            ax.set_ylim(0.0, 1.0)
-            ax.set_ylabel("P[l > epsilon]")
-            ax.set_title(f"epsilon = {epsilon:g} nats")
-        axes[-1].set_xlim(-0.5, hours + 0.5)
-        axes[-1].set_xlabel("pass start since the window start (h)")
-        handles, labels = axes[0].get_legend_handles_labels()
-        unique = dict(zip(labels, handles, strict=True))
-        fig.legend(
-            unique.values(), unique.keys(), loc="outside lower center", ncol=3, frameon=False
-        )
+    fig, axes = plt.subplots(
+        len(epsilons), 1, figsize=(COLUMN_WIDTH, 1.2 + 1.5 * len(epsilons)), sharex=True
+    )
+    axes = np.atleast_1d(axes)
+    for ax, epsilon in zip(axes, epsilons, strict=True):
+        for n, regime in enumerate(MARKERS):
+            mine = [r for r in rows if r["epsilon"] == epsilon and r["regime"] == regime]
+            if not mine:
+                continue
+            marker, colour = MARKERS[regime], f"C{n}"
+            _errorbars(ax, mine, "", 0.0, True, marker, colour, f"{regime.upper()} real")
+            _errorbars(
+                ax, mine, "linear_", OFFSET_H, False, marker, colour, f"{regime.upper()} linearised"
+            )
+        ax.axhline(delta, color="0.3", ls="--", lw=0.8, label=f"delta = {delta:g}")
+        ax.set_yscale("symlog", linthresh=0.02, linscale=1.0)
+        ax.set_ylim(0.0, 1.0)
+        ax.set_ylabel("P[l > epsilon]")
+        ax.set_title(f"epsilon = {epsilon:g} nats")
+    axes[-1].set_xlim(-0.5, hours + 0.5)
+    axes[-1].set_xlabel("pass start since the window start (h)")
+    legend_below(fig, axes[0].get_legend_handles_labels()[0], ncol=3)
     return fig

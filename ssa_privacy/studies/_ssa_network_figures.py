@@ -5,6 +5,7 @@ import functools
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ssa_privacy.engine.figures import PAGE_WIDTH, land_outlines, legend_below, log_axis
 from ssa_privacy.orbits.frames import rsw_frame
 from ssa_privacy.sensors.geodesy import ground_track
 
@@ -69,7 +70,11 @@ def ground_tracks(output, scenario, stations):
     latitude, longitude = ground_track(scenario.nominal, scenario.fine, scenario.earth)
     wrapped = np.flatnonzero(np.abs(np.diff(longitude)) > 180) + 1
     lon, lat = np.insert(longitude, wrapped, np.nan), np.insert(latitude, wrapped, np.nan)
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 7.5), height_ratios=(3, 2))
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(PAGE_WIDTH, 6.6), height_ratios=(3, 2))
+    for land_lon, land_lat, coast in land_outlines():
+        top.fill(
+            land_lon, land_lat, facecolor="0.92", edgecolor="0.75" if coast else "none", lw=0.3
+        )
     top.plot(lon, lat, color="0.7", lw=0.8, label="ground track (nominal)")
     for station, elevation, colour in zip(
         stations, _elevations(scenario, stations), STATION_COLOURS
@@ -82,7 +87,7 @@ def ground_tracks(output, scenario, stations):
                 lw=2.5,
                 label=f"visible from {station.name}" if n == 0 else None,
             )
-        top.plot(station.longitude, station.latitude, "*", color=colour, ms=14, mec="black")
+        top.plot(station.longitude, station.latitude, "*", color=colour, ms=10, mec="black")
         bottom.plot(
             _hours(scenario.fine),
             np.where(elevation > 0, elevation, np.nan),
@@ -93,15 +98,16 @@ def ground_tracks(output, scenario, stations):
         xlim=(-180, 180),
         ylim=(-90, 90),
         xlabel="longitude (deg)",
-        ylabel="latitude (deg)",
-        title=f"{scenario.element_set.name}: ground track and passes "
+        ylabel="geodetic latitude (deg)",
+        title=f"{scenario.element_set.name.strip()}: ground track and passes "
         f"({_hours(scenario.fine[0]):g}-{_hours(scenario.fine[-1]):g} h after epoch)",
     )
-    top.legend(fontsize=7, loc="lower left")
+    top.set_aspect("equal")
     top.grid(alpha=0.3)
     bottom.axhline(stations[0].elevation_mask, color="black", ls="--", lw=1, label="mask")
     bottom.set(xlabel="time since TLE epoch (h)", ylabel="elevation (deg)", ylim=(0, 90))
-    bottom.legend(fontsize=7, ncol=4)
+    handles = top.get_legend_handles_labels()[0] + bottom.get_legend_handles_labels()[0]
+    legend_below(fig, handles, ncol=3)
     output.save_figure(fig, "fig_ground_tracks")
 
 
@@ -110,7 +116,12 @@ def tracking_errors(output, scenario, tracking):
     frames = rsw_frame(tracking.truth)
     levels = [label for label, _ in scenario.levels]
     fig, axes = plt.subplots(
-        len(levels), 3, figsize=(11, 1.9 * len(levels)), sharex=True, sharey=True, squeeze=False
+        len(levels),
+        3,
+        figsize=(PAGE_WIDTH, 1.5 * len(levels) + 1.2),
+        sharex=True,
+        sharey=True,
+        squeeze=False,
     )
     hours = _hours(tracking.times)
     for row, label in zip(axes, levels):
@@ -123,12 +134,12 @@ def tracking_errors(output, scenario, tracking):
                 hours, 1e3 * np.abs(components[:, c]), color="black", lw=0.8, label="|error|"
             )
             ax.semilogy(hours, 3e3 * sigma[:, c], color="tab:red", lw=0.8, label="3 sigma (UKF)")
-            ax.set_title(f"{RSW[c]}, epsilon = {label}", fontsize=8)
-        row[0].set_ylabel("m")
+            ax.set_title(f"{RSW[c]}, epsilon = {label}")
+        row[0].set_ylabel("|error| (m)")
     for ax in axes[-1]:
         ax.set_xlabel("time since TLE epoch (h)")
     axes[0, 0].set_ylim(bottom=0.1)
-    axes[0, 0].legend(fontsize=7)
+    legend_below(fig, axes[0, 0].get_legend_handles_labels()[0], ncol=2)
     fig.suptitle("UKF position error and its 3-sigma bound per privacy level (run 0)")
     output.save_figure(fig, "fig_tracking_errors")
 
@@ -138,7 +149,7 @@ def rmse_vs_epsilon(output, rows):
     private = [r for r in rows if r["epsilon_first_station"] is not None]
     reference = next(r for r in rows if r["epsilon_first_station"] is None)
     eps = np.array([r["epsilon_first_station"] for r in private])
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, axes = plt.subplots(1, 2, figsize=(PAGE_WIDTH, 3.2))
     for ax, key, unit in (
         (axes[0], "ukf_position_rmse", "km"),
         (axes[1], "ukf_velocity_rmse", "m_s"),
@@ -156,9 +167,11 @@ def rmse_vs_epsilon(output, rows):
         )
         ax.axhline(reference[f"{key}_{unit}"], color="black", ls="--", label="no privacy")
         ax.set_yscale("log")
-        ax.set_xlabel("epsilon of the first station (nats; others + offsets)")
+        ax.set_xlabel("epsilon of the first station (nats)")
         ax.set_ylabel(f"{key.split('_')[1]} RMSE ({unit.replace('_', '/')})")
-        ax.legend(fontsize=7)
+    legend_below(
+        fig, axes[0].get_legend_handles_labels()[0], ncol=2, title="the other stations at offsets"
+    )
     fig.suptitle("Tracking accuracy against privacy level (UKF, J2 orbit)")
     output.save_figure(fig, "fig_rmse_vs_epsilon")
 
@@ -176,14 +189,14 @@ def _trace_bounds(ax, eps, chain, bound):
     if np.any(chain <= 0) or np.any(bound <= 0):
         ax.text(
             0.98,
-            0.5,
-            f"vacuous trace bounds (< 0): chain up to {np.max(chain):.3g}, "
+            0.95,
+            f"vacuous trace bounds (< 0):\nchain up to {np.max(chain):.3g},\n"
             f"(29) up to {np.max(bound):.3g}",
             transform=ax.transAxes,
             ha="right",
-            va="center",
-            fontsize=7,
+            va="top",
         )
+    log_axis(ax.yaxis)
 
 
 def cw_bounds(output, cw_rows, scenario):
@@ -191,7 +204,7 @@ def cw_bounds(output, cw_rows, scenario):
     filters = list(dict.fromkeys(r["filter"] for r in cw_rows))
     first = {label: eps[0] for label, eps in scenario.levels if eps is not None}
     fig, axes = plt.subplots(
-        len(filters), 2, figsize=(10, 2.8 * len(filters)), sharex=True, squeeze=False
+        len(filters), 2, figsize=(PAGE_WIDTH, 2.0 * len(filters) + 1.2), sharex=True, squeeze=False
     )
     for row, name in zip(axes, filters):
         mine = [r for r in cw_rows if r["filter"] == name and r["level"] in first]
@@ -214,7 +227,7 @@ def cw_bounds(output, cw_rows, scenario):
             )
             ax.plot(eps, get(f"{kind}_P_dare"), color="tab:green", label="DARE")
             ax.axhline(reference[f"{kind}_P_dare"], color="0.5", lw=1, label="no privacy (DARE)")
-            ax.set_title(name if name == "fusion" else f"station {name}", fontsize=9)
+            ax.set_title(name if name == "fusion" else f"station {name}")
             if kind == "trace":
                 _trace_bounds(ax, eps, get(chain), get(bound))
                 continue
@@ -224,12 +237,11 @@ def cw_bounds(output, cw_rows, scenario):
                 get(bound),
                 color="tab:red",
                 ls=":",
-                label=f"(28), {scenario.convention}"
-                + (" at implied epsilon" if name == "fusion" else ""),
+                label=f"(28), {scenario.convention} convention (fusion: at its implied epsilon)",
             )
-            ax.set_ylabel("log det P")
-        row[0].legend(fontsize=6)
+            ax.set_ylabel("log det P (km, km/s)")
     for ax in axes[-1]:
         ax.set_xlabel("epsilon of the first station (nats)")
+    legend_below(fig, [h for ax in axes.flat for h in ax.get_legend_handles_labels()[0]], ncol=3)
     fig.suptitle("CW plant: steady-state Kalman error covariance against the PML bounds")
     output.save_figure(fig, "fig_cw_bounds")

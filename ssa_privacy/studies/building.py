@@ -19,6 +19,7 @@ the optimal noise is the closed form (36). The study
 
 import numpy as np
 
+from ssa_privacy.engine.figures import PAGE_WIDTH, legend_below
 from ssa_privacy.engine.output import StudyOutput
 from ssa_privacy.engine.runner import Runner, Task
 from ssa_privacy.engine.transaction import transactional
@@ -192,18 +193,16 @@ def _state_figure(output, X, runs, designs):
     import matplotlib.pyplot as plt
 
     time = np.arange(len(X))
-    fig, axes = plt.subplots(len(EPSILON), 1, figsize=(7, 7), sharex=True)
+    fig, axes = plt.subplots(len(EPSILON), 1, figsize=(PAGE_WIDTH, 7), sharex=True)
     for i, ax in enumerate(axes):
         ax.plot(time, X[:, i], color="black", lw=1.5, label="true state")
         for conv, run in runs.items():
             label = f"Kalman estimate, {conv} convention"
             ax.plot(time, run["X_hat"][:, i], lw=1, **_STYLES[conv], label=label)
         thetas = ", ".join(f"Theta_{conv} = {designs[conv].Theta[i, 0, 0]:.3g}" for conv in runs)
-        ax.set_title(
-            f"zone {i + 1}: epsilon = {EPSILON[i]:g}, delta = {DELTA:g}; {thetas} (K^2)", fontsize=9
-        )
+        ax.set_title(f"zone {i + 1}: epsilon = {EPSILON[i]:g}, delta = {DELTA:g}; {thetas} (K^2)")
         ax.set_ylabel("X (K)")
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=8)
+    legend_below(fig, axes[0].get_legend_handles_labels()[0], ncol=3)
     axes[-1].set_xlabel("time step k")
     fig.suptitle("[LKC] Figure 2: true state and Kalman estimate per zone")
     output.save_figure(fig, "fig2_state_estimates")
@@ -214,14 +213,14 @@ def _aggregate_figure(output, X, runs, designs):
     import matplotlib.pyplot as plt
 
     time, weights = np.arange(len(X)), np.full(len(EPSILON), L_ZONE)
-    fig, ax = plt.subplots(figsize=(7, 3.5))
+    fig, ax = plt.subplots(figsize=(PAGE_WIDTH, 3.5))
     ax.plot(time, X @ weights, color="black", lw=1.5, label="true aggregate sum_i L_i C_i X_i")
     for conv, run in runs.items():
         label = f"privatized aggregate, {conv} convention (J = {designs[conv].J:.3g} K^2)"
         ax.plot(time, run["Y"] @ weights, lw=1, **_STYLES[conv], label=label)
     ax.set_xlabel("time step k")
     ax.set_ylabel("aggregate (K)")
-    ax.legend(fontsize=7)
+    legend_below(fig, ax.get_legend_handles_labels()[0])
     ax.set_title("[LKC] Figure 3: true and privatized aggregate")
     output.save_figure(fig, "fig3_aggregate")
 

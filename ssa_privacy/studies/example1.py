@@ -9,6 +9,7 @@ diagonal (independent) noise, found by an SDP.
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ssa_privacy.engine.figures import PAGE_WIDTH, legend_below
 from ssa_privacy.engine.output import StudyOutput
 from ssa_privacy.engine.transaction import transactional
 from ssa_privacy.gp.kernels import RBF
@@ -76,28 +77,28 @@ def posterior_variance(Sigma, at):
 
 def figure1(covariances):
     """Figure 1: heat map of Sigma_opt, noise variances, posterior variance curves."""
-    figure, (left, middle, right) = plt.subplots(1, 3, figsize=(14, 4))
+    figure, (left, middle, right) = plt.subplots(1, 3, figsize=(PAGE_WIDTH, 2.8))
     image = left.imshow(covariances["optimal"], cmap="YlOrBr", extent=(0.05, 0.95, 0.95, 0.05))
-    figure.colorbar(image, ax=left)
+    figure.colorbar(image, ax=left, label="covariance (dimensionless)")
     left.set_title(r"$\Sigma_{opt}$")
+    left.set_xlabel(r"input $x_j$ (dimensionless)")
+    left.set_ylabel(r"input $x_i$ (dimensionless)")
     width = 0.035
-    middle.bar(
-        X - width / 2, np.diag(covariances["diagonal"]), width, color="tab:red", label="diagonal"
-    )
-    middle.bar(
-        X + width / 2, np.diag(covariances["optimal"]), width, color="limegreen", label="optimal"
-    )
-    middle.set_title("synthetic noise variances")
-    middle.set_xlabel("x")
-    middle.legend()
     colours = {"diagonal": "tab:red", "optimal": "limegreen", "unsecured": "tab:blue"}
+    for name, shift in (("diagonal", -1), ("optimal", 1)):
+        variances = np.diag(covariances[name])
+        middle.bar(X + shift * width / 2, variances, width, color=colours[name], label=name)
+    middle.set_title("synthetic noise variances")
+    middle.set_ylabel("variance (dimensionless)")
     for name, Sigma in covariances.items():
         right.plot(GRID, posterior_variance(Sigma, GRID), color=colours[name], label=name)
-    right.axhline(DELTA[0, 0], color="grey", ls=":", lw=1)
-    right.axvline(SENSITIVE[0], color="grey", ls=":", lw=1)
+    right.axhline(DELTA[0, 0], color="grey", ls=":", lw=1, label=r"required variance $\Delta$")
+    right.axvline(SENSITIVE[0], color="grey", ls="--", lw=1, label="sensitive input")
     right.set_title("posterior variance")
-    right.set_xlabel("x")
-    right.legend()
+    right.set_ylabel("variance (dimensionless)")
+    for axis in (middle, right):
+        axis.set_xlabel("input x (dimensionless)")
+    legend_below(figure, right.get_legend_handles_labels()[0], ncol=5)
     return figure
 
 

@@ -34,6 +34,7 @@ from ssa_privacy._internal.validation import (
     open_interval,
     positive_int,
 )
+from ssa_privacy.engine.figures import COLUMN_WIDTH, PAGE_WIDTH, legend_below, log_axis
 from ssa_privacy.engine.output import StudyOutput
 from ssa_privacy.engine.runner import Runner, Task
 from ssa_privacy.engine.transaction import transactional
@@ -218,29 +219,32 @@ def _covariance_panel(ax, mine, name, kind):
     )
     ax.plot(eps, get(f"{kind}_P_dare"), color="tab:green", label="DARE")
     ax.plot(eps, get(chain), color="tab:blue", ls="--", label="chain bound (this Theta)")
-    ax.plot(eps, get(bound), color="tab:red", ls=":", label=f"(28)/(29), {convention} convention")
+    ax.plot(eps, get(bound), color="tab:red", ls=":", label="(28) / (29), the design's convention")
     if kind == "trace":
-        label = f"AM-GM n exp((28)/n), {convention} convention"
+        label = "AM-GM n exp((28) / n)"
         ax.plot(eps, get("bound_29_am_gm"), color="tab:purple", ls="-.", label=label)
     if kind == "logdet" and "paper_bound_28_not_guaranteed" in mine[0]:
         label = "paper (28): not guaranteed here"
         ax.plot(eps, get("paper_bound_28_not_guaranteed"), color="grey", ls="-.", label=label)
-    ax.set_ylabel("log det P" if kind == "logdet" else "trace P (K^2)")
-    ax.set_title(name, fontsize=9)
-    ax.legend(fontsize=7)
+    ax.set_ylabel("log det P (P in K$^2$)" if kind == "logdet" else "trace P (K$^2$)")
+    ax.set_title(f"{name} ({convention} convention)")
 
 
 def _covariance_figure(output, rows, delta):
     """The empirical error covariance against the DARE and the bounds, per design."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(DESIGNS), 2, figsize=(10, 3.2 * len(DESIGNS)), sharex=True)
+    fig, axes = plt.subplots(
+        len(DESIGNS), 2, figsize=(PAGE_WIDTH, 2.2 * len(DESIGNS) + 1.2), sharex=True
+    )
     for axes_row, name in zip(axes, DESIGNS):
         mine = [r for r in rows if r["design"] == name]
         for ax, kind in zip(axes_row, ("logdet", "trace")):
             _covariance_panel(ax, mine, name, kind)
     for ax in axes[-1]:
         ax.set_xlabel("epsilon (nats)")
+    handles = [h for ax in axes.flat for h in ax.get_legend_handles_labels()[0]]
+    legend_below(fig, handles, ncol=3)
     fig.suptitle(f"Steady-state Kalman error covariance vs PML bounds (delta = {delta:g})")
     output.save_figure(fig, "fig_error_covariance_bounds")
 
@@ -249,7 +253,7 @@ def _leakage_figure(output, rows, delta):
     """The Monte Carlo leakage failure probability (99% interval) and its closed form."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 4.0))
     for name, color in zip(DESIGNS, ("tab:red", "tab:orange", "tab:blue")):
         get = functools.partial(_column, [r for r in rows if r["design"] == name])
         eps, estimate = get("epsilon"), get("P_leak_le_eps_mc")
@@ -261,15 +265,16 @@ def _leakage_figure(output, rows, delta):
             fmt="o",
             color=color,
             capsize=3,
-            label=f"{name}: Monte Carlo (99% CI)",
+            label=f"{name}: Monte Carlo, 99% CI",
         )
         ax.plot(eps, 1.0 - get("P_leak_le_eps_analytic"), color=color, ls=":", lw=1)
+    ax.plot([], [], color="0.4", ls=":", lw=1, label="closed form (dotted, per design)")
     ax.axhline(delta, color="black", ls="--", label="delta")
-    ax.set_yscale("log")
+    log_axis(ax.yaxis)
     ax.set_xlabel("epsilon (nats)")
     ax.set_ylabel("P[l(X -> Y) > epsilon]")
-    ax.set_title("Leakage failure probability of the designed mechanisms (dotted: closed form)")
-    ax.legend(fontsize=7)
+    ax.set_title("Leakage failure probability of the designs")
+    legend_below(fig, ax.get_legend_handles_labels()[0])
     output.save_figure(fig, "fig_leakage_probability")
 
 

@@ -19,6 +19,7 @@ analytic rates (Curtis §4.7; Vallado Ch. 9).
 import numpy as np
 
 from ssa_privacy.constants import R_EARTH
+from ssa_privacy.engine.figures import PAGE_WIDTH, legend_below
 from ssa_privacy.engine.output import StudyOutput
 from ssa_privacy.engine.runner import Runner, Task
 from ssa_privacy.engine.transaction import transactional
@@ -242,7 +243,7 @@ def _comparison_task(propagator, times, key):
 def _figure_differences(output, results, hours):
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(PAGE_WIDTH, 3.4))
     key, (element_set, times, difference) = next(iter(results.items()))
     t = times / 3600.0
     for c, (label, colour) in enumerate(
@@ -254,14 +255,14 @@ def _figure_differences(output, results, hours):
     left.set(
         xlabel="time since epoch (h)",
         ylabel="J2 - SGP4 position (km)",
-        title=f"{element_set.name}: J2 propagator minus SGP4 (TEME)",
+        title=f"{element_set.name.strip()}: J2 minus SGP4 (TEME)",
     )
-    left.legend(fontsize=7)
-    for key, (element_set, times, difference) in results.items():
+    for n, (key, (element_set, times, difference)) in enumerate(results.items()):
         right.semilogy(
             times / 3600.0,
             np.linalg.norm(difference, axis=1),
             lw=1,
+            color=f"C{4 + n % 6}",  # apart from the components' colours on the left
             label=f"{key} (e = {element_set.satrec.ecco:.3f})",
         )
     right.set(
@@ -270,7 +271,8 @@ def _figure_differences(output, results, hours):
         xlim=(0, hours),
         title="near-Earth element sets",
     )
-    right.legend(fontsize=6, ncol=2)
+    handles = left.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
+    legend_below(fig, handles, ncol=4)
     output.save_figure(fig, "fig_sgp4_difference")
 
 
@@ -278,7 +280,7 @@ def _figure_secular(output, rows, propagator):
     import matplotlib.pyplot as plt
 
     period = 2 * np.pi / propagator.mean_motion(SECULAR_A)
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+    fig, axes = plt.subplots(1, 2, figsize=(PAGE_WIDTH, 3.0))
     for row, colour in zip(rows, ("tab:blue", "tab:red", "tab:green")):
         times, states, analytic = row["_series"]
         mean_times, *averages = orbit_averages(times, states, period, propagator.mu)
@@ -294,12 +296,11 @@ def _figure_secular(output, rows, propagator):
                 label=f"i = {row['inclination_deg']:g} deg",
             )
     for ax, name in zip(axes, ("node", "argument of perigee")):
-        ax.set(xlabel="days", ylabel="deg", title=f"{name}: orbit average minus analytic drift")
-        ax.legend(fontsize=7)
+        ax.set(xlabel="time (days)", ylabel="residual (deg)", title=name)
+    legend_below(fig, axes[0].get_legend_handles_labels()[0], ncol=3)
     fig.suptitle(
-        f"J2 secular rates, a = {SECULAR_A:g} km, e = {SECULAR_E:g}: the residual's "
-        "slope is the error of the first-order analytic rate",
-        fontsize=10,
+        f"J2 secular rates, a = {SECULAR_A:g} km, e = {SECULAR_E:g}: orbit average minus the "
+        "analytic drift\n(its slope is the error of the first-order analytic rate)"
     )
     output.save_figure(fig, "fig_secular_rates")
 
