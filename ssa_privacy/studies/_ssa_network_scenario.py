@@ -72,7 +72,9 @@ def network_values(path, data=None):
         ``satellite`` (the catalogue number, text), ``element_set`` (name, line 1,
         line 2), ``stations`` (each sensor's keys, :meth:`SensorSpec.to_dict`),
         ``start_hours`` (h after the element set's epoch), ``hours``, ``dt``,
-        ``epsilons``, ``offsets``, ``delta``, ``convention`` and ``earth_orientation``.
+        ``epsilons``, ``offsets``, ``delta``, ``convention`` and ``earth_orientation``
+        (the model used, ``"iers"`` or ``"none"``: ``"iers-or-none"`` resolved over the
+        element set's epoch to the window's end).
     record : dict
         :meth:`~ssa_privacy.studies.scenario.SsaScenario.as_record`.
 
@@ -80,7 +82,8 @@ def network_values(path, data=None):
     ------
     ScenarioError
         Naming the file and the key: a bad scenario, an optical sensor, not exactly one
-        object, or a window start before the element set's epoch.
+        object, a window start before the element set's epoch, or ``earth.orientation =
+        "iers"`` for a window (from the epoch) the offline IERS table does not cover.
     """
     spec = load_scenario(path, data_folder=data)
     for k, sensor in enumerate(spec.sensors):
@@ -101,6 +104,11 @@ def network_values(path, data=None):
                 source=spec.source,
                 key="window.start",
             )
+    try:  # the Earth turns from the element set's epoch (t = 0) to the window's end
+        span_days = (start_hours + spec.window.hours) / 24.0
+        orientation, _ = spec.earth.model(element_set.epoch_jd, max(1.0, span_days))
+    except ScenarioError as error:
+        raise spec.fail(error.problem, "earth.orientation") from None
     values = {
         "satellite": str(element_set.norad_id),
         "element_set": [element_set.name, element_set.line1, element_set.line2],
@@ -112,7 +120,7 @@ def network_values(path, data=None):
         "offsets": list(spec.epsilon_offsets),
         "delta": spec.privacy.delta,
         "convention": spec.privacy.convention,
-        "earth_orientation": spec.earth.orientation,
+        "earth_orientation": orientation,
     }
     return values, spec.as_record()
 
