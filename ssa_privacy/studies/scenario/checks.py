@@ -71,6 +71,8 @@ _DEFAULT_FILE = "default.toml"
 _GEOJSON_TOLERANCE = {"latitude_deg": 1e-9, "longitude_deg": 1e-9, "height_km": 1e-9}
 #: Rows of one measurement of each kind: (az, el, range, range rate) and (ra, dec).
 _MEASUREMENT_ROWS = {"radar": GroundStation.rows, "optical": OpticalStation.rows}
+#: Units of the keys whose name carries none.
+_UNITS_OF_PLAIN_KEYS = {"hours": "h"}
 #: Unit suffixes of the keys, longest first (for the suggestion on a wrong unit).
 _UNIT_SUFFIXES = (
     "_km_s",
@@ -113,7 +115,7 @@ class ScenarioError(ValueError):
     """
 
     def __init__(self, problem, *, source=None, key=None, line=None, sensor=None):
-        self.problem = " ".join(str(problem).split())
+        self.problem = " ".join(line.strip() for line in str(problem).splitlines() if line.strip())
         self.source, self.key, self.line, self.sensor = source, key, line, sensor
         where = [str(source)] if source is not None else []
         if line is not None:
@@ -301,10 +303,10 @@ def _budgets(value, key, *, empty=False):
 
 
 def _too_large(budget):
-    """Why a budget above :data:`MAX_BUDGET` is refused."""
+    """Why a budget above :data:`MAX_BUDGET` is refused: ``"<budget> nats is above ..."``."""
     return (
-        f"{budget:g} nats is above {MAX_BUDGET:g}, the largest budget the designs take: "
-        "the noise they would add is far below any sensor's (the level would release the "
+        f"{budget:g} nats is above {MAX_BUDGET:g}, the largest budget the designs take: the "
+        "noise they would add is far below any sensor's (the level would release the "
         "measurements as they are, as the 'none' level does)"
     )
 
@@ -334,8 +336,8 @@ def _suggest(key, valid):
     stem = _stem(key)
     same = [v for v in valid if v != key and stem != key and _stem(v) == stem]
     if same:
-        unit = same[0][len(stem) + 1 :]
-        return f"; units are fixed: did you mean {same[0]} (unit {unit})?"
+        unit = same[0][len(stem) + 1 :] or _UNITS_OF_PLAIN_KEYS.get(same[0])
+        return f"; units are fixed: did you mean {same[0]}" + (f" (unit {unit})?" if unit else "?")
     near = difflib.get_close_matches(key.lower(), list(valid), n=1, cutoff=0.6)
     near = near or [v for v in valid if len(key) >= 3 and v.startswith(key.lower())][:1]
     return f"; did you mean {near[0]}?" if near else ""

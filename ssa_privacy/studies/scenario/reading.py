@@ -352,14 +352,41 @@ WGS84_CRS_NAMES = (
 _POSITION_KEYS = ("longitude_deg", "latitude_deg", "height_m")
 
 
-def _unique_members(pairs):
-    """A JSON object's members as a dict, refusing a name given twice (RFC 8259 §4: the
+class _Members(dict):
+    """A JSON object as read, with the first member name given twice, if any."""
+
+    repeated = None
+
+
+def _members(pairs):
+    """``object_pairs_hook``: keep the object, note a member name given twice (RFC 8259 §4:
     names SHOULD be unique; Python's reader would keep the last silently)."""
+    members = _Members(pairs)
     names = [name for name, _ in pairs]
-    repeated = next((n for k, n in enumerate(names) if n in names[:k]), None)
-    if repeated is not None:
-        raise ScenarioError(f"the member {repeated!r} is given twice in one object", key=repeated)
-    return dict(pairs)
+    members.repeated = next((n for k, n in enumerate(names) if n in names[:k]), None)
+    return members
+
+
+def _repeated_member(node, where=""):
+    """The dotted place of the first member name given twice in a JSON document, or None."""
+    if isinstance(node, _Members):
+        if node.repeated is not None:
+            return f"{where}.{node.repeated}" if where else node.repeated
+        items = node.items()
+        return next(
+            (p for k, v in items if (p := _repeated_member(v, f"{where}.{k}" if where else k))),
+            None,
+        )
+    if isinstance(node, list):
+        return next(
+            (p for k, v in enumerate(node) if (p := _repeated_member(v, f"{where}[{k}]"))), None
+        )
+    return None
+
+
+def _json_text(value):
+    """A JSON value as JSON writes it (``null``, ``[[1, 2]]``), cut to 80 characters."""
+    return json.dumps(value)[:80]
 
 
 def _check_crs(value, key):
@@ -373,7 +400,7 @@ def _check_crs(value, key):
     if value is None:
         found = "is null (no coordinate reference system can be assumed)"
     else:
-        shown = repr(name) if isinstance(name, str) else json.dumps(value)[:80]
+        shown = repr(name) if isinstance(name, str) else _json_text(value)
         found = f"names the coordinate reference system {shown}"
     raise ScenarioError(
         f"{found}; the positions must be WGS 84 longitude and latitude (RFC 7946 §4): leave "
@@ -385,22 +412,27 @@ def _check_crs(value, key):
 def _geojson_sensors(text, source):
     """The sensors of a GeoJSON FeatureCollection of Points (RFC 7946)."""
     try:
-        document = json.loads(text, object_pairs_hook=_unique_members)
+        document = json.loads(text, object_pairs_hook=_members)
     except json.JSONDecodeError as error:
         raise ScenarioError(
             f"JSON syntax error at column {error.colno}: {error.msg}",
             source=source,
             line=error.lineno,
         ) from None
-    except ScenarioError as error:
-        raise error.within(source=source) from None
 
     def fail(problem, key, sensor=None):
         return ScenarioError(problem, source=source, key=key, sensor=sensor)
 
+    repeated = _repeated_member(document)
+    if repeated is not None:
+        raise fail(
+            "is given twice in one object (JSON readers differ on which one counts)", repeated
+        )
     if not isinstance(document, dict) or document.get("type") != "FeatureCollection":
-        found = document.get("type") if isinstance(document, dict) else _kind_of(document)
-        raise fail(f"must be a GeoJSON FeatureCollection, got {found!r}", "type")
+        found = (
+            _json_text(document.get("type")) if isinstance(document, dict) else _kind_of(document)
+        )
+        raise fail(f"must be a GeoJSON FeatureCollection, got {found}", "type")
     features = document.get("features")
     if not isinstance(features, list):
         raise fail(f"must be an array of features, got {_kind_of(features)}", "features")
@@ -416,7 +448,8 @@ def _feature_sensor(feature, where):
     """The SensorSpec of one Feature; errors name ``features[k]....`` as written."""
     if not isinstance(feature, dict) or feature.get("type") != "Feature":
         raise ScenarioError('must be a GeoJSON Feature ("type": "Feature")', key=f"{where}.type")
-    properties = feature.get("properties") or {}
+    properties = feature.get("properties")
+    properties = {} if properties is None else properties
     if not isinstance(properties, dict):
         raise ScenarioError(
             f"must be an object, got {_kind_of(properties)}", key=f"{where}.properties"
@@ -430,7 +463,7 @@ def _feature_sensor(feature, where):
     if not isinstance(geometry, dict) or geometry.get("type") != "Point":
         found = geometry.get("type") if isinstance(geometry, dict) else geometry
         raise ScenarioError(
-            f"must be a Point, got {found!r}", key=f"{where}.geometry.type", sensor=name
+            f"must be a Point, got {_json_text(found)}", key=f"{where}.geometry.type", sensor=name
         )
     site = _point_site(geometry.get("coordinates"), f"{where}.geometry.coordinates", name)
     table = dict(properties)
@@ -463,7 +496,7 @@ def _point_site(position, key, name):
     if not isinstance(position, list) or not 2 <= len(position) <= 3:
         raise ScenarioError(
             "must be [longitude, latitude] or [longitude, latitude, height in metres] "
-            f"(RFC 7946 §3.1.1), got {position!r}",
+            f"(RFC 7946 §3.1.1), got {_json_text(position)}",
             key=key,
             sensor=name,
         )

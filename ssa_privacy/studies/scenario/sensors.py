@@ -331,8 +331,9 @@ def _sector(value):
     )
     start, stop = sector
     if (stop - start if stop >= start else stop - start + 360.0) == 0.0:
+        same = "from = to" if start == stop else "from and to are the same azimuth"
         raise ScenarioError(
-            f"is empty: from = to ({start:g} to {stop:g} deg, clockwise); use [0, 360] or "
+            f"is empty: {same} ({start:g} to {stop:g} deg, clockwise); use [0, 360] or "
             "leave the key out for the whole circle",
             key="azimuth_sector_deg",
         )

@@ -232,7 +232,8 @@ class SsaScenario:
                     f"{floor:.4g}, the smallest feasible budget of a pass that sees the 6 "
                     f"state directions at {delta} ([LKC] condition (9))"
                     if budget <= floor
-                    else f"takes the pass budget {epsilon:g} to {_too_large(budget)}"
+                    else f"takes the pass budget {epsilon:g} to {budget:g} nats: "
+                    + _too_large(budget)
                 )
                 error = self.fail(problem, f"sensors[{j}].epsilon_offset")
                 raise error.within(sensor=sensor.name)
