@@ -180,7 +180,7 @@ def _locate(text, key, exact=False):
     section, index, name = _key_parts(key)
     if section is None:
         return None
-    top_level = name is None and section not in (*SECTIONS, "sensors")
+    top_level = name is None  # a top-level key, or a table written as a value
     table, count, header_line = None, {}, None
     pattern = re.compile(rf"^\s*[\"']?{re.escape(name or section)}[\"']?\s*=")
     for number, line in enumerate(text.splitlines(), 1):
