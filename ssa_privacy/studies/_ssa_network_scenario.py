@@ -17,11 +17,18 @@ option of the study.
 """
 
 from ssa_privacy.orbits.catalog import read_element_sets
-from ssa_privacy.studies.scenario.checks import ScenarioError
+from ssa_privacy.studies.scenario.checks import (
+    MAX_BUDGET,
+    MAX_WINDOW_HOURS,
+    ScenarioError,
+    _too_large,
+)
 from ssa_privacy.studies.scenario.reading import load_scenario
+from ssa_privacy.studies.scenario.sections import check_grid
 from ssa_privacy.studies.scenario.sensors import SensorSpec
 
 __all__ = [
+    "check_limits",
     "network_values",
     "stations_of",
 ]
@@ -99,10 +106,15 @@ def network_values(path, data=None):
     if spec.start_jd is not None:
         start_hours = (spec.start_jd - element_set.epoch_jd) * 24.0
         if start_hours < 0:
-            raise ScenarioError(
+            raise spec.fail(
                 "must not precede the element set's epoch (ssa-network propagates forward from it)",
-                source=spec.source,
-                key="window.start",
+                "window.start",
+            )
+        if start_hours > MAX_WINDOW_HOURS:
+            raise spec.fail(
+                f"is {start_hours / 24:.1f} days after the element set's epoch: ssa-network "
+                f"propagates forward from it, at most {MAX_WINDOW_HOURS / 24:g} days",
+                "window.start",
             )
     try:  # the Earth turns from the element set's epoch (t = 0) to the window's end
         span_days = (start_hours + spec.window.hours) / 24.0
@@ -123,6 +135,43 @@ def network_values(path, data=None):
         "earth_orientation": orientation,
     }
     return values, spec.as_record()
+
+
+def check_limits(hours, dt, start_hours, epsilons, offsets):
+    """Check the window and the levels of an ssa-network run against what it can hold.
+
+    Parameters
+    ----------
+    hours, dt : float
+        Window length (h) and measurement interval (s): :func:`check_grid`.
+    start_hours : float
+        Window start after the element set's epoch (h): the study propagates from the
+        epoch, at most :data:`MAX_WINDOW_HOURS`.
+    epsilons, offsets : sequence of float
+        Levels (nats) and per-station offsets: each level plus each offset at most
+        :data:`MAX_BUDGET`.
+
+    Raises
+    ------
+    ValueError
+        Naming the option (``hours``, ``dt``, ``start_hours``, ``epsilons``) with the
+        limit and the reason for it.
+    """
+    try:
+        check_grid(hours, dt)
+    except ScenarioError as error:
+        name = {"hours": "hours", "step_s": "dt"}[error.key]
+        raise ValueError(f"{name}: {error.problem}") from None
+    if start_hours > MAX_WINDOW_HOURS:
+        raise ValueError(
+            f"start_hours: must be at most {MAX_WINDOW_HOURS:g} h after the element set's "
+            f"epoch (the study propagates from it), got {start_hours:g}"
+        )
+    largest = max(epsilons) + max(offsets, default=0.0)
+    if largest > MAX_BUDGET:
+        raise ValueError(
+            f"epsilons: the largest level plus the largest offset: {_too_large(largest)}"
+        )
 
 
 def stations_of(values):

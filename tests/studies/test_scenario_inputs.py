@@ -27,6 +27,8 @@ from ssa_privacy.studies.scenario import (
     read_stations,
     scenario_toml,
 )
+from ssa_privacy.studies.ssa_leakage import LeakageOptions
+from ssa_privacy.studies.ssa_network import NetworkOptions
 
 SENSOR = '[[sensors]]\nname = "A"\nlatitude_deg = 10.0\nlongitude_deg = 20.0\n'
 OBJECTS = '[objects]\ncatalogue = "iss.tle"\n'
@@ -846,20 +848,40 @@ def test_objects_the_catalogue_holds(tmp_path):
     assert check_objects(load_scenario(path), [iss_element_set()]) == 1
 
 
+def _checksum(line):
+    """A TLE line with its modulo-10 checksum (digits, and 1 for each minus sign)."""
+    body = line[:68]
+    total = sum(int(c) if c.isdigit() else c == "-" for c in body)
+    return body + str(total % 10)
+
+
 def test_ssa_network_checks_the_earth_orientation_table_too(tmp_path):
-    """ssa-network turns the Earth from the element set's epoch to the window's end."""
-    path = _folder(tmp_path) / "net.toml"
-    body = '[objects]\ncatalogue = "iss.tle"\nnorad_ids = [25544]\n' + SENSOR
+    """ssa-network turns the Earth from the element set's epoch to the window's end: an
+    element set of 2027-12-06, past the table, with "iers" is an error naming the key,
+    with "iers-or-none" the run neglects Earth orientation."""
+    iss = iss_element_set()
+    line1 = _checksum(iss.line1[:18] + "27340.00000000" + iss.line1[32:])
+    (tmp_path / "late.tle").write_text(f"ISS\n{line1}\n{iss.line2}\n")
+    path = tmp_path / "net.toml"
+    body = '[objects]\ncatalogue = "late.tle"\nnorad_ids = [25544]\n' + SENSOR
+    for orientation, used in (("iers", None), ("iers-or-none", "none")):
+        path.write_text(
+            '[window]\nstart = "2027-12-07T00:00:00"\n'
+            f'[earth]\norientation = "{orientation}"  # <-\n' + body
+        )
+        if used is None:
+            with pytest.raises(ScenarioError) as caught:
+                network_scenario.network_values(path)
+            message = _one_line(caught.value, path)
+            assert caught.value.key == "earth.orientation" and "covers 1973-01-02 to" in message
+            assert caught.value.line == _marked_line(path.read_text())
+        else:
+            assert network_scenario.network_values(path)[0]["earth_orientation"] == used
     path.write_text(
-        '[window]\nstart = "2028-06-01T00:00:00"\n[earth]\norientation = "iers"\n' + body
+        '[window]\nstart = "2020-01-02T00:00:00"\n[earth]\norientation = "iers-or-none"\n'
+        + body.replace("late.tle", "iss.tle")
     )
-    with pytest.raises(ScenarioError) as caught:
-        network_scenario.network_values(path)
-    message = _one_line(caught.value, path)
-    assert caught.value.key == "earth.orientation" and "covers 1973-01-02 to" in message
-    path.write_text(
-        '[window]\nstart = "2020-01-02T00:00:00"\n[earth]\norientation = "iers-or-none"\n' + body
-    )
+    _folder(tmp_path)
     assert network_scenario.network_values(path)[0]["earth_orientation"] == "iers"
 
 
@@ -928,3 +950,50 @@ def test_the_command_line_keeps_the_toml_keys_of_a_scenario_error(study, capsys)
     assert _cli(["--scenario", str(bad)], study.parent / "never") == 2
     line = capsys.readouterr().err.strip()
     assert "measurement_epsilons" in line and "--measurement-epsilons" not in line, line
+
+
+# -- the other SSA studies: the same limits on their own options -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"hours": 1e9}, "hours: must be at most 8784 h"),
+        ({"dt": 1e-6}, "dt: must be at least 0.001 s"),
+        ({"hours": 300.0, "dt": 1.0, "gap_step": 600.0}, "dt: 1 s over a window of 300 h"),
+        ({"start_hours": 1e9}, "start_hours: must be at most 8784 h"),
+        ({"epsilons": (1e300,)}, "1e+300 nats is above 100"),
+        ({"epsilons": (99.0,), "offsets": (0.0, 1.0, 2.0)}, "101 nats is above 100"),
+    ],
+)
+def test_ssa_network_refuses_what_a_run_cannot_hold(options, words):
+    with pytest.raises(ValueError) as caught:
+        NetworkOptions(**options)
+    assert "\n" not in str(caught.value) and words in str(caught.value), str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"epsilons": (1e300,)}, "epsilons: 1e+300 nats is above 100"),
+        ({"outcomes": 10**12}, "outcomes must be at most 100,000"),
+        ({"restore_outcomes": 10**6}, "restore_outcomes must be at most 100,000"),
+    ],
+)
+def test_ssa_leakage_refuses_what_a_run_cannot_hold(options, words):
+    with pytest.raises(ValueError) as caught:
+        LeakageOptions(**options)
+    assert "\n" not in str(caught.value) and words in str(caught.value), str(caught.value)
+
+
+def test_ssa_network_refuses_a_start_past_its_propagation(tmp_path):
+    path = _folder(tmp_path) / "net.toml"
+    path.write_text(
+        '[window]\nstart = "2028-06-01T00:00:00"  # <-\n'
+        '[objects]\ncatalogue = "iss.tle"\nnorad_ids = [25544]\n' + SENSOR
+    )
+    with pytest.raises(ScenarioError) as caught:
+        network_scenario.network_values(path)
+    message = _one_line(caught.value, path)
+    assert caught.value.key == "window.start" and caught.value.line == 2, message
+    assert "days after the element set's epoch" in message and "at most 366 days" in message

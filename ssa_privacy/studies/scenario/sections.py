@@ -35,6 +35,7 @@ from ssa_privacy.studies.scenario.checks import (
 
 __all__ = [
     "DEFAULT_REGIME",
+    "check_grid",
     "DEFAULT_SAMPLE",
     "EarthSpec",
     "FilterSpec",
@@ -107,15 +108,9 @@ class WindowSpec:
     def __post_init__(self):
         if self.start is not None:
             _set(self, "start", _start_text(self.start, "start"))
-        hours = _positive(self.hours, "hours", "h")
-        if hours > MAX_WINDOW_HOURS:
-            raise ScenarioError(
-                f"must be at most {MAX_WINDOW_HOURS:g} h ({MAX_WINDOW_HOURS / 24:g} days), the "
-                f"longest window the study integrates, got {hours:g} h",
-                key="hours",
-            )
+        hours, step = check_grid(self.hours, self.step_s)
         _set(self, "hours", hours)
-        _set(self, "step_s", self._step(_positive(self.step_s, "step_s", "s")))
+        _set(self, "step_s", step)
         _set(self, "staleness_days", _positive(self.staleness_days, "staleness_days", "days"))
         longest = _positive(self.longest_pass_min, "longest_pass_min", "min")
         samples = longest * 60.0 / self.step_s
@@ -128,33 +123,64 @@ class WindowSpec:
             )
         _set(self, "longest_pass_min", longest)
 
-    def _step(self, step):
-        """The measurement interval, checked against its floor and the window."""
-        seconds = self.hours * 3600.0
-        if step < MIN_STEP_S:
-            raise ScenarioError(
-                f"must be at least {MIN_STEP_S:g} s (1 ms, above the rate of any tracking "
-                f"sensor), got {step:g} s",
-                key="step_s",
-            )
-        if step > seconds:
-            raise ScenarioError(
-                f"must be at most the window ({self.hours:g} h = {seconds:g} s), got {step:g} s",
-                key="step_s",
-            )
-        if seconds / step > MAX_TIME_STEPS:
-            raise ScenarioError(
-                f"{step:g} s over a window of {self.hours:g} h makes {seconds / step:,.0f} time "
-                f"steps, more than {MAX_TIME_STEPS:,}, the most a run holds: at least "
-                f"{seconds / MAX_TIME_STEPS:g} s for this window",
-                key="step_s",
-            )
-        return step
-
     @property
     def start_jd(self):
         """Julian date (UTC) of :attr:`start`, or None for the catalogue rule."""
         return None if self.start is None else parse_utc(self.start, "window.start")
+
+
+def check_grid(hours, step_s):
+    """A window's length and step, checked against what a run can hold.
+
+    Parameters
+    ----------
+    hours : float
+        Window length (h), in (0, :data:`MAX_WINDOW_HOURS`].
+    step_s : float
+        Measurement interval (s), in [:data:`MIN_STEP_S`, window], at most
+        :data:`MAX_TIME_STEPS` steps in the window.
+
+    Returns
+    -------
+    hours, step_s : float
+
+    Raises
+    ------
+    ScenarioError
+        Naming ``hours`` or ``step_s``, with the limit and the reason for it.
+
+    Notes
+    -----
+    The limits and their reasons: :mod:`ssa_privacy.studies.scenario.checks`.
+    """
+    hours = _positive(hours, "hours", "h")
+    if hours > MAX_WINDOW_HOURS:
+        raise ScenarioError(
+            f"must be at most {MAX_WINDOW_HOURS:g} h ({MAX_WINDOW_HOURS / 24:g} days), the "
+            f"longest window the study integrates, got {hours:g} h",
+            key="hours",
+        )
+    step = _positive(step_s, "step_s", "s")
+    seconds = hours * 3600.0
+    if step < MIN_STEP_S:
+        raise ScenarioError(
+            f"must be at least {MIN_STEP_S:g} s (1 ms, above the rate of any tracking "
+            f"sensor), got {step:g} s",
+            key="step_s",
+        )
+    if step > seconds:
+        raise ScenarioError(
+            f"must be at most the window ({hours:g} h = {seconds:g} s), got {step:g} s",
+            key="step_s",
+        )
+    if seconds / step > MAX_TIME_STEPS:
+        raise ScenarioError(
+            f"{step:g} s over a window of {hours:g} h makes {seconds / step:,.0f} time "
+            f"steps, more than {MAX_TIME_STEPS:,}, the most a run holds: at least "
+            f"{seconds / MAX_TIME_STEPS:g} s for this window",
+            key="step_s",
+        )
+    return hours, step
 
 
 @dataclass(frozen=True)
