@@ -288,16 +288,22 @@ def read_stations(path):
     Raises
     ------
     ScenarioError
-        One line naming the file and the key (``sensors[i].key`` in TOML,
-        ``features[i].properties.key`` or ``features[i].geometry.coordinates`` in
-        GeoJSON): a missing file, an unknown suffix, a syntax error (with its line), a
-        feature that is not a Point, a position with fewer than 2 or more than 3 numbers,
-        a disagreeing property, no sensor, a repeated name, or any error of
-        :class:`SensorSpec`.
+        One line naming the file and the key as written (``sensors[i].key`` in TOML;
+        ``features[i].properties.key``, ``features[i].geometry.coordinates[j]`` or
+        ``crs`` in GeoJSON): a missing file or a folder, an unknown suffix, a syntax error
+        (with its line), a JSON member given twice in one object, a ``crs`` member (of the
+        collection, a feature or a geometry) that is not WGS 84 longitude-latitude
+        (:data:`WGS84_CRS_NAMES`) or is null, a feature that is not a Point, a position
+        with fewer than 2 or more than 3 numbers or out of range (the height in metres,
+        in [-1000, 10000]), a disagreeing property, no sensor, a repeated name (compared
+        as Unicode NFC), or any error of :class:`SensorSpec` (a coordinate's named at its
+        place in the Point).
 
     Notes
     -----
-    H. Butler et al., "The GeoJSON Format", RFC 7946 (2016), §3.1.1, §3.2, §3.3, §4.
+    H. Butler et al., "The GeoJSON Format", RFC 7946 (2016), §3.1.1, §3.2, §3.3, §4;
+    the ``crs`` member: H. Butler et al., "The GeoJSON Format Specification" (2008),
+    §3; duplicate member names: RFC 8259 §4.
     """
     path = Path(path).expanduser()
     source = str(path)
