@@ -111,8 +111,12 @@ class ScenarioError(ValueError):
     -----
     ``str(error)`` is one line: ``file, line N: key (sensor 'name'): problem``; the parts
     not known are left out. The attributes ``problem``, ``source``, ``key``, ``line`` and
-    ``sensor`` hold the parts.
+    ``sensor`` hold the parts. The class attribute ``names_keys_as_written`` (True) says
+    that the message names every key as the user wrote it (a TOML key, or an option as
+    typed): a command line should print it unchanged.
     """
+
+    names_keys_as_written = True
 
     def __init__(self, problem, *, source=None, key=None, line=None, sensor=None):
         self.problem = " ".join(line.strip() for line in str(problem).splitlines() if line.strip())
