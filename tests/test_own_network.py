@@ -271,6 +271,12 @@ def test_the_run_says_what_the_earth_model_neglects():
     assert used["used"] == "iers" and used["neglected"] is None and used["table"]
     _, neglected = earth_model(first + 100.0, "none")
     assert neglected["used"] == "none" and neglected["neglected"] == NEGLECTED_EFFECTS
-    _, outside = earth_model(last + 30.0, "iers")  # after the table: falls back, says why
-    assert outside["used"] == "none" and "jd_utc" in outside["reason"]
+    # after the table: "iers" is an error naming the table's span, "iers-or-none" falls
+    # back and says why
+    with pytest.raises(ValueError, match="orientation: .*covers 1973-01-02 to"):
+        earth_model(last + 30.0, "iers")
+    _, outside = earth_model(last + 30.0, "iers-or-none")
+    assert outside["used"] == "none" and "not within the offline IERS table" in outside["reason"]
     assert outside["neglected"] == NEGLECTED_EFFECTS
+    _, inside = earth_model(first + 100.0, "iers-or-none")
+    assert inside["used"] == "iers" and "reason" not in inside

@@ -565,7 +565,7 @@ def test_stations_from_toml_and_geojson_agree(tmp_path):
             "agree",
         ),
         (_point([10.0], name="A"), "features[0].geometry.coordinates", "RFC 7946"),
-        (_point([10.0, 95.0], name="A"), "features[0].properties.latitude_deg", "[-90, 90]"),
+        (_point([10.0, 95.0], name="A"), "features[0].geometry.coordinates[1]", "[-90, 90]"),
         (_point(["10", 60.0], name="A"), "features[0].geometry.coordinates[0]", "a string"),
         (_point([10.0, 60.0]), "features[0].properties.name", "missing"),
         (
@@ -688,11 +688,11 @@ def test_overrides_replace_and_record(tmp_path):
     assert record["overrides"]["window.hours"] == 4.0
     assert record["overrides"]["objects.norad_ids"] == [25544]
     assert "window.start" not in record["overrides"]
-    # Sampling again clears the catalogue numbers (the regime defaults to all).
+    # Sampling again clears the catalogue numbers (the regime takes its default, leo).
     resampled = with_overrides(changed, sample=3)
     assert (resampled.objects.norad_ids, resampled.objects.regime, resampled.objects.sample) == (
         None,
-        "all",
+        "leo",
         3,
     )
     # "all" takes every object of the regime: kept as None, recorded as given

@@ -76,11 +76,12 @@ class OpticalStation(SiteSensor):
     Parameters
     ----------
     name : str
-        Label.
+        Label: one line of visible text, not blank, without blanks at either end.
     latitude, longitude : float
-        WGS-84 geodetic latitude and longitude (deg).
+        WGS-84 geodetic latitude in [-90, 90] and longitude in [-360, 360] (deg).
     altitude : float
-        Height above the ellipsoid (km).
+        Height above the ellipsoid (km), in
+        :data:`~ssa_privacy.sensors.stations.SITE_HEIGHT_RANGE_KM` ([-1, 10]).
     elevation_mask : float, optional
         Smallest elevation of a measurement (deg), in [0, 90), default 15.
     noise_std : sequence of 2 floats, optional
@@ -115,9 +116,10 @@ class OpticalStation(SiteSensor):
     Raises
     ------
     ValueError
-        On a latitude outside [-90, 90], a mask outside [0, 90), a noise that is not two
-        positive values, a ``sun_elevation_max`` outside [-90, 90], a sector or range
-        limit as refused by GroundStation, or a value that is not finite.
+        Naming the argument: a name, site, mask, sector or range limit as refused by
+        :class:`~ssa_privacy.sensors.stations.GroundStation` (an altitude outside [-1, 10]
+        km, say), a noise that is not two positive values, a ``sun_elevation_max`` outside
+        [-90, 90], or a value that is not finite.
     TypeError
         If ``name`` is not a string or a number is not a real number.
 

@@ -29,6 +29,7 @@ position on the WGS-84 ellipsoid), Algorithm 27 (RAZEL: topocentric azimuth, ele
 range and range rate).
 """
 
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +43,8 @@ __all__ = [
     "GroundStation",
     "LinearisedMeasurement",
     "MEASUREMENTS",
+    "SITE_HEIGHT_RANGE_KM",
+    "SITE_LONGITUDE_RANGE",
     "SiteSensor",
     "UNITS",
 ]
@@ -53,6 +56,17 @@ UNITS = ("rad", "rad", "km", "km/s")
 #: Default sensor noise (1 sigma) of a tracking radar: 0.01 deg in both angles, 20 m in
 #: range, 10 cm/s in range rate.
 DEFAULT_NOISE_STD = (np.radians(0.01), np.radians(0.01), 0.020, 1.0e-4)
+#: Heights of a ground site above the WGS-84 ellipsoid (km): the lowest land is 0.43 km
+#: below sea level (the Dead Sea shore) and the highest observatories stand at about
+#: 5.6 km, so -1 to 10 km holds every site; a height outside it is most likely metres.
+SITE_HEIGHT_RANGE_KM = (-1.0, 10.0)
+#: Longitudes of a site (deg, east positive): one turn either way.
+SITE_LONGITUDE_RANGE = (-360.0, 360.0)
+#: Unicode categories a sensor's name may not hold: control characters (Cc: line feed,
+#: tab, NUL ...), invisible format characters (Cf: zero-width space, direction marks),
+#: lone surrogates (Cs, which UTF-8 cannot encode) and line and paragraph separators
+#: (Zl, Zp). Tables, JSON and CCSDS messages hold a name on one line of visible text.
+_NAME_UNFIT = ("Cc", "Cf", "Cs", "Zl", "Zp")
 
 
 @dataclass(frozen=True)
@@ -175,6 +189,27 @@ def _azimuth_elevation_range(rho):
     )
 
 
+def _name_problem(name):
+    """What makes a sensor's name (a str) unfit for the outputs, or None.
+
+    The outputs (CSV rows, ``results.json``, figure labels, CCSDS ``PARTICIPANT_1``)
+    hold a name as one line of visible text, compared as written: it must not be empty
+    or blank, begin or end with blanks, or hold a character of :data:`_NAME_UNFIT`.
+    """
+    if not name.strip():
+        return f"must not be empty or blank, got {name!r}"
+    if name != name.strip():
+        return f"must not begin or end with blanks, got {name!r}"
+    bad = next((c for c in name if unicodedata.category(c) in _NAME_UNFIT), None)
+    if bad is not None:
+        kind = "a control" if unicodedata.category(bad) == "Cc" else "an invisible"
+        return (
+            f"must be one line of visible text, got {name!r}, which holds U+{ord(bad):04X} "
+            f"({kind} character)"
+        )
+    return None
+
+
 def _check_site(sensor):
     """Validate a sensor's site fields and store its geometry (for ``__post_init__``).
 
@@ -188,12 +223,24 @@ def _check_site(sensor):
     TypeError
         If ``name`` is not a string or a number is not a real number.
     ValueError
-        Naming the field, on a value out of range or not finite.
+        Naming the field, on a name the outputs cannot hold (:func:`_name_problem`) or a
+        value out of range (latitude [-90, 90] and longitude [-360, 360] deg, altitude
+        :data:`SITE_HEIGHT_RANGE_KM`) or not finite.
     """
     if not isinstance(sensor.name, str):
         raise TypeError(f"name must be a string, got {type(sensor.name).__name__}")
-    for field_name in ("latitude", "longitude", "altitude"):
-        scalar(getattr(sensor, field_name), field_name)
+    problem = _name_problem(sensor.name)
+    if problem is not None:
+        raise ValueError(f"name {problem}")
+    scalar(sensor.latitude, "latitude")
+    low, high = SITE_LONGITUDE_RANGE
+    scalar(sensor.longitude, "longitude (deg)", low=low, high=high)
+    low, high = SITE_HEIGHT_RANGE_KM
+    if not low <= scalar(sensor.altitude, "altitude") <= high:
+        raise ValueError(
+            f"altitude must lie in [{low:g}, {high:g}] km (a ground site's height above the "
+            f"WGS-84 ellipsoid), got {sensor.altitude!r} (metres given as km?)"
+        )
     site, enu = _site_axes(sensor.latitude, sensor.longitude, sensor.altitude)
     if not 0 <= scalar(sensor.elevation_mask, "elevation_mask") < 90:
         raise ValueError(
@@ -313,11 +360,11 @@ class GroundStation(SiteSensor):
     Parameters
     ----------
     name : str
-        Label.
+        Label: one line of visible text, not blank, without blanks at either end.
     latitude, longitude : float
-        WGS-84 geodetic latitude and longitude (deg).
+        WGS-84 geodetic latitude in [-90, 90] and longitude in [-360, 360] (deg).
     altitude : float
-        Height above the ellipsoid (km).
+        Height above the ellipsoid (km), in :data:`SITE_HEIGHT_RANGE_KM` ([-1, 10]).
     elevation_mask : float, optional
         Smallest elevation of a measurement (deg), default 10.
     noise_std : sequence of 4 floats, optional
@@ -346,10 +393,12 @@ class GroundStation(SiteSensor):
     Raises
     ------
     ValueError
-        On a latitude outside [-90, 90], a mask outside [0, 90), a noise standard
-        deviation that is not positive, an azimuth sector that is not two azimuths in
-        [0, 360] of non-zero width, a ``range_max`` that is not positive, or a value that
-        is not finite.
+        Naming the argument (and its unit): a name that is blank, has blanks at an end or
+        holds a control or invisible character, a latitude outside [-90, 90], a longitude
+        outside [-360, 360], an altitude outside [-1, 10] km, a mask outside [0, 90), a
+        noise standard deviation that is not positive, an azimuth sector that is not two
+        azimuths in [0, 360] of non-zero width, a ``range_max`` that is not positive, or a
+        value that is not finite.
     TypeError
         If ``name`` is not a string or a number is not a real number.
 

@@ -343,11 +343,14 @@ def existing_file(text):
     Raises
     ------
     argparse.ArgumentTypeError
-        If ``text`` is empty or no file of that name exists.
+        If ``text`` is empty, names a folder, or no file of that name exists.
     """
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a file, got an empty string")
-    if not Path(text).expanduser().is_file():
+    path = Path(text).expanduser()
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file")
+    if not path.is_file():
         raise argparse.ArgumentTypeError(f"file {text!r} not found")
     return text
 

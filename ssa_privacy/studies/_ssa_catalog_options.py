@@ -11,15 +11,15 @@ from dataclasses import dataclass, replace
 
 from ssa_privacy.orbits.catalog import REGIMES, parse_utc
 from ssa_privacy.privacy.notions import CONVENTIONS
-from ssa_privacy.sensors.geodesy import ORIENTATIONS
 from ssa_privacy.studies import _options as opt
-from ssa_privacy.studies.scenario.checks import ScenarioError
+from ssa_privacy.studies.scenario.checks import EARTH_ORIENTATIONS
 from ssa_privacy.studies.scenario.overrides import with_overrides
 from ssa_privacy.studies.scenario.reading import default_scenario, load_scenario
 from ssa_privacy.studies.scenario.sections import ObjectsSpec
 
 __all__ = [
     "CatalogOptions",
+    "OPTION_NAMES",
     "SCENARIO_KEYS",
     "add_arguments",
 ]
@@ -40,6 +40,8 @@ SCENARIO_KEYS = {
     "staleness_days": "staleness_days",
     "earth_orientation": "orientation",
 }
+#: How each override is named in an error: the command-line option (``--staleness-days``).
+OPTION_NAMES = {name: f"--{name.replace('_', '-')}" for name in (*SCENARIO_KEYS, "tle", "stations")}
 
 
 def add_arguments(parser):
@@ -100,8 +102,9 @@ def add_arguments(parser):
     )
     add(
         "--earth-orientation",
-        choices=ORIENTATIONS,
-        help="UT1-UTC and polar motion from the offline IERS tables, or neglected (shipped: none)",
+        choices=EARTH_ORIENTATIONS,
+        help="UT1-UTC and polar motion neglected, from the offline IERS table (an error for a "
+        "window outside it), or from the table where it covers the window (shipped: none)",
     )
     add("--batch", type=opt.positive_int, default=5, help="objects per runner task (default 5)")
     opt.add_data_folder(parser, "the catalogue")
@@ -162,9 +165,11 @@ class CatalogOptions:
         A sampled object whose element set's epoch is further than this (days, either
         side; shipped 14) from the window start is left out, and listed in
         ``results.json`` (``parameters.excluded_element_sets``) with the reason.
-    earth_orientation : {"iers", "none"}, optional
-        UT1-UTC and polar motion from the offline IERS tables, or neglected (shipped:
-        none, which keeps the published results).
+    earth_orientation : {"none", "iers", "iers-or-none"}, optional
+        UT1-UTC and polar motion neglected (shipped: none, which keeps the published
+        results), from the offline IERS table (an error before the run when the window
+        is not within it), or from the table where it covers the window and neglected
+        elsewhere (``results.json`` says which).
     batch : int
         Objects per runner task. The batch size changes the results at the integrators'
         tolerance only (a batch's tracks are integrated as one system): 1e-8 relative in
@@ -175,7 +180,10 @@ class CatalogOptions:
     Raises
     ------
     ScenarioError
-        A :class:`ValueError` naming the file and the key, for a bad scenario or override.
+        A :class:`ValueError`: a bad scenario names the file, the line and the key; a bad
+        option names the option as typed on the command line (``--hours: ...``,
+        :data:`OPTION_NAMES`); a key of the file that an option makes wrong names the
+        key's line and the option (``(with --hours 0.001)``).
     """
 
     scenario: str | None = None
@@ -216,24 +224,13 @@ class CatalogOptions:
         else:
             spec = load_scenario(self.scenario, data_folder=self.data)
         keys = {key: getattr(self, option) for option, key in SCENARIO_KEYS.items()}
-        try:
-            spec = with_overrides(spec, tle=self.tle, stations=self.stations, **keys)
-        except ScenarioError as error:
-            raise _named_option(error) from None
+        given_as = {SCENARIO_KEYS.get(name, name): label for name, label in OPTION_NAMES.items()}
+        spec = with_overrides(spec, tle=self.tle, stations=self.stations, given_as=given_as, **keys)
         if self.tle is not None and spec.objects.norad_ids is None and keys["regime"] is None:
             if keys["sample"] is None:  # the user's own file: every object of it
-                objects = ObjectsSpec(spec.objects.catalogue, regime="all")
+                objects = ObjectsSpec(spec.objects.catalogue, regime="all", sample="all")
                 spec = replace(spec, objects=objects, overrides=(*spec.overrides, _ALL))
         return spec
-
-
-def _named_option(error):
-    """A command-line override's error, naming the option (``dt``) and its scenario key."""
-    key = (error.key or "").split(".")[-1].split("[")[0]
-    option = next((o for o, k in SCENARIO_KEYS.items() if k == key), None)
-    if error.source != "<override>" or option is None:
-        return error
-    return ValueError(f"{option} ({error.key}): {error.problem}")
 
 
 #: The override recorded when ``--tle`` replaces a sampled catalogue: all its objects.

@@ -17,11 +17,18 @@ option of the study.
 """
 
 from ssa_privacy.orbits.catalog import read_element_sets
-from ssa_privacy.studies.scenario.checks import ScenarioError
+from ssa_privacy.studies.scenario.checks import (
+    MAX_BUDGET,
+    MAX_WINDOW_HOURS,
+    ScenarioError,
+    _too_large,
+)
 from ssa_privacy.studies.scenario.reading import load_scenario
+from ssa_privacy.studies.scenario.sections import check_grid
 from ssa_privacy.studies.scenario.sensors import SensorSpec
 
 __all__ = [
+    "check_limits",
     "network_values",
     "stations_of",
 ]
@@ -72,7 +79,9 @@ def network_values(path, data=None):
         ``satellite`` (the catalogue number, text), ``element_set`` (name, line 1,
         line 2), ``stations`` (each sensor's keys, :meth:`SensorSpec.to_dict`),
         ``start_hours`` (h after the element set's epoch), ``hours``, ``dt``,
-        ``epsilons``, ``offsets``, ``delta``, ``convention`` and ``earth_orientation``.
+        ``epsilons``, ``offsets``, ``delta``, ``convention`` and ``earth_orientation``
+        (the model used, ``"iers"`` or ``"none"``: ``"iers-or-none"`` resolved over the
+        element set's epoch to the window's end).
     record : dict
         :meth:`~ssa_privacy.studies.scenario.SsaScenario.as_record`.
 
@@ -80,7 +89,8 @@ def network_values(path, data=None):
     ------
     ScenarioError
         Naming the file and the key: a bad scenario, an optical sensor, not exactly one
-        object, or a window start before the element set's epoch.
+        object, a window start before the element set's epoch, or ``earth.orientation =
+        "iers"`` for a window (from the epoch) the offline IERS table does not cover.
     """
     spec = load_scenario(path, data_folder=data)
     for k, sensor in enumerate(spec.sensors):
@@ -96,11 +106,21 @@ def network_values(path, data=None):
     if spec.start_jd is not None:
         start_hours = (spec.start_jd - element_set.epoch_jd) * 24.0
         if start_hours < 0:
-            raise ScenarioError(
+            raise spec.fail(
                 "must not precede the element set's epoch (ssa-network propagates forward from it)",
-                source=spec.source,
-                key="window.start",
+                "window.start",
             )
+        if start_hours > MAX_WINDOW_HOURS:
+            raise spec.fail(
+                f"is {start_hours / 24:.1f} days after the element set's epoch: ssa-network "
+                f"propagates forward from it, at most {MAX_WINDOW_HOURS / 24:g} days",
+                "window.start",
+            )
+    try:  # the Earth turns from the element set's epoch (t = 0) to the window's end
+        span_days = (start_hours + spec.window.hours) / 24.0
+        orientation, _ = spec.earth.model(element_set.epoch_jd, max(1.0, span_days))
+    except ScenarioError as error:
+        raise spec.fail(error.problem, "earth.orientation") from None
     values = {
         "satellite": str(element_set.norad_id),
         "element_set": [element_set.name, element_set.line1, element_set.line2],
@@ -112,9 +132,46 @@ def network_values(path, data=None):
         "offsets": list(spec.epsilon_offsets),
         "delta": spec.privacy.delta,
         "convention": spec.privacy.convention,
-        "earth_orientation": spec.earth.orientation,
+        "earth_orientation": orientation,
     }
     return values, spec.as_record()
+
+
+def check_limits(hours, dt, start_hours, epsilons, offsets):
+    """Check the window and the levels of an ssa-network run against what it can hold.
+
+    Parameters
+    ----------
+    hours, dt : float
+        Window length (h) and measurement interval (s): :func:`check_grid`.
+    start_hours : float
+        Window start after the element set's epoch (h): the study propagates from the
+        epoch, at most :data:`MAX_WINDOW_HOURS`.
+    epsilons, offsets : sequence of float
+        Levels (nats) and per-station offsets: each level plus each offset at most
+        :data:`MAX_BUDGET`.
+
+    Raises
+    ------
+    ValueError
+        Naming the option (``hours``, ``dt``, ``start_hours``, ``epsilons``) with the
+        limit and the reason for it.
+    """
+    try:
+        check_grid(hours, dt)
+    except ScenarioError as error:
+        name = {"hours": "hours", "step_s": "dt"}[error.key]
+        raise ValueError(f"{name}: {error.problem}") from None
+    if start_hours > MAX_WINDOW_HOURS:
+        raise ValueError(
+            f"start_hours: must be at most {MAX_WINDOW_HOURS:g} h after the element set's "
+            f"epoch (the study propagates from it), got {start_hours:g}"
+        )
+    largest = max(epsilons) + max(offsets, default=0.0)
+    if largest > MAX_BUDGET:
+        raise ValueError(
+            f"epsilons: the largest level plus the largest offset: {_too_large(largest)}"
+        )
 
 
 def stations_of(values):

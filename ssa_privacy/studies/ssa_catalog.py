@@ -94,7 +94,7 @@ from ssa_privacy.studies._ssa_catalog_task import catalog_task
 from ssa_privacy.studies.scenario.checks import LONGEST_PASS_MIN
 from ssa_privacy.studies.scenario.files import file_record
 from ssa_privacy.studies.scenario.overrides import check_window
-from ssa_privacy.studies.scenario.sections import PrivacySpec
+from ssa_privacy.studies.scenario.sections import EarthSpec, PrivacySpec
 
 __all__ = [
     "CatalogOptions",
@@ -177,33 +177,44 @@ class Scenario:
         self.check_object = None
 
 
-def earth_model(start_jd, orientation):
+def earth_model(start_jd, orientation, span_days=1.0):
     """The Earth's orientation for a window, and what it uses and neglects.
 
     Parameters
     ----------
     start_jd : float
         Julian date (UTC) of the window start.
-    orientation : {"iers", "none"}
-        UT1-UTC and polar motion from the offline IERS tables, or neglected. A window
-        outside the tables falls back to "none" and says so.
+    orientation : {"none", "iers", "iers-or-none"}
+        UT1-UTC and polar motion neglected, from the offline IERS table, or from the
+        table where it covers the window and neglected otherwise
+        (:class:`~ssa_privacy.studies.scenario.EarthSpec`).
+    span_days : float, optional
+        Length of the window (days), over which the table must hold and UT1-UTC is
+        taken linear; default 1.
 
     Returns
     -------
     earth : EarthRotation
         :meth:`~ssa_privacy.sensors.geodesy.EarthRotation.at_utc`.
     record : dict
-        ``requested``, ``used``, ``table`` (the IERS table's version, or None),
-        ``neglected`` (what the model leaves out and its measured size, or None) and,
-        after a fall-back, ``reason``.
+        ``requested``, ``used`` (``"iers"`` or ``"none"``), ``table`` (the IERS table's
+        version, or None), ``neglected`` (what the model leaves out and its measured size,
+        or None) and, when ``"iers-or-none"`` falls back, ``reason``.
+
+    Raises
+    ------
+    ScenarioError
+        A :class:`ValueError` naming ``orientation``: another value, or ``"iers"`` for a
+        window outside the IERS table (with the table's first and last date) or holding a
+        leap second. The study checks this before it computes anything
+        (:func:`~ssa_privacy.studies.scenario.check_window`).
     """
-    record = {"requested": orientation, "used": orientation, "table": None}
-    try:
-        earth = EarthRotation.at_utc(start_jd, orientation)
-    except ValueError as error:
-        earth = EarthRotation.at_utc(start_jd, "none")
-        record.update(used="none", reason=str(error))
-    if record["used"] == "iers":
+    used, reason = EarthSpec(orientation).model(start_jd, span_days)
+    earth = EarthRotation.at_utc(start_jd, used, span_days)
+    record = {"requested": orientation, "used": used, "table": None}
+    if reason is not None:
+        record["reason"] = reason
+    if used == "iers":
         record["table"] = iers_table_version()
     record["neglected"] = earth.neglected()
     return earth, record

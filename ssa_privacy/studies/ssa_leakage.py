@@ -37,6 +37,7 @@ from ssa_privacy.studies import _options as opt
 from ssa_privacy.studies import _ssa_leakage_task as task
 from ssa_privacy.studies._ssa_leakage_figures import exceedance_by_pass
 from ssa_privacy.studies._ssa_leakage_summary import COLUMNS, summary_rows, validation_summary
+from ssa_privacy.studies.scenario.checks import MAX_BUDGET, _too_large
 from ssa_privacy.studies.scenario.files import file_record
 from ssa_privacy.studies.scenario.reading import default_scenario
 from ssa_privacy.studies.ssa_catalog import Scenario, choose_objects
@@ -44,6 +45,7 @@ from ssa_privacy.studies.ssa_catalog import Scenario, choose_objects
 __all__ = [
     "DESCRIPTION",
     "LeakageOptions",
+    "MAX_OUTCOMES",
     "USES_RUNNER",
     "add_arguments",
     "parse_regime_counts",
@@ -58,6 +60,10 @@ REGIMES = ("leo", "meo", "geo")
 DEFAULT_COUNTS = {"leo": 3, "meo": 2, "geo": 2}
 #: Confidence of the Clopper-Pearson intervals.
 CONFIDENCE = 0.95
+#: Most Monte Carlo outcomes per pass: each holds one release of the pass (160 numbers at
+#: the shipped 20-min passes) and an optimisation of its Laplace evidence, so 10^5
+#: outcomes are 130 MB of releases and some hours of optimisation per pass.
+MAX_OUTCOMES = 100_000
 
 
 def parse_regime_counts(text):
@@ -171,12 +177,13 @@ class LeakageOptions:
         Which passes of each window: ``first``, ``middle``, ``last`` (default all three).
     epsilons : sequence of float, optional
         Pass budgets (nats; default 10, 20); each above ``F^{-1}_{chi^2_6}(1 - delta/2)
-        / 2`` divided by ``1 - eta_share``, so that the restoring design exists.
+        / 2`` divided by ``1 - eta_share``, so that the restoring design exists, and at
+        most :data:`~ssa_privacy.studies.scenario.MAX_BUDGET` (100).
     delta : float, optional
         Failure probability of each budget (default 0.01).
     outcomes, restore_outcomes : int, optional
         Monte Carlo outcomes per pass and budget (default 150) and per restored pass
-        (default 100).
+        (default 100), at most :data:`MAX_OUTCOMES`.
     eta_share : float, optional
         The restoring design's share of the budget for the remainder (default 0.06).
     validate : int, optional
@@ -214,12 +221,17 @@ class LeakageOptions:
         _checked_number(self.delta, "delta", 0.0, 1.0)
         _checked_number(self.eta_share, "eta_share", 0.0, 1.0)
         for name in ("outcomes", "restore_outcomes"):
-            _checked_number(getattr(self, name), name, 1, integer=True)
+            if _checked_number(getattr(self, name), name, 1, integer=True) > MAX_OUTCOMES:
+                raise ValueError(
+                    f"{name} must be at most {MAX_OUTCOMES:,} (each outcome holds a release of "
+                    f"the pass and an optimisation of its evidence), got {getattr(self, name)}"
+                )
         _checked_number(self.validate, "validate", 0, integer=True)
         epsilons = tuple(self.epsilons)
         floor = stats.chi2.ppf(1.0 - self.delta / 2, 6) / 2 / (1.0 - self.eta_share)
         for epsilon in epsilons:
-            _checked_number(epsilon, "epsilons", floor)
+            if _checked_number(epsilon, "epsilons", floor) > MAX_BUDGET:
+                raise ValueError(f"epsilons: {_too_large(epsilon)}")
         if not epsilons or len(set(epsilons)) != len(epsilons):
             raise ValueError(f"epsilons must be distinct and not empty, got {self.epsilons!r}")
         object.__setattr__(self, "passes", tuple(dict.fromkeys(passes)))

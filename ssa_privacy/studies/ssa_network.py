@@ -72,7 +72,11 @@ from ssa_privacy.studies import _ssa_network_figures as figures
 from ssa_privacy.studies import _ssa_network_ukf as ukf
 from ssa_privacy.studies._ssa_network_cw import C_POSITION, cw_designs, cw_task
 from ssa_privacy.studies._ssa_network_privacy import CONFIDENCE, privacy_checks
-from ssa_privacy.studies._ssa_network_scenario import network_values, stations_of
+from ssa_privacy.studies._ssa_network_scenario import (
+    check_limits,
+    network_values,
+    stations_of,
+)
 from ssa_privacy.studies._ssa_network_ukf import FILTER_PSD, FILTER_TOLERANCE, STATIONS  # noqa: F401
 
 __all__ = [
@@ -263,6 +267,7 @@ class NetworkOptions:
             raise ValueError("burn_in_hours must lie in [0, hours)")
         if not self.epsilons:
             raise ValueError("epsilons must hold at least one level")
+        check_limits(self.hours, self.dt, self.start_hours, self.epsilons, self.offsets)
 
     def as_dict(self):
         """The options by name, the levels and offsets as lists (JSON-ready).

@@ -21,7 +21,11 @@ in nats; ``process_noise_psd`` in km^2/s^3. A key with another unit suffix (say
 
 Every error is a :class:`ScenarioError` (a :class:`ValueError`) whose message is one line
 naming the file, the line where the key was found, the dotted key (``sensors[2].latitude_deg``
-and the sensor's name) and what is wrong. The record of a scenario for ``results.json``
+and the sensor's name) and what is wrong; a value given as an override is named as it
+was given (``--hours``, :func:`with_overrides`). A key left out takes its default,
+defined once in the section classes (:doc:`/reference/scenario-files` lists them).
+:func:`check_window` and :func:`check_objects` check a scenario against its catalogue
+and the Earth orientation table before a study computes anything. The record of a scenario for ``results.json``
 (:meth:`SsaScenario.as_record`) holds the file's text, its SHA-256 and its path, with the
 files it pulled in and the overrides.
 

@@ -17,6 +17,11 @@ __all__ = [
     "DEFAULT_SOURCE",
     "EARTH_ORIENTATIONS",
     "LONGEST_PASS_MIN",
+    "MAX_BUDGET",
+    "MAX_PASS_SAMPLES",
+    "MAX_TIME_STEPS",
+    "MAX_WINDOW_HOURS",
+    "MIN_STEP_S",
     "SECTIONS",
     "SENSOR_KINDS",
     "ScenarioError",
@@ -27,21 +32,47 @@ __all__ = [
 DEFAULT_SOURCE = "<default>"
 #: The tables of a scenario file, in order (``[[sensors]]`` apart).
 SECTIONS = ("window", "objects", "earth", "privacy", "filter")
-#: Earth orientation models of ``earth.orientation``.
-EARTH_ORIENTATIONS = ("iers", "none")
+#: Earth orientation models of ``earth.orientation``: neglected, from the offline IERS
+#: table (an error when the window is not within it), or from the table where it covers
+#: the window and neglected otherwise (``results.json`` says which).
+EARTH_ORIENTATIONS = ("none", "iers", "iers-or-none")
 #: Sensor kinds of ``sensors[i].kind``.
 SENSOR_KINDS = ("radar", "optical")
 #: Default longest pass (min): a stretch in view beyond it is cut into passes of this length.
 LONGEST_PASS_MIN = 20.0
+#: Largest budget (nats) of ``privacy.*_epsilons`` (with a sensor's ``epsilon_offset``).
+#: The least-trace noise meeting a budget epsilon has about ``exp(-(epsilon - floor) / (w
+#: r))`` of the prior's spread in each of the r directions a pass sees (w = 1 for the
+#: exact convention, 2 for the paper's;
+#: :func:`~ssa_privacy.privacy.pml.stream_design.information_limited_noise`): at 100
+#: nats under 2.3e-7 of it for a pass that sees all six directions (5e-4 with the
+#: paper's weight), far below any sensor's noise, so a larger budget releases the
+#: measurements as they are (the study's ``"none"`` level). Beyond some 800 nats the
+#: designs' noise underflows and cannot be computed.
+MAX_BUDGET = 100.0
+#: Largest window (h): 366 days. The J2 truth and its transition matrices are integrated
+#: over the whole window (a cost that grows with the number of orbits), and element sets
+#: predict for days to weeks.
+MAX_WINDOW_HOURS = 366 * 24.0
+#: Smallest measurement interval (s): 1 ms, above the rate of any tracking sensor.
+MIN_STEP_S = 1e-3
+#: Most time steps of a window (``hours * 3600 / step_s``): each object of a runner task
+#: holds its nominal track, transition matrices and truth, 48 numbers (384 bytes) a step,
+#: so a task of 5 objects holds 1.9 GB at this limit.
+MAX_TIME_STEPS = 1_000_000
+#: Most samples of one pass (``longest_pass_min * 60 / step_s``): a contact's noise
+#: covariance is dense, (rows x samples) squared; two LEO objects tracked for an hour
+#: at 1 s with 20-min passes (1200 samples) held 2.5 GB and took 3 minutes.
+MAX_PASS_SAMPLES = 1200
 #: Package folder holding the shipped scenarios.
 _SCENARIOS = "scenarios"
 _DEFAULT_FILE = "default.toml"
-#: Largest and smallest height of a ground site (km): a larger number is most likely metres.
-_HEIGHT_RANGE_KM = (-1.0, 10.0)
 #: Agreement asked of a GeoJSON Point and the same value in its properties.
 _GEOJSON_TOLERANCE = {"latitude_deg": 1e-9, "longitude_deg": 1e-9, "height_km": 1e-9}
 #: Rows of one measurement of each kind: (az, el, range, range rate) and (ra, dec).
 _MEASUREMENT_ROWS = {"radar": GroundStation.rows, "optical": OpticalStation.rows}
+#: Units of the keys whose name carries none.
+_UNITS_OF_PLAIN_KEYS = {"hours": "h"}
 #: Unit suffixes of the keys, longest first (for the suggestion on a wrong unit).
 _UNIT_SUFFIXES = (
     "_km_s",
@@ -80,11 +111,15 @@ class ScenarioError(ValueError):
     -----
     ``str(error)`` is one line: ``file, line N: key (sensor 'name'): problem``; the parts
     not known are left out. The attributes ``problem``, ``source``, ``key``, ``line`` and
-    ``sensor`` hold the parts.
+    ``sensor`` hold the parts. The class attribute ``names_keys_as_written`` (True) says
+    that the message names every key as the user wrote it (a TOML key, or an option as
+    typed): a command line should print it unchanged.
     """
 
+    names_keys_as_written = True
+
     def __init__(self, problem, *, source=None, key=None, line=None, sensor=None):
-        self.problem = " ".join(str(problem).split())
+        self.problem = " ".join(line.strip() for line in str(problem).splitlines() if line.strip())
         self.source, self.key, self.line, self.sensor = source, key, line, sensor
         where = [str(source)] if source is not None else []
         if line is not None:
@@ -139,16 +174,17 @@ def _key_parts(key):
     return match.group(1), index, match.group(3)
 
 
-def _locate(text, key):
+def _locate(text, key, exact=False):
     """1-based line of ``key`` (dotted, as ScenarioError names it) in a TOML text, or None.
 
     A light scan of table headers and ``key =`` lines: enough for the files this module
-    reads (no inline tables); None when the key is not written in the file.
+    reads (no inline tables). A key not written in the file: the line of its table's
+    header, or (``exact``) None.
     """
     section, index, name = _key_parts(key)
     if section is None:
         return None
-    top_level = name is None and section not in (*SECTIONS, "sensors")
+    top_level = name is None  # a top-level key, or a table written as a value
     table, count, header_line = None, {}, None
     pattern = re.compile(rf"^\s*[\"']?{re.escape(name or section)}[\"']?\s*=")
     for number, line in enumerate(text.splitlines(), 1):
@@ -171,7 +207,7 @@ def _locate(text, key):
             continue
         if pattern.match(line):
             return number
-    return header_line
+    return None if exact else header_line
 
 
 # -- value checks ------------------------------------------------------------------------------
@@ -258,13 +294,25 @@ def _array(value, key, *, empty=False):
 
 
 def _budgets(value, key, *, empty=False):
-    """Distinct positive finite budgets (nats), as a tuple of floats."""
+    """Distinct positive budgets (nats) of at most :data:`MAX_BUDGET`, as a tuple of floats."""
     values = _array(value, key, empty=empty)
     out = tuple(_positive(v, f"{key}[{k}]", "nats") for k, v in enumerate(values))
+    for k, v in enumerate(out):
+        if v > MAX_BUDGET:
+            raise ScenarioError(_too_large(v), key=f"{key}[{k}]")
     for k, v in enumerate(out):
         if v in out[:k]:
             raise ScenarioError(f"{v:g} is listed twice", key=f"{key}[{k}]")
     return out
+
+
+def _too_large(budget):
+    """Why a budget above :data:`MAX_BUDGET` is refused: ``"<budget> nats is above ..."``."""
+    return (
+        f"{budget:g} nats is above {MAX_BUDGET:g}, the largest budget the designs take: the "
+        "noise they would add is far below any sensor's (the level would release the "
+        "measurements as they are, as the 'none' level does)"
+    )
 
 
 def _start_text(value, key):
@@ -292,8 +340,8 @@ def _suggest(key, valid):
     stem = _stem(key)
     same = [v for v in valid if v != key and stem != key and _stem(v) == stem]
     if same:
-        unit = same[0][len(stem) + 1 :]
-        return f"; units are fixed: did you mean {same[0]} (unit {unit})?"
+        unit = same[0][len(stem) + 1 :] or _UNITS_OF_PLAIN_KEYS.get(same[0])
+        return f"; units are fixed: did you mean {same[0]}" + (f" (unit {unit})?" if unit else "?")
     near = difflib.get_close_matches(key.lower(), list(valid), n=1, cutoff=0.6)
     near = near or [v for v in valid if len(key) >= 3 and v.startswith(key.lower())][:1]
     return f"; did you mean {near[0]}?" if near else ""

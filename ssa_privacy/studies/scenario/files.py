@@ -75,7 +75,8 @@ def resolve(path_text, data_folder=None, *, base=None, source=None, key=None, te
     Raises
     ------
     ScenarioError
-        A one-line message naming the source and key and every place tried.
+        A one-line message naming the source and key and every place tried, or the
+        folder the name gives.
 
     Notes
     -----
@@ -91,13 +92,16 @@ def resolve(path_text, data_folder=None, *, base=None, source=None, key=None, te
     path = Path(name).expanduser()
     if path.is_absolute():
         if not path.is_file():
-            raise fail(f"file not found: {str(path)!r}")
+            problem = "is a folder, not a file" if path.is_dir() else "file not found"
+            raise fail(f"{problem}: {str(path)!r}")
         return path
     tried = []
     if base is not None:
         beside = Path(base) / path
         if beside.is_file():
             return beside
+        if beside.is_dir():
+            raise fail(f"{name!r} names a folder beside the scenario, not a file")
         tried.append(f"{str(beside.absolute())!r}")
     try:
         return data_file(name, data_folder)

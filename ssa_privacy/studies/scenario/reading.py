@@ -10,6 +10,7 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 
+from ssa_privacy.sensors.stations import SITE_HEIGHT_RANGE_KM
 from ssa_privacy.studies.scenario.checks import (
     _DEFAULT_FILE,
     _GEOJSON_TOLERANCE,
@@ -25,7 +26,13 @@ from ssa_privacy.studies.scenario.checks import (
     _string,
 )
 from ssa_privacy.studies.scenario.files import file_record, resolve
-from ssa_privacy.studies.scenario.sensors import _COMMON_KEYS, _KIND_KEYS, SensorSpec, _wrong_kind
+from ssa_privacy.studies.scenario.sensors import (
+    _COMMON_KEYS,
+    _KIND_KEYS,
+    SensorSpec,
+    _repeated_name,
+    _wrong_kind,
+)
 from ssa_privacy.studies.scenario.ssa_scenario import (
     _SECTION_TYPES,
     _TOP_KEYS,
@@ -281,16 +288,22 @@ def read_stations(path):
     Raises
     ------
     ScenarioError
-        One line naming the file and the key (``sensors[i].key`` in TOML,
-        ``features[i].properties.key`` or ``features[i].geometry.coordinates`` in
-        GeoJSON): a missing file, an unknown suffix, a syntax error (with its line), a
-        feature that is not a Point, a position with fewer than 2 or more than 3 numbers,
-        a disagreeing property, no sensor, a repeated name, or any error of
-        :class:`SensorSpec`.
+        One line naming the file and the key as written (``sensors[i].key`` in TOML;
+        ``features[i].properties.key``, ``features[i].geometry.coordinates[j]`` or
+        ``crs`` in GeoJSON): a missing file or a folder, an unknown suffix, a syntax error
+        (with its line), a JSON member given twice in one object, a ``crs`` member (of the
+        collection, a feature or a geometry) that is not WGS 84 longitude-latitude
+        (:data:`WGS84_CRS_NAMES`) or is null, a feature that is not a Point, a position
+        with fewer than 2 or more than 3 numbers or out of range (the height in metres,
+        in [-1000, 10000]), a disagreeing property, no sensor, a repeated name (compared
+        as Unicode NFC), or any error of :class:`SensorSpec` (a coordinate's named at its
+        place in the Point).
 
     Notes
     -----
-    H. Butler et al., "The GeoJSON Format", RFC 7946 (2016), §3.1.1, §3.2, §3.3, §4.
+    H. Butler et al., "The GeoJSON Format", RFC 7946 (2016), §3.1.1, §3.2, §3.3, §4;
+    the ``crs`` member: H. Butler et al., "The GeoJSON Format Specification" (2008),
+    §3; duplicate member names: RFC 8259 §4.
     """
     path = Path(path).expanduser()
     source = str(path)
@@ -314,24 +327,98 @@ def read_stations(path):
         prefix = "features"
     if not sensors:
         raise ScenarioError("the stations file holds no sensor", source=source, key=prefix)
-    for k, sensor in enumerate(sensors):
-        first = next(j for j, s in enumerate(sensors) if s.name == sensor.name)
-        if first != k:
-            key = f"{prefix}[{k}].name" if prefix == "sensors" else f"{prefix}[{k}].properties.name"
-            raise ScenarioError(
-                f"{sensor.name!r} is also the name of {prefix}[{first}]; names must be distinct",
-                source=source,
-                key=key,
-                sensor=sensor.name,
-                line=_locate(text, key) if prefix == "sensors" else None,
-            )
+    repeated = _repeated_name(sensors)
+    if repeated is not None:
+        k, first = repeated
+        key = f"{prefix}[{k}].name" if prefix == "sensors" else f"{prefix}[{k}].properties.name"
+        raise ScenarioError(
+            f"{sensors[k].name!r} is also the name of {prefix}[{first}]; names must be distinct",
+            source=source,
+            key=key,
+            sensor=sensors[k].name,
+            line=_locate(text, key) if prefix == "sensors" else None,
+        )
     return tuple(sensors)
+
+
+#: ``crs`` names of WGS 84 longitude-latitude (GeoJSON 2008 §3.1; RFC 7946 §4 dropped the
+#: member: coordinates are WGS 84). EPSG:4326 is the same datum; GeoJSON orders its
+#: coordinates longitude first all the same.
+WGS84_CRS_NAMES = (
+    "urn:ogc:def:crs:OGC:1.3:CRS84",
+    "urn:ogc:def:crs:OGC::CRS84",
+    "http://www.opengis.net/def/crs/OGC/1.3/CRS84",
+    "OGC:CRS84",
+    "CRS84",
+    "urn:ogc:def:crs:EPSG::4326",
+    "http://www.opengis.net/def/crs/EPSG/0/4326",
+    "EPSG:4326",
+)
+#: Where a Point's coordinates go among the sensor's keys (height in metres, RFC 7946 §4).
+_POSITION_KEYS = ("longitude_deg", "latitude_deg", "height_m")
+
+
+class _Members(dict):
+    """A JSON object as read, with the first member name given twice, if any."""
+
+    repeated = None
+
+
+def _members(pairs):
+    """``object_pairs_hook``: keep the object, note a member name given twice (RFC 8259 §4:
+    names SHOULD be unique; Python's reader would keep the last silently)."""
+    members = _Members(pairs)
+    names = [name for name, _ in pairs]
+    members.repeated = next((n for k, n in enumerate(names) if n in names[:k]), None)
+    return members
+
+
+def _repeated_member(node, where=""):
+    """The dotted place of the first member name given twice in a JSON document, or None."""
+    if isinstance(node, _Members):
+        if node.repeated is not None:
+            return f"{where}.{node.repeated}" if where else node.repeated
+        items = node.items()
+        return next(
+            (p for k, v in items if (p := _repeated_member(v, f"{where}.{k}" if where else k))),
+            None,
+        )
+    if isinstance(node, list):
+        return next(
+            (p for k, v in enumerate(node) if (p := _repeated_member(v, f"{where}[{k}]"))), None
+        )
+    return None
+
+
+def _json_text(value):
+    """A JSON value as JSON writes it (``null``, ``[[1, 2]]``), cut to 80 characters."""
+    return json.dumps(value)[:80]
+
+
+def _check_crs(value, key):
+    """Refuse a ``crs`` member other than WGS 84 longitude-latitude."""
+    name = None
+    if isinstance(value, dict) and value.get("type") == "name":
+        properties = value.get("properties")
+        name = properties.get("name") if isinstance(properties, dict) else None
+    if name in WGS84_CRS_NAMES:
+        return
+    if value is None:
+        found = "is null (no coordinate reference system can be assumed)"
+    else:
+        shown = repr(name) if isinstance(name, str) else _json_text(value)
+        found = f"names the coordinate reference system {shown}"
+    raise ScenarioError(
+        f"{found}; the positions must be WGS 84 longitude and latitude (RFC 7946 §4): leave "
+        'crs out, or name "urn:ogc:def:crs:OGC:1.3:CRS84"',
+        key=key,
+    )
 
 
 def _geojson_sensors(text, source):
     """The sensors of a GeoJSON FeatureCollection of Points (RFC 7946)."""
     try:
-        document = json.loads(text)
+        document = json.loads(text, object_pairs_hook=_members)
     except json.JSONDecodeError as error:
         raise ScenarioError(
             f"JSON syntax error at column {error.colno}: {error.msg}",
@@ -342,61 +429,101 @@ def _geojson_sensors(text, source):
     def fail(problem, key, sensor=None):
         return ScenarioError(problem, source=source, key=key, sensor=sensor)
 
+    repeated = _repeated_member(document)
+    if repeated is not None:
+        raise fail(
+            "is given twice in one object (JSON readers differ on which one counts)", repeated
+        )
     if not isinstance(document, dict) or document.get("type") != "FeatureCollection":
-        found = document.get("type") if isinstance(document, dict) else _kind_of(document)
-        raise fail(f"must be a GeoJSON FeatureCollection, got {found!r}", "type")
+        found = (
+            _json_text(document.get("type")) if isinstance(document, dict) else _kind_of(document)
+        )
+        raise fail(f"must be a GeoJSON FeatureCollection, got {found}", "type")
     features = document.get("features")
     if not isinstance(features, list):
         raise fail(f"must be an array of features, got {_kind_of(features)}", "features")
-    sensors = []
-    for k, feature in enumerate(features):
-        where = f"features[{k}]"
-        if not isinstance(feature, dict) or feature.get("type") != "Feature":
-            raise fail('must be a GeoJSON Feature ("type": "Feature")', f"{where}.type")
-        properties = feature.get("properties") or {}
-        if not isinstance(properties, dict):
-            raise fail(f"must be an object, got {_kind_of(properties)}", f"{where}.properties")
-        name = properties.get("name") if isinstance(properties.get("name"), str) else None
-        geometry = feature.get("geometry")
-        if not isinstance(geometry, dict) or geometry.get("type") != "Point":
-            found = geometry.get("type") if isinstance(geometry, dict) else geometry
-            raise fail(f"must be a Point, got {found!r}", f"{where}.geometry.type", name)
-        position = geometry.get("coordinates")
-        if not isinstance(position, list) or not 2 <= len(position) <= 3:
-            raise fail(
-                "must be [longitude, latitude] or [longitude, latitude, height in metres] "
-                f"(RFC 7946 §3.1.1), got {position!r}",
-                f"{where}.geometry.coordinates",
-                name,
-            )
-        keys = ("longitude_deg", "latitude_deg", "height_m")
-        try:
-            values = [_number(v, keys[j]) for j, v in enumerate(position)]
-        except ScenarioError as error:
-            raise fail(
-                error.problem, f"{where}.geometry.coordinates[{keys.index(error.key)}]", name
+    try:
+        if "crs" in document:
+            _check_crs(document["crs"], "crs")
+        return [_feature_sensor(feature, f"features[{k}]") for k, feature in enumerate(features)]
+    except ScenarioError as error:
+        raise error.within(source=source) from None
+
+
+def _feature_sensor(feature, where):
+    """The SensorSpec of one Feature; errors name ``features[k]....`` as written."""
+    if not isinstance(feature, dict) or feature.get("type") != "Feature":
+        raise ScenarioError('must be a GeoJSON Feature ("type": "Feature")', key=f"{where}.type")
+    properties = feature.get("properties")
+    properties = {} if properties is None else properties
+    if not isinstance(properties, dict):
+        raise ScenarioError(
+            f"must be an object, got {_kind_of(properties)}", key=f"{where}.properties"
+        )
+    name = properties.get("name") if isinstance(properties.get("name"), str) else None
+    geometry = feature.get("geometry")
+    if "crs" in feature:
+        _check_crs(feature["crs"], f"{where}.crs")
+    if isinstance(geometry, dict) and "crs" in geometry:
+        _check_crs(geometry["crs"], f"{where}.geometry.crs")
+    if not isinstance(geometry, dict) or geometry.get("type") != "Point":
+        found = geometry.get("type") if isinstance(geometry, dict) else geometry
+        raise ScenarioError(
+            f"must be a Point, got {_json_text(found)}", key=f"{where}.geometry.type", sensor=name
+        )
+    site = _point_site(geometry.get("coordinates"), f"{where}.geometry.coordinates", name)
+    table = dict(properties)
+    for key, (value, written) in site.items():
+        if key in table:
+            given = table[key]
+            number = not isinstance(given, bool) and isinstance(given, int | float)
+            if not number or abs(given - value) > _GEOJSON_TOLERANCE[key]:
+                raise ScenarioError(
+                    f"must be absent or agree with the Point's coordinates ({written}), got "
+                    f"{given!r}",
+                    key=f"{where}.properties.{key}",
+                    sensor=name,
+                )
+        table[key] = value
+    try:
+        return _sensor(table)
+    except ScenarioError as error:
+        key = error.key
+        if key in site:  # the value the user wrote in the Point
+            index = _POSITION_KEYS.index("height_m" if key == "height_km" else key)
+            raise ScenarioError(
+                error.problem, key=f"{where}.geometry.coordinates[{index}]", sensor=name
             ) from None
-        site = {"longitude_deg": values[0], "latitude_deg": values[1]}
-        if len(values) == 3:
-            site["height_km"] = values[2] / 1000.0
-        table = dict(properties)
-        for key, value in site.items():
-            if key in table:
-                given = table[key]
-                number = not isinstance(given, bool) and isinstance(given, int | float)
-                if not number or abs(given - value) > _GEOJSON_TOLERANCE[key]:
-                    shown = (
-                        f"{value:g} (from {values[2]:g} m)" if key == "height_km" else f"{value:g}"
-                    )
-                    raise fail(
-                        f"must be absent or agree with the Point's coordinates ({shown}), got "
-                        f"{given!r}",
-                        f"{where}.properties.{key}",
-                        name,
-                    )
-            table[key] = value
+        raise error.within(f"{where}.properties") from None
+
+
+def _point_site(position, key, name):
+    """The site keys a Point's coordinates give: key -> (value, as written)."""
+    if not isinstance(position, list) or not 2 <= len(position) <= 3:
+        raise ScenarioError(
+            "must be [longitude, latitude] or [longitude, latitude, height in metres] "
+            f"(RFC 7946 §3.1.1), got {_json_text(position)}",
+            key=key,
+            sensor=name,
+        )
+    values = []
+    for j, value in enumerate(position):
         try:
-            sensors.append(_sensor(table, f"{where}.properties"))
+            values.append(_number(value, _POSITION_KEYS[j]))
         except ScenarioError as error:
-            raise error.within(source=source) from None
-    return sensors
+            raise ScenarioError(error.problem, key=f"{key}[{j}]", sensor=name) from None
+    site = {
+        "longitude_deg": (values[0], f"{values[0]:g}"),
+        "latitude_deg": (values[1], f"{values[1]:g}"),
+    }
+    if len(values) == 3:
+        low, high = (1000.0 * h for h in SITE_HEIGHT_RANGE_KM)
+        if not low <= values[2] <= high:
+            raise ScenarioError(
+                f"a ground site's height must lie in [{low:g}, {high:g}] m above the WGS-84 "
+                f"ellipsoid (RFC 7946 §4: metres), got {values[2]:g}",
+                key=f"{key}[2]",
+                sensor=name,
+            )
+        site["height_km"] = (values[2] / 1000.0, f"{values[2] / 1000.0:g} km, from {values[2]:g} m")
+    return site

@@ -5,13 +5,13 @@ Part of :mod:`ssa_privacy.studies.scenario`.
 
 import dataclasses
 import math
+import unicodedata
 from dataclasses import dataclass
 
 from ssa_privacy.sensors.networks import ELEVATION_MASK, NOISE_STD
 from ssa_privacy.sensors.optical import ARCSEC, OpticalStation
-from ssa_privacy.sensors.stations import GroundStation
+from ssa_privacy.sensors.stations import SITE_HEIGHT_RANGE_KM, GroundStation, _name_problem
 from ssa_privacy.studies.scenario.checks import (
-    _HEIGHT_RANGE_KM,
     _MEASUREMENT_ROWS,
     SENSOR_KINDS,
     ScenarioError,
@@ -100,7 +100,8 @@ class SensorSpec:
     Parameters
     ----------
     name : str
-        Label, unique in the scenario, not empty.
+        Label, unique in the scenario: one line of visible text, not blank, without
+        blanks at either end (the outputs hold it as written).
     latitude_deg, longitude_deg : float
         WGS-84 geodetic latitude in [-90, 90] and longitude in [-360, 360] (deg, east
         positive).
@@ -136,7 +137,8 @@ class SensorSpec:
     ------
     ScenarioError
         Naming the key (without the ``sensors[i].`` prefix, which the file reader adds):
-        a missing name or site, a wrong type, a value out of range (a latitude outside
+        a missing name or site, a name the outputs cannot hold (blank, blanks at an end, a
+        control or invisible character), a wrong type, a value out of range (a latitude outside
         [-90, 90]), an empty azimuth sector (``from == to``), an unknown kind, or a key of
         the other kind (a radar noise key on an optical sensor and vice versa).
 
@@ -165,9 +167,9 @@ class SensorSpec:
     sun_elevation_max_deg: float | None = None
 
     def __post_init__(self):
-        name = _string(self.name, "name")
-        if not name.strip():
-            raise ScenarioError("must not be empty", key="name")
+        problem = _name_problem(_string(self.name, "name"))
+        if problem is not None:
+            raise ScenarioError(problem, key="name")
         kind = _choice(self.kind, "kind", SENSOR_KINDS)
         other = SENSOR_KINDS[1 - SENSOR_KINDS.index(kind)]
         for key in _KIND_KEYS[other]:
@@ -183,7 +185,7 @@ class SensorSpec:
             "longitude_deg",
             _number(self.longitude_deg, "longitude_deg", low=-360.0, high=360.0, unit="deg"),
         )
-        low, high = _HEIGHT_RANGE_KM
+        low, high = SITE_HEIGHT_RANGE_KM
         if not isinstance(self.height_km, bool) and isinstance(self.height_km, int | float):
             if math.isfinite(self.height_km) and not low <= self.height_km <= high:
                 raise ScenarioError(
@@ -295,6 +297,18 @@ class SensorSpec:
         return out
 
 
+def _repeated_name(sensors):
+    """(k, first) of the first sensor whose name an earlier one has, or None.
+
+    Names are compared as Unicode NFC: two that differ only in how an accented letter is
+    composed look the same and are the same."""
+    names = [unicodedata.normalize("NFC", sensor.name) for sensor in sensors]
+    for k, name in enumerate(names):
+        if name in names[:k]:
+            return k, names.index(name)
+    return None
+
+
 def _wrong_kind(key, kind):
     other = SENSOR_KINDS[1 - SENSOR_KINDS.index(kind)]
     keys = ", ".join(_KIND_KEYS[kind])
@@ -317,8 +331,9 @@ def _sector(value):
     )
     start, stop = sector
     if (stop - start if stop >= start else stop - start + 360.0) == 0.0:
+        same = "from = to" if start == stop else "from and to are the same azimuth"
         raise ScenarioError(
-            f"is empty: from = to ({start:g} to {stop:g} deg, clockwise); use [0, 360] or "
+            f"is empty: {same} ({start:g} to {stop:g} deg, clockwise); use [0, 360] or "
             "leave the key out for the whole circle",
             key="azimuth_sector_deg",
         )

@@ -4,11 +4,21 @@ Part of :mod:`ssa_privacy.studies.scenario`.
 """
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ssa_privacy.privacy.accounting import minimum_epsilon
-from ssa_privacy.studies.scenario.checks import SECTIONS, ScenarioError, _array, _set, _string
+from ssa_privacy.studies.scenario.checks import (
+    MAX_BUDGET,
+    SECTIONS,
+    ScenarioError,
+    _array,
+    _locate,
+    _set,
+    _string,
+    _too_large,
+)
 from ssa_privacy.studies.scenario.files import resolve
 from ssa_privacy.studies.scenario.sections import (
     EarthSpec,
@@ -17,7 +27,7 @@ from ssa_privacy.studies.scenario.sections import (
     PrivacySpec,
     WindowSpec,
 )
-from ssa_privacy.studies.scenario.sensors import SensorSpec
+from ssa_privacy.studies.scenario.sensors import SensorSpec, _repeated_name
 
 __all__ = [
     "SsaScenario",
@@ -33,6 +43,31 @@ _TOP_KEYS = ("description", "sensors_file", *_SECTION_TYPES, "sensors")
 
 def _section_keys(cls):
     return tuple(f.name for f in dataclasses.fields(cls))
+
+
+def _base_key(key):
+    """The key a value was given under: ``privacy.pass_epsilons[2]`` -> ``privacy.pass_epsilons``,
+    ``sensors[1].name`` -> ``sensors`` (the sensors are replaced as a whole)."""
+    return "sensors" if key.startswith("sensors") else re.sub(r"\[\d+\]$", "", key)
+
+
+def _placed(problem, key, *, source, text, given):
+    """A ScenarioError about the dotted ``key``, placed where its value came from.
+
+    ``given`` maps the overridden keys to how they were given (a command-line option
+    such as ``"--hours"``, or None): an overridden key is named so (``--hours: ...``) or
+    as ``<override>: key``, a key of overridden sensors after the option and its file
+    (``--stations net.geojson: sensors[1].epsilon_offset: ...``); any other is located
+    in the file (``source``, line of ``key`` in ``text``).
+    """
+    base = _base_key(key)
+    if base in given:
+        label = given[base]
+        if label is None or base == "sensors":  # a sensor's key is named in its file
+            return ScenarioError(problem, source=label or "<override>", key=key)
+        return ScenarioError(problem, key=label)
+    error = ScenarioError(problem, source=source, key=key)
+    return error.within(text=text) if text else error
 
 
 @dataclass(frozen=True)
@@ -66,20 +101,26 @@ class SsaScenario:
         :func:`file_record` plus ``role``.
     overrides : tuple of (str, object)
         Keys replaced by :func:`with_overrides`, dotted, with their new values.
+    given_as : tuple of (str, str)
+        How overridden keys were given, e.g. ``("window.hours", "--hours")``: errors
+        about them name that instead of ``<override>``.
 
     Raises
     ------
     ScenarioError
-        On no sensor, a repeated sensor name (naming ``sensors[i].name``), or a budget
-        at or below condition (9) of [LKC] for a pass (6 directions) or a measurement
-        (4 rows with any radar, 2 with optical sensors only), including a sensor's
-        ``epsilon_offset``.
+        Placed where the value came from (the file's line, or the override as given): no
+        sensor, a repeated sensor name (naming ``sensors[i].name``; names equal once
+        Unicode-normalized, NFC, are the same), or a budget, with a sensor's
+        ``epsilon_offset``, at or below condition (9) of [LKC] for a pass (6 directions)
+        or a measurement (4 rows with any radar, 2 with optical sensors only), or above
+        :data:`MAX_BUDGET`.
 
     Notes
     -----
     Equality compares the study (the sections and the description), not where it came
-    from: ``source``, ``text``, ``sha256``, ``inputs`` and ``overrides`` are provenance.
-    [LKC] Corollary 3.4, condition (9) (:func:`~ssa_privacy.privacy.accounting.minimum_epsilon`).
+    from: ``source``, ``text``, ``sha256``, ``inputs``, ``overrides`` and ``given_as``
+    are provenance. [LKC] Corollary 3.4, condition (9)
+    (:func:`~ssa_privacy.privacy.accounting.minimum_epsilon`).
     """
 
     window: WindowSpec = field(default_factory=WindowSpec)
@@ -94,6 +135,7 @@ class SsaScenario:
     sha256: str = field(default="", compare=False)
     inputs: tuple = field(default=(), compare=False)
     overrides: tuple = field(default=(), compare=False)
+    given_as: tuple = field(default=(), compare=False)
 
     def __post_init__(self):
         for name, cls in _SECTION_TYPES.items():
@@ -104,65 +146,114 @@ class SsaScenario:
         _string(self.description, "description")
         sensors = _array(self.sensors, "sensors", empty=True)
         if not sensors:
-            raise ScenarioError(
-                "the scenario has no sensors: give [[sensors]] tables or sensors_file",
-                key="sensors",
+            raise self.fail(
+                "the scenario has no sensors: give [[sensors]] tables or sensors_file", "sensors"
             )
         for k, sensor in enumerate(sensors):
             if not isinstance(sensor, SensorSpec):
                 raise ScenarioError(
                     f"must be a SensorSpec, got {type(sensor).__name__}", key=f"sensors[{k}]"
                 )
-            first = next(j for j, s in enumerate(sensors) if s.name == sensor.name)
-            if first != k:
-                raise ScenarioError(
-                    f"{sensor.name!r} is also the name of sensors[{first}]; names must be distinct",
-                    key=f"sensors[{k}].name",
-                    sensor=sensor.name,
-                )
+        repeated = _repeated_name(sensors)
+        if repeated is not None:
+            k, first = repeated
+            error = self.fail(
+                f"{sensors[k].name!r} is also the name of sensors[{first}]; names must be distinct",
+                f"sensors[{k}].name",
+            )
+            raise error.within(sensor=sensors[k].name)
         _set(self, "sensors", sensors)
         self._check_budgets()
 
+    def fail(self, problem, key):
+        """A ScenarioError about a dotted key, placed where its value came from.
+
+        Parameters
+        ----------
+        problem : str
+            What is wrong.
+        key : str
+            Dotted key, e.g. ``"window.start"`` or ``"privacy.pass_epsilons[1]"``.
+
+        Returns
+        -------
+        ScenarioError
+            Naming the override as it was given (``--start: ...``, or ``<override>:
+            window.start: ...``) if the key was overridden, else the file and the key's
+            line.
+        """
+        return _placed(problem, key, source=self.source, text=self.text, given=self._given())
+
+    def name(self, key):
+        """How the user wrote a dotted key: its option (``"--hours"``) if given as one, else
+        the key (``"window.hours"``)."""
+        return self._given().get(_base_key(key)) or key
+
+    def written(self, key):
+        """Whether the user gave a dotted key: in the file, or as an override.
+
+        Parameters
+        ----------
+        key : str
+            Dotted key, e.g. ``"objects.sample"``.
+
+        Returns
+        -------
+        bool
+            False for a key that takes its default.
+        """
+        return _base_key(key) in self._given() or _locate(self.text, key, exact=True) is not None
+
+    def _given(self):
+        """The overridden keys and how each was given (a label, or None)."""
+        labels = dict(self.given_as)
+        return {key: labels.get(key) for key, _ in self.overrides}
+
     def _check_budgets(self):
-        """Condition (9) of [LKC] for every pass budget (with offsets) and measurement level."""
+        """Condition (9) of [LKC] and :data:`MAX_BUDGET` for every budget, offsets included."""
         privacy = self.privacy
+        delta = f"{self.name('privacy.delta')} = {privacy.delta:g}"
         floor = float(minimum_epsilon(privacy.delta, 6))
         for k, epsilon in enumerate(privacy.pass_epsilons):
+            key = f"privacy.pass_epsilons[{k}]"
             for j, sensor in enumerate(self.sensors):
                 budget = epsilon + sensor.epsilon_offset
-                if budget > floor:
+                if floor < budget <= MAX_BUDGET:
                     continue
-                if sensor.epsilon_offset != 0 and epsilon > floor:
-                    raise ScenarioError(
-                        f"takes the pass budget {epsilon:g} to {budget:g} nats, at or below "
-                        f"{floor:.4g}, the smallest feasible budget of a pass that sees the 6 "
-                        f"state directions at delta = {privacy.delta:g} ([LKC] condition (9))",
-                        key=f"sensors[{j}].epsilon_offset",
-                        sensor=sensor.name,
+                if epsilon <= floor:
+                    raise self.fail(
+                        f"{epsilon:g} nats is infeasible: at or below {floor:.4g}, the smallest "
+                        f"feasible budget of a pass that sees the 6 state directions at {delta} "
+                        "([LKC] condition (9))",
+                        key,
                     )
-                raise ScenarioError(
-                    f"{epsilon:g} nats is infeasible: at or below {floor:.4g}, the smallest feasible budget "
-                    f"of a pass that sees the 6 state directions at delta = {privacy.delta:g} "
-                    "([LKC] condition (9))",
-                    key=f"privacy.pass_epsilons[{k}]",
+                problem = (
+                    f"takes the pass budget {epsilon:g} to {budget:g} nats, at or below "
+                    f"{floor:.4g}, the smallest feasible budget of a pass that sees the 6 "
+                    f"state directions at {delta} ([LKC] condition (9))"
+                    if budget <= floor
+                    else f"takes the pass budget {epsilon:g} to {budget:g} nats: "
+                    + _too_large(budget)
                 )
+                error = self.fail(problem, f"sensors[{j}].epsilon_offset")
+                raise error.within(sensor=sensor.name)
         for k, epsilon in enumerate(privacy.day_epsilons):
             if epsilon <= floor:
-                raise ScenarioError(
+                raise self.fail(
                     f"{epsilon:g} nats is infeasible: at or below {floor:.4g}, the smallest "
-                    f"feasible budget of a day that sees the 6 state directions at delta = "
-                    f"{privacy.delta:g} ([LKC] condition (9))",
-                    key=f"privacy.day_epsilons[{k}]",
+                    f"feasible budget of a day that sees the 6 state directions at {delta} "
+                    "([LKC] condition (9))",
+                    f"privacy.day_epsilons[{k}]",
                 )
         rows = max(s.measurement_rows for s in self.sensors)
         floor = float(minimum_epsilon(privacy.delta, rows))
         for k, epsilon in enumerate(privacy.measurement_epsilons):
             if epsilon <= floor:
-                raise ScenarioError(
-                    f"{epsilon:g} nats is infeasible: at or below {floor:.4g}, the smallest feasible level "
-                    f"of a {rows}-row measurement at delta = {privacy.delta:g} ([LKC] "
+                raise self.fail(
+                    f"{epsilon:g} nats is infeasible: at or below {floor:.4g}, the smallest "
+                    f"feasible level of a {rows}-row measurement at {delta} ([LKC] "
                     "condition (9))",
-                    key=f"privacy.measurement_epsilons[{k}]",
+                    f"privacy.measurement_epsilons[{k}]",
                 )
 
     @property
@@ -251,6 +342,8 @@ class SsaScenario:
                 for f in dataclasses.fields(section)
                 if (v := getattr(section, f.name)) is not None
             }
+        if self.objects.norad_ids is None and self.objects.sample is None:
+            out["objects"]["sample"] = "all"  # left out, it would read back as the default
         out["sensors"] = [s.to_dict() for s in self.sensors]
         return out
 
