@@ -7,10 +7,12 @@ import os
 import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import ssa_privacy
 from ssa_privacy.engine.output import (
     StudyOutput,
     atomic_path,
@@ -287,6 +289,9 @@ def test_target_checks(tmp_path, monkeypatch):
         tmp_path / "foreign": FileExistsError,
         "/": ValueError,
         b"bytes": TypeError,
+        Path(ssa_privacy.__file__).parent / "results": ValueError,  # inside the package
+        Path(ssa_privacy.__file__).parent: ValueError,
+        tmp_path / ("x" * 230): OSError,  # its staging folder's name would exceed 255 bytes
     }
     for folder, error in bad.items():
         with pytest.raises(error, match="out"):
