@@ -281,6 +281,7 @@ def test_target_checks(tmp_path, monkeypatch):
     (tmp_path / "foreign").mkdir()
     (tmp_path / "foreign" / "mine.txt").write_text("x")
     (tmp_path / "leftovers").mkdir()
+    (tmp_path / ".kept.checkpoints").write_text("x")
     (tmp_path / "leftovers" / ".results.csv.abcd1234.part").write_text("x")
     bad = {
         "": ValueError,
@@ -292,6 +293,7 @@ def test_target_checks(tmp_path, monkeypatch):
         Path(ssa_privacy.__file__).parent / "results": ValueError,  # inside the package
         Path(ssa_privacy.__file__).parent: ValueError,
         tmp_path / ("x" * 230): OSError,  # its staging folder's name would exceed 255 bytes
+        tmp_path / "kept": NotADirectoryError,  # .kept.checkpoints beside it is a file
     }
     for folder, error in bad.items():
         with pytest.raises(error, match="out"):

@@ -382,12 +382,14 @@ def test_every_day_design_meets_its_budget_and_the_day_designer_keeps_a_candidat
         ({"measurement_epsilons": (floor(4),)}, "epsilon"),
         ({"convention": "strict"}, "convention"),
         ({"hours": 1.0, "dt": 7200.0}, "dt"),
+        ({"hours": 0.05}, r"hours \(window.hours\): .* no evaluation time"),
     ],
 )
 def test_bad_options_are_refused_before_any_work(tmp_path, options, words):
     """A pass budget at or below 8.41 nats (six directions, [LKC] (9)), a per-measurement
     level at or below 6.64 (four rows), an unknown convention, a step longer than the
-    window: ValueError naming the argument, and no output."""
+    window, a window with no evaluation time (3 min: the first is at 5 min): ValueError
+    naming the argument, and no output."""
     with pytest.raises(ValueError, match=words):
         ssa_catalog.run(
             tmp_path / "out", progress=False, **({"objects": 1, "hours": 1.0} | options)

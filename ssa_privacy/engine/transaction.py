@@ -115,7 +115,8 @@ def check_output_folder(folder, name="out"):
         If ``folder`` is not a path, is empty, is the filesystem root, is the current
         directory or one above it, or lies inside the installed package.
     NotADirectoryError
-        If ``folder`` (or a folder above it) is a file.
+        If ``folder`` (or a folder above it) is a file, or so is its checkpoint folder
+        (:func:`checkpoint_folder`).
     FileExistsError
         If ``folder`` holds files but no ``results.json``: it is not the output of a
         study run, and a run would replace it as a whole.
@@ -162,6 +163,12 @@ def check_output_folder(folder, name="out"):
     if not os.access(home, os.W_OK | os.X_OK):
         raise PermissionError(f"{shown}: the folder {str(home)!r} is not writable")
     _check_name_length(target, home, shown)
+    checkpoints = checkpoint_folder(target)
+    if checkpoints.exists() and not checkpoints.is_dir():
+        raise NotADirectoryError(
+            f"{shown}: {str(checkpoints)!r}, where a run keeps its finished tasks, is a file, "
+            "not a folder; remove it"
+        )
     return target
 
 

@@ -154,6 +154,11 @@ class Scenario:
         Julian date (UTC) of the window start.
     ccsds : bool
         Whether the tasks return what the CCSDS messages hold.
+
+    Raises
+    ------
+    ValueError
+        If the window has no evaluation time (shorter than the evaluation spacing).
     """
 
     def __init__(self, spec, start_jd, ccsds=False):
@@ -163,6 +168,13 @@ class Scenario:
         step = max(1, round(EVALUATION_STEP / window.step_s))
         index = np.arange(len(self.times))
         self.evaluate = index[(self.times >= self.times[-1] / 2) & (index % step == 0)]
+        if not len(self.evaluate):
+            spacing = step * window.step_s
+            raise ValueError(
+                f"hours (window.hours): a window of {window.hours:g} h has no evaluation "
+                f"time (every {spacing:g} s over its second half, at step_s = "
+                f"{window.step_s:g} s): make it at least {spacing:g} s"
+            )
         # The filters report at the evaluation times, or, for the OEMs, every step over the
         # window (a superset: more output times change the estimates in the last place).
         self.ephemeris = index[index % step == 0] if ccsds else self.evaluate
