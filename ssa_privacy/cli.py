@@ -37,7 +37,8 @@ EXIT_ERROR, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 2, 130, 141
 #: Errors the package raises on a user's input (bad options, values, names, data, files,
 #: an unreachable scheduler); any other error (an ``IndexError``, say) is a fault of the
 #: package and is reported as unexpected, with a hint to ``--debug``. An error raised in
-#: a task (:class:`ssa_privacy.engine.runner.TaskError`) is judged by the task's own error.
+#: a task (:class:`ssa_privacy.engine.runner.TaskError`) is always a fault of the
+#: package: a study checks its inputs before it starts its tasks.
 EXPECTED_ERRORS = (ValueError, TypeError, KeyError, OSError)
 
 
@@ -241,8 +242,9 @@ def describe(error, option_names=None):
     str
         One line: the message (a ``KeyError``'s without quotes, an ``OSError``'s with its
         file; an error in a task is the task's error, followed by the task's key). An
-        error that a user's input cannot cause (not one of :data:`EXPECTED_ERRORS`) reads
-        ``unexpected <Type>: <message> (--debug for the traceback)``.
+        error that a user's input cannot cause (not one of :data:`EXPECTED_ERRORS`, or
+        any error raised in a task: a study checks its inputs before its tasks start)
+        reads ``unexpected <Type>: <message> (--debug for the traceback)``.
     """
     cause, where = error, ""
     if isinstance(error, TaskError) and not isinstance(error, WorkerLost):
@@ -251,7 +253,7 @@ def describe(error, option_names=None):
     for dest, option in sorted((option_names or {}).items(), key=lambda item: -len(item[0])):
         message = re.sub(rf"(?<![\w-]){re.escape(dest)}(?![\w-])", option, message)
     name = type(cause).__name__
-    if not isinstance(cause, EXPECTED_ERRORS):
+    if isinstance(error, TaskError) or not isinstance(cause, EXPECTED_ERRORS):
         return f"unexpected {name}: {message or name}{where} (--debug for the traceback)"
     return f"{message or name}{where}"
 

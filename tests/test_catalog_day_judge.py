@@ -21,6 +21,7 @@ from ssa_privacy.studies import _ssa_catalog_day_judge as judge
         ([[0.1, 0.2], [0.3, 0.4]], "pass"),  # better on both, but pass tracks too
         ([[0.1, 2.0], [1.5, 30.0]], "pass"),  # both lost on one draw
         ([[0.1, 2.0], [0.9, 0.95]], "pass"),  # pass kept one draw
+        ([[np.nan, np.nan], [np.nan, np.nan]], "pass"),  # no evaluation time after contact
     ],
 )
 def test_the_trace_design_is_kept_only_where_the_pass_design_loses_every_track(

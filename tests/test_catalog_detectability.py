@@ -21,7 +21,7 @@ from ssa_privacy.orbits.relative_motion import manoeuvre_prior
 from ssa_privacy.orbits.tle import ACTIVE_CATALOGUE_FILE
 from ssa_privacy.privacy.pml.passes import PassMechanism
 from ssa_privacy.privacy.pml.stream import ReleaseStream
-from ssa_privacy.sensors.streams import passes_of
+from ssa_privacy.sensors.streams import Pass, passes_of
 from ssa_privacy.studies._ssa_catalog_detectability import (
     DIRECTIONS,
     MAGNITUDES,
@@ -30,6 +30,7 @@ from ssa_privacy.studies._ssa_catalog_detectability import (
     UNKNOWN_SAMPLES,
     brute_force_check,
     detectability_summary,
+    first_pass,
     manoeuvre_velocities,
     nonlinear_shifts,
     object_detectability,
@@ -151,12 +152,14 @@ def test_nonlinear_shift_matches_a_single_propagation(case, kicks):
 def test_exact_power_matches_known_direction_on_dense_noise(case, kicks, scope):
     """The rows' AUC and TPR equal known_direction on the unscaled (mixed-unit) noise."""
     shifts, velocities = kicks
-    found = case["found"] if scope == "day" else case["found"][:1]
+    everything = range(len(case["found"]))
+    kept = everything if scope == "day" else [first_pass(case["found"])]
+    found = [case["found"][k] for k in kept]
     for f, level in enumerate(("none", "10", "20")):
-        blocks = [_noise(p, m) for p, m in zip(found, case["mechanisms"][f])]
+        blocks = [_noise(case["found"][k], case["mechanisms"][f][k]) for k in kept]
         for j in (1, 6, 11):  # radial 0.3, along-track 1, cross-track 3 m/s
             row = _row(case["rows"], level, scope, DIRECTIONS[j // 4], MAGNITUDES[j % 4])
-            exact = known_direction([s[j] for s in shifts[: len(found)]], blocks)
+            exact = known_direction([shifts[k][j] for k in kept], blocks)
             linear = [p.C.reshape(-1, 6)[:, 3:] @ velocities[j] for p in found]
             lin = known_direction(linear, blocks)
             assert row["auc"] == pytest.approx(exact.auc, abs=1e-9)
@@ -174,12 +177,12 @@ def test_brute_force_monte_carlo_matches_exact_auc(case):
         if 0.6 < r["auc"] < 0.95
     ]
     assert candidates, "no manoeuvre of the first pass has an AUC between 0.6 and 0.95"
-    row = candidates[0]
+    row, first = candidates[0], first_pass(case["found"])
     check = brute_force_check(
         case["scenario"],
         case["nominal"],
-        case["found"][0],
-        case["mechanisms"][1][0],
+        case["found"][first],
+        case["mechanisms"][1][first],
         row["direction"],
         row["magnitude_m_s"],
         samples=2000,
@@ -219,20 +222,21 @@ def test_nonlinear_correction_is_second_order_and_bounded(case, kicks):
     noise norm, S >= sensor noise), so the AUCs differ by at most |e|_R / (2 sqrt(pi));
     e grows as a^2; without privacy the 0.1 m/s AUCs agree within 0.01."""
     shifts, velocities = kicks
-    item = case["found"][0]
+    first = first_pass(case["found"])
+    item = case["found"][first]
     scale = np.tile(np.sqrt(np.diag(item.R)), len(item.indices))
     for d, direction in enumerate(DIRECTIONS):
         j = d * len(MAGNITUDES)
         residuals = [
-            shifts[0][j + a] - item.C.reshape(-1, 6)[:, 3:] @ velocities[j + a] for a in (0, 1)
+            shifts[first][j + a] - item.C.reshape(-1, 6)[:, 3:] @ velocities[j + a] for a in (0, 1)
         ]
         sizes = [np.linalg.norm(e / scale) for e in residuals]
         assert 7.0 < sizes[1] / sizes[0] < 11.0  # (0.3 / 0.1)^2 = 9
         for f, level in enumerate(("none", "10", "20")):
             row = _row(case["rows"], level, "pass", direction, 0.1)
-            S = _noise(item, case["mechanisms"][f][0])
+            S = _noise(item, case["mechanisms"][f][first])
             linear = item.C.reshape(-1, 6)[:, 3:] @ velocities[j]
-            roots = [np.sqrt(known_direction(x, S).deflection) for x in (shifts[0][j], linear)]
+            roots = [np.sqrt(known_direction(x, S).deflection) for x in (shifts[first][j], linear)]
             assert abs(roots[0] - roots[1]) <= sizes[0] * (1 + 1e-9) + 1e-9
             # AUC = Phi(sqrt(d2 / 2)) is 1 / (2 sqrt(pi))-Lipschitz in sqrt(d2)
             bound = sizes[0] / (2 * np.sqrt(np.pi))
@@ -246,7 +250,8 @@ def test_linearised_power_within_the_pml_cap(case):
     the cap's d2 (J its information); the releases' d2 is at most ``x^T J x`` (for the
     privatized levels the sensor noise, counted in d2 but not in J, only lowers it)."""
     rows, Sigma_XX, scenario = case["rows"], case["Sigma_XX"], case["scenario"]
-    item, frame = case["found"][0], rsw_frame(case["nominal"][0])
+    first = first_pass(case["found"])
+    item, frame = case["found"][first], rsw_frame(case["nominal"][0])
     floor = stats.chi2.isf(scenario.delta, 1) / 2
     checked = 0
     for row in rows:
@@ -255,7 +260,7 @@ def test_linearised_power_within_the_pml_cap(case):
         assert row["auc_linear"] <= row["auc_cap"] + 1e-12
         if row["scope"] != "pass":
             continue
-        mechanism = case["mechanisms"][("none", "10", "20").index(row["level"])][0]
+        mechanism = case["mechanisms"][("none", "10", "20").index(row["level"])][first]
         stream = ReleaseStream.of(item.C, item.R) if mechanism is None else mechanism.stream
         epsilon = stream.epsilon(Sigma_XX, scenario.delta, scenario.convention)
         assert row["epsilon_achieved"] == pytest.approx(epsilon, abs=1e-9)
@@ -279,14 +284,15 @@ def test_unknown_direction_within_mean_of_its_known_directions(case, kicks):
     the Monte Carlo interval. (It may exceed the best of the three RSW axes: the most
     visible direction need not be one of them.)"""
     shifts, _ = kicks
+    scopes = (("pass", [first_pass(case["found"])]), ("day", range(len(case["found"]))))
     for f, level in enumerate(("none", "10", "20")):
-        for scope, found in (("pass", case["found"][:1]), ("day", case["found"])):
-            blocks = [_noise(p, m) for p, m in zip(found, case["mechanisms"][f])]
+        for scope, kept in scopes:
+            blocks = [_noise(case["found"][k], case["mechanisms"][f][k]) for k in kept]
             for a, magnitude in enumerate(MAGNITUDES):
                 row = _row(case["rows"], level, scope, UNKNOWN, magnitude)
                 start = KNOWN + a * UNKNOWN_DIRECTIONS
                 powers = [
-                    known_direction([s[j] for s in shifts[: len(found)]], blocks)
+                    known_direction([shifts[k][j] for k in kept], blocks)
                     for j in range(start, start + UNKNOWN_DIRECTIONS)
                 ]
                 # an estimate of 1 (no H0 draw above an H1 draw) has a degenerate interval:
@@ -295,6 +301,21 @@ def test_unknown_direction_within_mean_of_its_known_directions(case, kicks):
                 assert row["auc_low"] <= np.mean([p.auc for p in powers]) + resolution
                 assert row["tpr_low"] <= np.mean([p.tpr for p in powers]) + resolution
                 assert row["auc_high"] >= 0.5
+
+
+def test_the_first_pass_is_the_earliest_over_all_sensors(case):
+    """The passes are listed sensor by sensor; the first pass is the one that starts first
+    over all of them (the first listed of those starting together). In the case's window
+    the first sensor's first pass is not the earliest, as for most objects."""
+    found = case["found"]
+    start = min(p.indices[0] for p in found)
+    assert found[first_pass(found)].indices[0] == start
+    assert found[0].indices[0] > start
+
+    def item(station, first):
+        return Pass(station, np.arange(first, first + 3), np.zeros((3, 4, 6)), np.eye(4))
+
+    assert first_pass([item(0, 50), item(1, 10), item(2, 10), item(0, 90)]) == 1
 
 
 def test_bad_input_is_refused(case):

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import ssa_privacy
 from ssa_privacy import __version__, cli
 from ssa_privacy.cli import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_INTERRUPTED, build_parser, main
 from ssa_privacy.engine.data import CENSUS_FEATURES, CENSUS_TARGET
@@ -66,6 +67,8 @@ def places(tmp_path):
         "below_file": tmp_path / "a_file.txt" / "out",
         "foreign": tmp_path / "foreign",
         "missing": tmp_path / "no_such_folder",
+        "in_package": Path(ssa_privacy.__file__).parent / "my-results",
+        "long_name": tmp_path / ("x" * 230),
         "census_bad_value": _census(
             tmp_path / "census_bad_value", f"{CENSUS_HEADER}\n{CENSUS_ROW}\n1,2,abc,4,5,10\n"
         ),
@@ -106,6 +109,8 @@ STUDY_CASES = [
     ("out-foreign-folder", ["kung", "--out", P("foreign")], "--out"),
     ("out-current-directory", ["pml-bounds", "--out", "."], "--out"),
     ("out-root", ["satellite", "--out", "/"], "--out"),
+    ("out-in-package", ["ssa-catalog", "--out", P("in_package")], "--out.*installed package"),
+    ("out-long-name", ["ssa-catalog", "--out", P("long_name")], "--out.*230 bytes"),
     ("seed-negative", ["building", "--seed", "-1"], "--seed"),
     ("seed-text", ["census", "--seed", "abc"], "--seed"),
     ("seed-float", ["mia", "--seed", "1.5"], "--seed"),

@@ -329,22 +329,40 @@ def _command(monkeypatch, function, **arguments):
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
-@pytest.mark.parametrize(
-    ("kind", "expected"),
-    [("ValueError", True), ("KeyError", True), ("IndexError", False), ("RuntimeError", False)],
-)
-def test_the_command_tells_a_task_error_from_an_internal_one(
-    monkeypatch, tmp_path, capsys, workers, kind, expected
+@pytest.mark.parametrize("kind", ["ValueError", "KeyError", "IndexError", "RuntimeError"])
+def test_the_command_reports_any_task_error_as_the_packages_fault(
+    monkeypatch, tmp_path, capsys, workers, kind
 ):
+    """A study checks its inputs before its tasks start, so an error raised in a task is
+    a fault of the package whatever its type (a ValueError too): one line, ``unexpected
+    <Type>``, the task named, and the hint to --debug."""
     main = _command(monkeypatch, raising, kind=kind)
     options = ["--out", str(tmp_path / "out"), "--workers", workers, "--no-progress"]
     assert main(["run", "pml-bounds", *options]) == EXIT_ERROR
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and "task body failed on x=2" in lines[0]
-    assert "(in task ('x', 2) of 'stand-in')" in lines[0]
-    unexpected = f"ssa-privacy: error: unexpected {kind}: "
-    assert lines[0].startswith(unexpected) != expected
-    assert lines[0].endswith("(--debug for the traceback)") != expected
+    assert lines[0].startswith(f"ssa-privacy: error: unexpected {kind}: ")
+    assert lines[0].endswith("(in task ('x', 2) of 'stand-in') (--debug for the traceback)"), lines[
+        0
+    ]
+
+
+@pytest.mark.parametrize("kind", ["ValueError", "KeyError"])
+def test_the_command_reports_a_users_error_outside_the_tasks_as_such(
+    monkeypatch, tmp_path, capsys, kind
+):
+    """The same errors raised by the study before its tasks (checking its inputs) are the
+    user's: one line with the message alone."""
+    from ssa_privacy.studies import pml_bounds
+
+    def run(out, runner, progress, **options):
+        raise ERRORS[kind]("bad input named here")
+
+    monkeypatch.setattr(pml_bounds, "run", run)
+    options = ["--out", str(tmp_path / "out"), "--workers", "1", "--no-progress"]
+    assert main(["run", "pml-bounds", *options]) == EXIT_ERROR
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == ["ssa-privacy: error: bad input named here"]
 
 
 def test_the_command_shows_the_tasks_traceback_under_debug(monkeypatch, tmp_path, capsys):

@@ -7,10 +7,12 @@ import os
 import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import ssa_privacy
 from ssa_privacy.engine.output import (
     StudyOutput,
     atomic_path,
@@ -279,6 +281,7 @@ def test_target_checks(tmp_path, monkeypatch):
     (tmp_path / "foreign").mkdir()
     (tmp_path / "foreign" / "mine.txt").write_text("x")
     (tmp_path / "leftovers").mkdir()
+    (tmp_path / ".kept.checkpoints").write_text("x")
     (tmp_path / "leftovers" / ".results.csv.abcd1234.part").write_text("x")
     bad = {
         "": ValueError,
@@ -287,6 +290,10 @@ def test_target_checks(tmp_path, monkeypatch):
         tmp_path / "foreign": FileExistsError,
         "/": ValueError,
         b"bytes": TypeError,
+        Path(ssa_privacy.__file__).parent / "results": ValueError,  # inside the package
+        Path(ssa_privacy.__file__).parent: ValueError,
+        tmp_path / ("x" * 230): OSError,  # its staging folder's name would exceed 255 bytes
+        tmp_path / "kept": NotADirectoryError,  # .kept.checkpoints beside it is a file
     }
     for folder, error in bad.items():
         with pytest.raises(error, match="out"):

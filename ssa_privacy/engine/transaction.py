@@ -17,8 +17,9 @@ first.
 
 Because the target is replaced as a whole, a run refuses a target folder that holds
 files but no ``results.json`` (it is not the output of a study run), the current
-directory and the folders above it. Folders are created with the permissions the umask
-allows. See :doc:`/cli` for the command line's view of it.
+directory and the folders above it; it also refuses a folder inside the installed
+package, and a name too long for the temporary folder beside it. Folders are created
+with the permissions the umask allows. See :doc:`/cli` for the command line's view of it.
 """
 
 import contextvars
@@ -51,6 +52,11 @@ RESULTS_FILE = "results.json"
 _PART = re.compile(r"\.(?P<name>.+)\.(?:(?P<pid>\d+)-[0-9a-f]{8}|[a-z0-9_]{8})\.part\Z")
 #: Temporary folders beside a target ``<name>``: ``.<name>.<kind>-<pid>-<token>``.
 _BESIDE = re.compile(r"(?P<kind>staging|old)-(?P<pid>\d+)-[0-9a-f]{8}\Z")
+#: The most bytes the temporary folders beside a target add to its name:
+#: ``.<name>.staging-<pid>-<token>``, the pid of at most 7 digits (Linux's largest).
+_BESIDE_EXTRA = len("..staging--") + 7 + 8
+#: The installed package's folder: no output goes inside it.
+_PACKAGE = Path(__file__).resolve().parents[1]
 _ACTIVE = contextvars.ContextVar("ssa_privacy_output_sets", default=None)
 _CALL = contextvars.ContextVar("ssa_privacy_study_call", default=None)
 
@@ -106,15 +112,19 @@ def check_output_folder(folder, name="out"):
     Raises
     ------
     TypeError, ValueError
-        If ``folder`` is not a path, is empty, is the filesystem root, or is the current
-        directory or one above it.
+        If ``folder`` is not a path, is empty, is the filesystem root, is the current
+        directory or one above it, or lies inside the installed package.
     NotADirectoryError
-        If ``folder`` (or a folder above it) is a file.
+        If ``folder`` (or a folder above it) is a file, or so is its checkpoint folder
+        (:func:`checkpoint_folder`).
     FileExistsError
         If ``folder`` holds files but no ``results.json``: it is not the output of a
         study run, and a run would replace it as a whole.
     PermissionError
         If the folder that would hold ``folder`` is not writable.
+    OSError
+        If the name of ``folder`` is too long for the temporary folder a run writes
+        beside it (the file system's longest name less 26 bytes).
     """
     path = _folder_name(folder, name or "folder")
     shown = f"{name} {str(path)!r}" if name else repr(str(path))
@@ -123,6 +133,11 @@ def check_output_folder(folder, name="out"):
         raise ValueError(f"{shown} is the filesystem root; name a folder below it")
     if target.exists() and not target.is_dir():
         raise NotADirectoryError(f"{shown} is a file, not a folder")
+    if target == _PACKAGE or _PACKAGE in target.parents:
+        raise ValueError(
+            f"{shown} is inside the installed package ({str(_PACKAGE)!r}); name a folder "
+            "outside it, e.g. figures/<study>"
+        )
     try:
         cwd = Path.cwd().resolve()
     except OSError:
@@ -147,7 +162,29 @@ def check_output_folder(folder, name="out"):
             raise NotADirectoryError(f"{shown}: {str(home)!r} is a file, not a folder")
     if not os.access(home, os.W_OK | os.X_OK):
         raise PermissionError(f"{shown}: the folder {str(home)!r} is not writable")
+    _check_name_length(target, home, shown)
+    checkpoints = checkpoint_folder(target)
+    if checkpoints.exists() and not checkpoints.is_dir():
+        raise NotADirectoryError(
+            f"{shown}: {str(checkpoints)!r}, where a run keeps its finished tasks, is a file, "
+            "not a folder; remove it"
+        )
     return target
+
+
+def _check_name_length(target, home, shown):
+    """OSError if the temporary folder beside ``target`` would have too long a name."""
+    try:
+        longest = os.pathconf(home, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        longest = 255
+    size = len(os.fsencode(target.name))
+    if size + _BESIDE_EXTRA > longest:
+        raise OSError(
+            f"{shown}: its name is {size} bytes; a run writes a temporary folder beside it "
+            f"whose name is {_BESIDE_EXTRA} bytes longer, and this file system allows "
+            f"{longest}: name it in at most {longest - _BESIDE_EXTRA} bytes"
+        )
 
 
 def clean_parts(folder):

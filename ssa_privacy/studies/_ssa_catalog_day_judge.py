@@ -12,7 +12,9 @@ the day, from the predicted passes and the public prior alone, it draws
 every candidate (the same truth, sensor noise and privacy normals for all) and runs the
 study's filter on them. Two draws resolve only gross differences, so the least-noise
 design is kept only where, on every draw, it keeps the track (position RMSE over the
-evaluation times at most :data:`~ssa_privacy.studies._ssa_catalog_summaries.TRACKED_KM`)
+object's evaluation times,
+:func:`~ssa_privacy.studies._ssa_catalog_rows.evaluation_indices`, at most
+:data:`~ssa_privacy.studies._ssa_catalog_summaries.TRACKED_KM`)
 and the pass design loses it; otherwise the pass design is kept (and the least-noise one
 where no common pass budget is feasible). "Tracks better on both draws" was tried first:
 on 50 LEO objects over 24 h it kept the least-noise design for 23 of the 146
@@ -30,7 +32,7 @@ from ssa_privacy.studies._ssa_catalog_releases import (
     sensor_noise,
     track_object,
 )
-from ssa_privacy.studies._ssa_catalog_rows import tracking_errors
+from ssa_privacy.studies._ssa_catalog_rows import evaluation_indices, tracking_errors
 from ssa_privacy.studies._ssa_catalog_summaries import TRACKED_KM
 
 __all__ = ["JUDGE_DRAWS", "filter_judge"]
@@ -63,7 +65,7 @@ def filter_judge(scenario, nominal, Sigma_XX, found, keys, truth_tolerance):
     callable
         ``score(candidates)``: 0 for each candidate but the least-noise one, whose score is
         -1 if on every draw it kept the track and the pass design lost it, and 1 otherwise
-        (module docstring).
+        (module docstring; so also when no evaluation time follows the first contact).
     """
 
     def score(candidates):
@@ -82,7 +84,11 @@ def filter_judge(scenario, nominal, Sigma_XX, found, keys, truth_tolerance):
 
 def simulated_rmse(scenario, nominal, Sigma_XX, found, candidates, keys, truth_tolerance):
     """Position RMSE (km), shape (JUDGE_DRAWS, C), of the filter on each candidate's
-    releases of simulated days (:func:`filter_judge`)."""
+    releases of simulated days (:func:`filter_judge`); NaN when no evaluation time
+    follows the object's first contact."""
+    evaluated = evaluation_indices(scenario, found)
+    if not len(evaluated):
+        return np.full((JUDGE_DRAWS, len(candidates)), np.nan)
     rng = random_generator(keys)
     deviations = rng.standard_normal((JUDGE_DRAWS, 6)) @ np.linalg.cholesky(Sigma_XX).T
     truths = scenario.propagator.propagate_many(
@@ -103,7 +109,7 @@ def simulated_rmse(scenario, nominal, Sigma_XX, found, candidates, keys, truth_t
     estimates, _ = track_object(
         scenario, nominal, Sigma_XX, contacts, JUDGE_DRAWS * len(candidates)
     )
-    kept = np.searchsorted(scenario.ephemeris, scenario.evaluate)
-    truth = np.repeat(truths[:, scenario.evaluate], len(candidates), axis=0)
+    kept = np.searchsorted(scenario.ephemeris, evaluated)
+    truth = np.repeat(truths[:, evaluated], len(candidates), axis=0)
     position, _ = tracking_errors(estimates[:, kept] - truth, len(estimates))
     return np.asarray(position).reshape(JUDGE_DRAWS, len(candidates))

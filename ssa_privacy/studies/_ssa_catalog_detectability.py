@@ -46,6 +46,7 @@ __all__ = [
     "UNKNOWN_SAMPLES",
     "brute_force_check",
     "detectability_summary",
+    "first_pass",
     "manoeuvre_velocities",
     "nonlinear_shifts",
     "object_detectability",
@@ -64,7 +65,7 @@ UNKNOWN_DIRECTIONS = 32
 UNKNOWN_SAMPLES = 4000
 #: False-positive rate of the reported TPRs.
 ALPHA = 0.01
-#: "pass": the object's first pass; "day": all its passes.
+#: "pass": the object's first pass (:func:`first_pass`); "day": all its passes.
 SCOPES = ("pass", "day")
 #: Integration tolerance (rtol = atol) of the manoeuvred orbits.
 KICK_TOLERANCE = 1.0e-10
@@ -193,6 +194,24 @@ def nonlinear_shifts(scenario, nominal, found, velocities):
     return out
 
 
+def first_pass(found):
+    """The index of an object's first pass: the earliest over all sensors.
+
+    Parameters
+    ----------
+    found : list of Pass
+        The object's passes (:func:`~ssa_privacy.sensors.streams.passes_of` lists them
+        sensor by sensor), at least one.
+
+    Returns
+    -------
+    int
+        The pass whose first measurement comes first; of passes starting together, the
+        one listed first (its sensor first in the scenario).
+    """
+    return min(range(len(found)), key=lambda i: found[i].indices[0])
+
+
 def _sensor(item):
     """Row scales D (sensor stds, (K m,)) and the sensor noise in their units ``D^-1 R D^-1``."""
     K = len(item.indices)
@@ -318,7 +337,7 @@ def object_detectability(
     Sigma_XX : ndarray, shape (6, 6)
         Prior covariance of the manoeuvre deviation x0 (km^2, km^2/s, km^2/s^2).
     found : list of Pass
-        The object's passes; the first is the "pass" scope.
+        The object's passes; the "pass" scope is its first (:func:`first_pass`).
     filters : list of tuple
         ``(label, epsilon, designer)`` per filter (designer None: no privacy).
     mechanisms : list of list
@@ -379,9 +398,10 @@ def _filter_rows(base, designs, day_epsilon, shared, keys):
     """The rows of one filter: both scopes, every manoeuvre."""
     scenario, Sigma_XX, frame, found, sensors, columns = shared
     deflections, grams = _pass_statistics(found, designs, sensors, columns)
-    epsilons = (_pass_epsilon(scenario, Sigma_XX, found[0], designs[0]), day_epsilon)
+    first = first_pass(found)
+    epsilons = (_pass_epsilon(scenario, Sigma_XX, found[first], designs[first]), day_epsilon)
     rows = []
-    for scope, parts, epsilon in zip(SCOPES, (slice(0, 1), slice(None)), epsilons):
+    for scope, parts, epsilon in zip(SCOPES, (slice(first, first + 1), slice(None)), epsilons):
         cap = _cap_deflections(Sigma_XX, epsilon, scenario, frame)
         scoped = {**base, "scope": scope}
         rows += _known_rows(scoped, deflections[parts].sum(axis=0), cap, epsilon)

@@ -171,9 +171,9 @@ class CatalogOptions:
         is not within it), or from the table where it covers the window and neglected
         elsewhere (``results.json`` says which).
     batch : int
-        Objects per runner task. The batch size changes the results at the integrators'
-        tolerance only (a batch's tracks are integrated as one system): 1e-8 relative in
-        the RMSE, 1e-6 at most in the tests.
+        Objects per runner task. The results do not depend on it: each object is
+        integrated on its own, so its rows are the same whatever its batch (the tests
+        compare ``batch=1`` with a batch of two, digit for digit).
     data : str or Path, optional
         Data folder (default: ``$SSA_PRIVACY_DATA``, then ``../shared/data``).
 

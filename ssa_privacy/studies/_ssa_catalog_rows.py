@@ -1,21 +1,37 @@
 """The rows an ssa-catalog task returns for one object: tracking, leakage and consistency.
 
 :func:`level_rows` gives ``results.csv`` (one row per level: the log-det designer's
-columns, the scaled designer's beside them), :func:`per_measurement_rows`
-``per_measurement.csv`` and :func:`consistency_rows` ``consistency.csv``; the tracking
-columns come from :func:`tracking_errors` (RMSE) and :func:`normalized_errors` (NEES).
+columns, the scaled designer's beside them, :data:`RESULTS_COLUMNS`),
+:func:`per_measurement_rows` ``per_measurement.csv`` and :func:`consistency_rows`
+``consistency.csv``; the tracking columns come from :func:`tracking_errors` (RMSE) and
+:func:`normalized_errors` (NEES), taken at the times :func:`evaluation_indices` gives.
+
+Evaluation rule: an object's filters are judged at the run's evaluation times (every
+``EVALUATION_STEP`` seconds over the second half of the window) that are at or after
+the end of its first contact, the first time its filters have taken a measurement in;
+before it they hold the prior's prediction, which says nothing of the tracking. An
+object that no sensor sees (``status`` :data:`NO_CONTACT`), or whose first contact ends
+after the last evaluation time, has no RMSE and no NEES.
 """
 
 import numpy as np
 from scipy import stats
 
-from ssa_privacy.orbits.catalog import regime
+from ssa_privacy.orbits.catalog import regime, utc_text
 from ssa_privacy.privacy.pml.passes import per_measurement_epsilons
+from ssa_privacy.sensors.streams import contacts
 
 __all__ = [
     "CORRELATION_FLOOR",
+    "DESIGNER_COLUMNS",
+    "NO_CONTACT",
     "NO_PRIVACY",
+    "RESULTS_COLUMNS",
+    "SUFFIXES",
+    "TRACKED",
     "consistency_rows",
+    "contact_columns",
+    "evaluation_indices",
     "level_rows",
     "normalized_errors",
     "number",
@@ -24,6 +40,45 @@ __all__ = [
 ]
 
 NO_PRIVACY = "none"
+#: ``status`` of an object with at least one contact in the window, and of one without.
+TRACKED, NO_CONTACT = "tracked", "no contact"
+#: The columns of ``results.csv`` that each pass designer fills, its suffix appended
+#: (:data:`SUFFIXES`); the level without privacy fills the unsuffixed ones.
+DESIGNER_COLUMNS = (
+    "epsilon_pass_achieved",
+    "epsilon_day_achieved",
+    "position_rmse_km",
+    "velocity_rmse_m_s",
+    "updates_rejected",
+    "nees_mean",
+    "nis_per_dof",
+)
+#: The suffix of each pass designer's columns in ``results.csv``.
+SUFFIXES = {"logdet": "", "scaled": "_scaled"}
+_UNSUFFIXED = (
+    ("norad_id", "int"),
+    ("regime", "str"),
+    ("level", "str"),
+    ("epsilon_pass_design", "float"),
+    ("epsilon_pass_achieved", "float"),
+    ("epsilon_day_achieved", "float"),
+    ("position_rmse_km", "float"),
+    ("velocity_rmse_m_s", "float"),
+    ("measurements", "int"),
+    ("passes", "int"),
+    ("first_contact_utc", "str"),
+    ("status", "str"),
+    ("updates_rejected", "int"),
+    ("nees_mean", "float"),
+    ("nis_per_dof", "float"),
+)
+#: Every column of ``results.csv`` in order, with its kind
+#: (:data:`~ssa_privacy.engine.tables.KINDS`). Every row has all of them: the columns of
+#: a designer the run does not use are empty, and so are the ``_scaled`` ones of the
+#: level without privacy.
+RESULTS_COLUMNS = _UNSUFFIXED + tuple(
+    (f"{name}_scaled", kind) for name, kind in _UNSUFFIXED if name in DESIGNER_COLUMNS
+)
 #: Least eigenvalue of a covariance's correlation matrix the NEES divides by: 64 n u.
 CORRELATION_FLOOR = 64 * 6 * np.finfo(float).eps
 
@@ -70,43 +125,102 @@ def normalized_errors(errors, covariances):
     return np.sum(whitened**2 / np.maximum(values, CORRELATION_FLOOR), axis=-1)
 
 
-def level_rows(element_set, found, filters, accounts, tracking):
-    """One row per level: the logdet filter's RMSE, and the scaled designer's beside it."""
-    ident = {"norad_id": element_set.norad_id, "regime": regime(element_set)}
-    counts = {"measurements": int(sum(len(p.indices) for p in found)), "passes": len(found)}
-    by_label = {}
+def evaluation_indices(scenario, found):
+    """The grid indices at which an object's filters are judged (module docstring).
+
+    Parameters
+    ----------
+    scenario : ssa_privacy.studies.ssa_catalog.Scenario
+        Its ``evaluate``: the run's evaluation indices (increasing).
+    found : list of Pass
+        The object's passes.
+
+    Returns
+    -------
+    ndarray of int, shape (E',)
+        The evaluation indices at or after the last index of the object's first contact
+        (:func:`~ssa_privacy.sensors.streams.contacts`): from there on its filters'
+        estimates have taken a measurement in. Empty without a pass.
+    """
+    if not found:
+        return scenario.evaluate[:0]
+    end = max(found[i].indices[-1] for i in contacts(found)[0])
+    return scenario.evaluate[scenario.evaluate >= end]
+
+
+def contact_columns(scenario, found):
+    """What ``results.csv`` says of an object's contacts: ``first_contact_utc`` and ``status``.
+
+    Parameters
+    ----------
+    scenario : ssa_privacy.studies.ssa_catalog.Scenario
+        Its ``start_jd`` and ``times``.
+    found : list of Pass
+        The object's passes.
+
+    Returns
+    -------
+    dict
+        ``first_contact_utc``: the time of its first measurement, ISO 8601 UTC to the
+        second (:func:`~ssa_privacy.orbits.catalog.utc_text`), None without one;
+        ``status``: :data:`TRACKED` with a pass, :data:`NO_CONTACT` without.
+    """
+    if not found:
+        return {"first_contact_utc": None, "status": NO_CONTACT}
+    first = scenario.times[min(p.indices[0] for p in found)]
+    return {
+        "first_contact_utc": utc_text(scenario.start_jd + first / 86400.0),
+        "status": TRACKED,
+    }
+
+
+def level_rows(element_set, found, filters, accounts, tracking, contact):
+    """One row per level of one object (``results.csv``, :data:`RESULTS_COLUMNS`).
+
+    Parameters
+    ----------
+    element_set : ElementSet
+        The object.
+    found : list of Pass
+        Its passes.
+    filters : list of tuple
+        ``(label, epsilon, designer)`` per filter; designer None for the level without
+        privacy.
+    accounts : list of tuple of float
+        Per filter, the largest achieved pass epsilon and the day's (nats).
+    tracking : tuple of sequences
+        Per filter: position RMSE (km), velocity RMSE (m/s), rejected updates, mean NEES
+        and NIS per degree of freedom (None where not measured).
+    contact : dict
+        :func:`contact_columns`.
+
+    Returns
+    -------
+    list of dict
+        One row per level, in the order the filters give them, with every column of
+        :data:`RESULTS_COLUMNS`: each filter fills its designer's columns
+        (:data:`SUFFIXES`; the level without privacy the unsuffixed ones), the others are
+        None.
+    """
+    common = {
+        "norad_id": element_set.norad_id,
+        "regime": regime(element_set),
+        "measurements": int(sum(len(p.indices) for p in found)),
+        "passes": len(found),
+        **contact,
+    }
+    rows = {}
     for f, (label, epsilon, designer) in enumerate(filters):
-        entry = by_label.setdefault(label, {"epsilon": epsilon})
-        entry[designer or "logdet"] = (accounts[f], *(column[f] for column in tracking))
-    rows = []
-    for label, entry in by_label.items():
-        (pass_eps, day_eps), pos, vel, rejected, nees, nis = entry["logdet"]
-        row = {
-            **ident,
-            "level": label,
-            "epsilon_pass_design": np.inf if entry["epsilon"] is None else entry["epsilon"],
-            "epsilon_pass_achieved": pass_eps,
-            "epsilon_day_achieved": day_eps,
-            "position_rmse_km": pos,
-            "velocity_rmse_m_s": vel,
-            **counts,
-            "updates_rejected": int(rejected),
-            "nees_mean": number(nees),
-            "nis_per_dof": number(nis),
-        }
-        if "scaled" in entry:
-            (pass_s, day_s), pos_s, vel_s, rejected_s, nees_s, nis_s = entry["scaled"]
-            row.update(
-                epsilon_pass_achieved_scaled=pass_s,
-                epsilon_day_achieved_scaled=day_s,
-                position_rmse_km_scaled=pos_s,
-                velocity_rmse_m_s_scaled=vel_s,
-                updates_rejected_scaled=int(rejected_s),
-                nees_mean_scaled=number(nees_s),
-                nis_per_dof_scaled=number(nis_s),
-            )
-        rows.append(row)
-    return rows
+        design = np.inf if epsilon is None else epsilon
+        row = rows.setdefault(label, dict.fromkeys(name for name, _ in RESULTS_COLUMNS))
+        row.update(common, level=label, epsilon_pass_design=design)
+        pass_eps, day_eps = accounts[f]
+        position, velocity, rejected, nees, nis = (column[f] for column in tracking)
+        values = (pass_eps, day_eps, number(position), number(velocity), int(rejected))
+        values += (number(nees), number(nis))
+        suffix = "" if designer is None else SUFFIXES[designer]
+        row.update({f"{name}{suffix}": v for name, v in zip(DESIGNER_COLUMNS, values)})
+    return list(rows.values())
 
 
 def number(value):
@@ -134,7 +248,7 @@ def per_measurement_rows(scenario, norad, Sigma_XX, found):
     return rows
 
 
-def consistency_rows(norad, filters, diagnostics):
+def consistency_rows(norad, filters, diagnostics, status):
     """One row per filter: its NIS and time-averaged NEES against their 95% bands.
 
     Parameters
@@ -145,14 +259,18 @@ def consistency_rows(norad, filters, diagnostics):
         ``(label, epsilon, designer)`` per filter.
     diagnostics : dict
         :func:`~ssa_privacy.estimation.ekf.track_contacts`'s, with ``nees`` (F, E) when
-        there is a truth.
+        there is a truth: NaN at the evaluation times not measured
+        (:func:`evaluation_indices`).
+    status : str
+        The object's :data:`TRACKED` or :data:`NO_CONTACT`.
 
     Returns
     -------
     list of dict
-        ``nis_per_dof`` (the NIS summed over the updates, divided by their rows) in the
-        chi-square band of its degrees of freedom; ``nees_mean`` (over the evaluation
-        times) in that of one epoch (:func:`~ssa_privacy.studies._ssa_catalog_summaries.nees_band`).
+        ``status``; ``nis_per_dof`` (the NIS summed over the updates, divided by their
+        rows) in the chi-square band of its degrees of freedom (None without an update);
+        ``nees_mean`` (over the evaluation times measured, None without one) in that of
+        one epoch (:func:`~ssa_privacy.studies._ssa_catalog_summaries.nees_band`).
     """
     low_e, high_e = stats.chi2.ppf([0.025, 0.975], 6)
     rows = []
@@ -160,12 +278,13 @@ def consistency_rows(norad, filters, diagnostics):
         dof = int(diagnostics["nis_dof"][f])
         low, high = stats.chi2.ppf([0.025, 0.975], dof) / dof if dof else (None, None)
         nis = float(diagnostics["nis"][f]) / dof if dof else None
-        nees = float(diagnostics["nees"][f].mean()) if "nees" in diagnostics else None
+        nees = _measured_mean(diagnostics["nees"][f]) if "nees" in diagnostics else None
         rows.append(
             {
                 "norad_id": norad,
                 "level": label,
                 "designer": designer or NO_PRIVACY,
+                "status": status,
                 "nis_per_dof": nis,
                 "dof": dof,
                 "band_low": low,
@@ -178,3 +297,9 @@ def consistency_rows(norad, filters, diagnostics):
             }
         )
     return rows
+
+
+def _measured_mean(values):
+    """The mean of the values that are not NaN, None if there is none."""
+    measured = values[~np.isnan(values)]
+    return float(measured.mean()) if measured.size else None

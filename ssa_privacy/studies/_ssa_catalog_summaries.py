@@ -1,9 +1,14 @@
-"""The summaries of the ssa-catalog study's tables (``results.json``)."""
+"""The summaries of the ssa-catalog study's tables (``results.json``).
+
+Objects without a contact (``status`` ``"no contact"``) are counted apart in every
+summary (``objects_without_contact``) and left out of its medians, percentiles,
+fractions and maxima: they leak nothing and have no RMSE or NEES.
+"""
 
 import numpy as np
 from scipy import stats
 
-from ssa_privacy.studies._ssa_catalog_rows import NO_PRIVACY
+from ssa_privacy.studies._ssa_catalog_rows import NO_CONTACT, NO_PRIVACY, SUFFIXES, TRACKED
 
 __all__ = [
     "TRACKED_KM",
@@ -18,12 +23,18 @@ __all__ = [
     "regime_summaries",
 ]
 
-#: An object is "tracked" when its position RMSE is at most this (km).
+#: An object is "tracked within 1 km" when its position RMSE is at most this (km).
 TRACKED_KM = 1.0
 
 
 def percentile(values, q):
+    """The q-th percentile of ``values``, NaN (``null`` in ``results.json``) if empty."""
     return float(np.percentile(values, q)) if len(values) else float("nan")
+
+
+def _fraction(flags):
+    """The fraction of true ``flags``, NaN if there is none."""
+    return float(np.mean(flags)) if len(flags) else float("nan")
 
 
 def level_summaries(rows):
@@ -32,41 +43,61 @@ def level_summaries(rows):
     Parameters
     ----------
     rows : list of dict
-        The results table.
+        The results table (:data:`~ssa_privacy.studies._ssa_catalog_rows.RESULTS_COLUMNS`).
 
     Returns
     -------
     dict
-        Level -> summary (``logdet`` and, for privatized levels, ``scaled`` RMSEs).
+        Level -> ``objects`` (all), ``objects_without_contact``, ``epsilon_pass_design``
+        and, per designer the level ran (``none`` for the level without privacy,
+        ``logdet`` and ``scaled`` for the others; a designer whose columns are empty
+        in every row was not run and is left out), :func:`_designer_summary` over the
+        objects with a contact.
     """
     out = {}
     for level in dict.fromkeys(r["level"] for r in rows):
         mine = [r for r in rows if r["level"] == level]
-        summary = {"objects": len(mine), "epsilon_pass_design": mine[0]["epsilon_pass_design"]}
-        for suffix in ("", "_scaled"):
-            if mine[0].get(f"position_rmse_km{suffix}", None) is None:
+        seen = [r for r in mine if r["status"] == TRACKED]
+        summary = {
+            "objects": len(mine),
+            "objects_without_contact": sum(r["status"] == NO_CONTACT for r in mine),
+            "epsilon_pass_design": mine[0]["epsilon_pass_design"],
+        }
+        names = {NO_PRIVACY: ""} if level == NO_PRIVACY else SUFFIXES
+        for name, suffix in names.items():
+            if all(r.get(f"epsilon_pass_achieved{suffix}") is None for r in mine):
                 continue
-            position = np.array([r[f"position_rmse_km{suffix}"] for r in mine])
-            velocity = np.array([r[f"velocity_rmse_m_s{suffix}"] for r in mine])
-            name = "scaled" if suffix else ("none" if level == NO_PRIVACY else "logdet")
-            summary[name] = {
-                "position_rmse_km_median": percentile(position, 50),
-                "position_rmse_km_p90": percentile(position, 90),
-                "velocity_rmse_m_s_median": percentile(velocity, 50),
-                "velocity_rmse_m_s_p90": percentile(velocity, 90),
-                "fraction_tracked_within_1_km": float(np.mean(position <= TRACKED_KM)),
-                "epsilon_pass_achieved_max": max(r[f"epsilon_pass_achieved{suffix}"] for r in mine),
-                "epsilon_day_achieved_median": percentile(
-                    [r[f"epsilon_day_achieved{suffix}"] for r in mine], 50
-                ),
-                "epsilon_day_achieved_max": max(r[f"epsilon_day_achieved{suffix}"] for r in mine),
-                "updates_rejected": sum(r[f"updates_rejected{suffix}"] for r in mine),
-                "objects_with_rejected_updates": sum(
-                    r[f"updates_rejected{suffix}"] > 0 for r in mine
-                ),
-            }
+            summary[name] = _designer_summary(seen, suffix)
         out[level] = summary
     return out
+
+
+def _designer_summary(rows, suffix):
+    """One designer's summary over the rows of objects with a contact: ``objects_with_rmse``
+    (those with an evaluation time after their first contact and a truth), the median
+    and 90th percentile of their position and velocity RMSE and the fraction within
+    :data:`TRACKED_KM`; the largest achieved pass epsilon, the median and largest day
+    epsilon, the rejected updates and the objects with one (None or NaN without rows)."""
+
+    def column(name):
+        return [r[f"{name}{suffix}"] for r in rows]
+
+    position = np.array([v for v in column("position_rmse_km") if v is not None])
+    velocity = [v for v in column("velocity_rmse_m_s") if v is not None]
+    rejected = column("updates_rejected")
+    return {
+        "objects_with_rmse": len(position),
+        "position_rmse_km_median": percentile(position, 50),
+        "position_rmse_km_p90": percentile(position, 90),
+        "velocity_rmse_m_s_median": percentile(velocity, 50),
+        "velocity_rmse_m_s_p90": percentile(velocity, 90),
+        "fraction_tracked_within_1_km": _fraction(position <= TRACKED_KM),
+        "epsilon_pass_achieved_max": max(column("epsilon_pass_achieved"), default=None),
+        "epsilon_day_achieved_median": percentile(column("epsilon_day_achieved"), 50),
+        "epsilon_day_achieved_max": max(column("epsilon_day_achieved"), default=None),
+        "updates_rejected": sum(rejected),
+        "objects_with_rejected_updates": sum(n > 0 for n in rejected),
+    }
 
 
 def regime_summaries(rows):
@@ -186,36 +217,53 @@ def consistency_summary(rows):
     Parameters
     ----------
     rows : list of dict
-        ``level``, ``designer``, ``nees_mean`` (None without a truth) per object.
+        ``level``, ``designer``, ``status`` and ``nees_mean`` (None when not measured:
+        without a truth, a contact or an evaluation time after it) per object and filter.
 
     Returns
     -------
     dict
-        ``{level: {designer: {...}}}`` with ``objects``, ``band`` (one object's),
-        ``fraction_inside``, ``below`` and ``above`` (counts), ``mean`` and ``median``
-        over the objects with their bands (:func:`nees_band`, :func:`median_nees_band`).
+        ``{level: {designer: {...}}}`` with ``objects`` (those with a NEES),
+        ``objects_without_contact``, ``band`` (one object's), ``fraction_inside``,
+        ``below`` and ``above`` (counts), ``mean`` and ``median`` over the objects with a
+        NEES, with their bands (:func:`nees_band`, :func:`median_nees_band`); the
+        statistics are None when no object has a NEES.
     """
-    out = {}
+    groups = {}
     for row in rows:
-        if row["nees_mean"] is None:
-            continue
-        out.setdefault(row["level"], {}).setdefault(row["designer"], []).append(row["nees_mean"])
+        group = groups.setdefault(row["level"], {}).setdefault(row["designer"], [[], 0])
+        group[1] += row["status"] == NO_CONTACT
+        if row["nees_mean"] is not None:
+            group[0].append(row["nees_mean"])
     low, high = nees_band(1)
-    for designers in out.values():
-        for designer, values in designers.items():
-            values = np.array(values)
-            designers[designer] = {
+    return {
+        level: {
+            designer: {
                 "objects": len(values),
+                "objects_without_contact": unseen,
                 "band": [low, high],
-                "fraction_inside": float(np.mean((values >= low) & (values <= high))),
-                "below": int(np.sum(values < low)),
-                "above": int(np.sum(values > high)),
-                "mean": float(values.mean()),
-                "mean_band": list(nees_band(len(values))),
-                "median": float(np.median(values)),
-                "median_band": list(median_nees_band(len(values))),
+                **_nees_statistics(np.array(values), low, high),
             }
-    return out
+            for designer, (values, unseen) in designers.items()
+        }
+        for level, designers in groups.items()
+    }
+
+
+def _nees_statistics(values, low, high):
+    """:func:`consistency_summary`'s statistics of the time-averaged NEES ``values``."""
+    if not len(values):
+        names = ("fraction_inside", "below", "above", "mean", "mean_band", "median")
+        return dict.fromkeys((*names, "median_band"))
+    return {
+        "fraction_inside": float(np.mean((values >= low) & (values <= high))),
+        "below": int(np.sum(values < low)),
+        "above": int(np.sum(values > high)),
+        "mean": float(values.mean()),
+        "mean_band": list(nees_band(len(values))),
+        "median": float(np.median(values)),
+        "median_band": list(median_nees_band(len(values))),
+    }
 
 
 def day_summaries(rows):
@@ -229,21 +277,23 @@ def day_summaries(rows):
     Returns
     -------
     dict
-        ``{level: {designer: {...}}}``: ``objects``, ``infeasible``, ``certificates_passed``,
-        ``largest_shortfall_nats`` (budget minus achieved, over objects with passes),
+        ``{level: {designer: {...}}}``: ``objects``, ``objects_without_contact``,
+        ``infeasible``, ``certificates_passed``, ``largest_shortfall_nats`` (budget minus
+        achieved) and ``epsilon_day_achieved_max`` over objects with a contact,
         ``position_rmse_km_median`` and ``_p90``, ``velocity_rmse_m_s_median`` (feasible
-        objects).
+        objects with an RMSE).
     """
     out = {}
     for level in dict.fromkeys(r["level"] for r in rows):
         for designer in dict.fromkeys(r["designer"] for r in rows if r["level"] == level):
             mine = [r for r in rows if r["level"] == level and r["designer"] == designer]
             done = [r for r in mine if r["feasible"]]
-            seen = [r for r in done if r["passes"]]
+            seen = [r for r in done if r["status"] == TRACKED]
             position = [r["position_rmse_km"] for r in done if r["position_rmse_km"] is not None]
             velocity = [r["velocity_rmse_m_s"] for r in done if r["velocity_rmse_m_s"] is not None]
             out.setdefault(level, {})[designer] = {
                 "objects": len(mine),
+                "objects_without_contact": sum(r["status"] == NO_CONTACT for r in mine),
                 "infeasible": len(mine) - len(done),
                 "certificates_passed": sum(r["certificate_passed"] for r in done),
                 "largest_shortfall_nats": max(

@@ -17,6 +17,7 @@ from array import array
 import numpy as np
 
 from ssa_privacy.engine.tables import TableStream, header, read_rows
+from ssa_privacy.studies._ssa_catalog_rows import RESULTS_COLUMNS
 from ssa_privacy.studies._ssa_catalog_summaries import certificate_summary
 
 __all__ = ["SCHEMAS", "CatalogTables", "nees_by_filter"]
@@ -26,37 +27,11 @@ _TRACKING = [
     ("velocity_rmse_m_s", "float"),
 ]
 _CONSISTENCY = [("nees_mean", "float"), ("nis_per_dof", "float")]
-_SCALED = [
-    (f"{name}_scaled", kind)
-    for name, kind in [
-        ("epsilon_pass_achieved", "float"),
-        ("epsilon_day_achieved", "float"),
-        *_TRACKING,
-        ("updates_rejected", "int"),
-        *_CONSISTENCY,
-    ]
-]
 
 #: The columns of each table and their kinds (:data:`~ssa_privacy.engine.tables.KINDS`),
 #: in the order of its CSV file; the task result's key of each table's rows.
 SCHEMAS = {
-    "results": (
-        "rows",
-        [
-            ("norad_id", "int"),
-            ("regime", "str"),
-            ("level", "str"),
-            ("epsilon_pass_design", "float"),
-            ("epsilon_pass_achieved", "float"),
-            ("epsilon_day_achieved", "float"),
-            *_TRACKING,
-            ("measurements", "int"),
-            ("passes", "int"),
-            ("updates_rejected", "int"),
-            *_CONSISTENCY,
-            *_SCALED,
-        ],
-    ),
+    "results": ("rows", list(RESULTS_COLUMNS)),
     "per_measurement": (
         "per_measurement",
         [
@@ -74,6 +49,7 @@ SCHEMAS = {
             ("norad_id", "int"),
             ("level", "str"),
             ("designer", "str"),
+            ("status", "str"),
             ("nis_per_dof", "float"),
             ("dof", "int"),
             ("band_low", "float"),
@@ -106,6 +82,7 @@ SCHEMAS = {
             ("norad_id", "int"),
             ("regime", "str"),
             ("passes", "int"),
+            ("status", "str"),
             ("level", "str"),
             ("epsilon_day", "float"),
             ("designer", "str"),
@@ -213,16 +190,18 @@ def nees_by_filter(rows):
     Parameters
     ----------
     rows : iterable of dict
-        ``nees_series`` rows: ``level``, ``designer``, ``nees`` (E,).
+        ``nees_series`` rows: ``level``, ``designer``, ``nees`` (E,), None at the times
+        not measured (before the end of the object's first contact).
 
     Returns
     -------
     dict
-        ``(level, designer)`` -> ndarray (objects, E), in the order the filters first
-        appear.
+        ``(level, designer)`` -> ndarray (objects, E), NaN where not measured, in the
+        order the filters first appear.
     """
     stacked, times = {}, 0
     for row in rows:
-        stacked.setdefault((row["level"], row["designer"]), array("d")).extend(row["nees"])
+        values = [np.nan if v is None else v for v in row["nees"]]
+        stacked.setdefault((row["level"], row["designer"]), array("d")).extend(values)
         times = len(row["nees"])
     return {key: np.frombuffer(values).reshape(-1, times) for key, values in stacked.items()}

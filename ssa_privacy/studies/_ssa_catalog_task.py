@@ -4,7 +4,8 @@ For each object of the batch (module :mod:`ssa_privacy.studies.ssa_catalog` for 
 scenario):
 
 1. nominal state at the window start from SGP4, nominal track and ``Phi(t, t0)`` by the
-   J2 model (all objects of the batch in one integration);
+   J2 model (each object integrated alone, so that its numbers do not depend on the
+   other objects of its batch);
 2. the private manoeuvre deviation ``x0 ~ N(0, Sigma_XX)`` (the station-kept CW prior
    about the nominal state, :func:`~ssa_privacy.orbits.relative_motion.manoeuvre_prior`) and the
    truth, the J2 propagation of ``nominal + x0``;
@@ -18,8 +19,10 @@ scenario):
    every pass is released through its mechanism's ``release``, with the same standard
    normals at every level (common random numbers);
 5. the fusion centre's extended Kalman filters of all levels at once
-   (:func:`~ssa_privacy.estimation.ekf.track_contacts`) and their RMSE against the truth
-   over the evaluation grid;
+   (:func:`~ssa_privacy.estimation.ekf.track_contacts`) and their RMSE and NEES against
+   the truth at the object's evaluation times
+   (:func:`~ssa_privacy.studies._ssa_catalog_rows.evaluation_indices`: from the end of its
+   first contact on);
 6. the epsilon that today's per-measurement designs reach over a pass and the day.
 
 Random streams: ``default_rng([seed, norad_id, 0])`` draws x0, ``[seed, norad_id, 1]``
@@ -27,8 +30,13 @@ the sensor noise and ``[seed, norad_id, 2]`` the privacy normals (each privatize
 releases its passes, in order, from a fresh generator of these keys); ``[seed, norad_id,
 3]`` drives the detectability Monte Carlo and ``[seed, norad_id, 4]`` the day designer's
 simulated days (:mod:`~ssa_privacy.studies._ssa_catalog_day_judge`), so an object's
-random numbers do not depend on the batch it is in, nor on the runner (its tracks are
-integrated with the others of its batch, which changes them at round-off only).
+random numbers do not depend on the batch it is in, nor on the runner; nor do its tracks,
+integrated alone: an object's rows are the same whatever ``batch``.
+
+With ``--ccsds`` the task also returns what the messages hold of the pass-level filters
+(none and each pass budget and designer): measurements, releases, estimates and
+covariances. The day budgets' designs are not written as messages; their tracking is in
+``day_budgets.csv``.
 """
 
 import numpy as np
@@ -42,7 +50,11 @@ from ssa_privacy.privacy.pml.stream import ReleaseStream
 from ssa_privacy.sensors.streams import passes_of
 from ssa_privacy.studies._ssa_catalog_day import day_aliases, day_filters, day_rows
 from ssa_privacy.studies._ssa_catalog_day_judge import filter_judge
-from ssa_privacy.studies._ssa_catalog_detectability import brute_force_check, object_detectability
+from ssa_privacy.studies._ssa_catalog_detectability import (
+    brute_force_check,
+    first_pass,
+    object_detectability,
+)
 from ssa_privacy.studies._ssa_catalog_releases import (
     contact_releases,
     measured_passes,
@@ -53,6 +65,8 @@ from ssa_privacy.studies._ssa_catalog_releases import (
 from ssa_privacy.studies._ssa_catalog_rows import (
     NO_PRIVACY,
     consistency_rows,
+    contact_columns,
+    evaluation_indices,
     level_rows,
     normalized_errors,
     per_measurement_rows,
@@ -162,41 +176,47 @@ def certificate_counts(filters, releases):
     return counts
 
 
-def _ccsds(scenario, norad, filters, found, measured, releases, estimates, diagnostics):
-    """What the CCSDS messages of one object hold: measurements, releases and estimates."""
+def _ccsds(norad, filters, found, measured, releases, estimates, diagnostics):
+    """What the CCSDS messages of one object hold: its measurements, and the releases,
+    estimates and covariances of the pass-level ``filters`` (the first of each list)."""
 
     def tracks(values):
         return [
             (p.station, p.indices, v.reshape(len(p.indices), -1)) for p, v in zip(found, values)
         ]
 
+    count = len(filters)
     return {
         "norad_id": norad,
         "measured": tracks(measured),
         "releases": [
             (label, designer, tracks([r.values for r in released]))
-            for (label, _, designer), released in zip(filters, releases, strict=True)
+            for (label, _, designer), released in zip(filters, releases[:count], strict=True)
             if designer is not None
         ],
         "filters": [(label, designer or NO_PRIVACY) for label, _, designer in filters],
-        "estimates": estimates,
-        "covariances": diagnostics["covariances"],
+        "estimates": estimates[:count],
+        "covariances": diagnostics["covariances"][:count],
     }
 
 
-def _tracking(scenario, nominal, truth, Sigma_XX, contact, count):
-    """Run the filters of one object; per filter RMSE, rejections, NEES and NIS columns."""
+def _tracking(scenario, nominal, truth, Sigma_XX, contact, count, evaluated):
+    """Run the filters of one object; per filter RMSE, rejections, NEES and NIS columns,
+    the errors taken at the grid indices ``evaluated`` (a subset of the run's evaluation
+    times); ``diagnostics["nees"]`` (with a truth) has NaN at the others."""
     estimates, rejected, diagnostics = track_object(
         scenario, nominal, Sigma_XX, contact, count, diagnostics=True
     )
-    kept = np.searchsorted(scenario.ephemeris, scenario.evaluate)
-    if truth is None:
-        errors, nees = None, [None] * count
-    else:
-        errors = np.ascontiguousarray(estimates[:, kept]) - truth[scenario.evaluate]
-        nees = normalized_errors(errors, diagnostics["covariances"][:, kept])
-        diagnostics["nees"] = nees
-        nees = nees.mean(axis=1)
+    errors, nees = None, [None] * count
+    if truth is not None:
+        kept = np.searchsorted(scenario.ephemeris, evaluated)
+        series = np.full((count, len(scenario.evaluate)), np.nan)
+        if len(evaluated):
+            errors = np.ascontiguousarray(estimates[:, kept]) - truth[evaluated]
+            measured = normalized_errors(errors, diagnostics["covariances"][:, kept])
+            series[:, np.searchsorted(scenario.evaluate, evaluated)] = measured
+            nees = measured.mean(axis=1)
+        diagnostics["nees"] = series
     nis = [n / d if d else None for n, d in zip(diagnostics["nis"], diagnostics["nis_dof"])]
     position, velocity = tracking_errors(errors, count)
     return (position, velocity, rejected, nees, nis), estimates, diagnostics
@@ -241,19 +261,27 @@ def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
         order[len(filters) + f] = len(filters) + common
     tracked, order = np.unique(order, return_inverse=True)
     results = _tracking(
-        scenario, nominal, truth, Sigma_XX, [c.subset(tracked) for c in contact], len(tracked)
+        scenario,
+        nominal,
+        truth,
+        Sigma_XX,
+        [c.subset(tracked) for c in contact],
+        len(tracked),
+        evaluation_indices(scenario, found),
     )
     tracking, estimates, diagnostics = _expanded(*results, order)
     mine = [column[: len(filters)] for column in tracking]
+    seen = contact_columns(scenario, found)
     ident = {"norad_id": norad, "regime": regime(element_set), "passes": len(found)}
+    ident["status"] = seen["status"]
     out = {
-        "rows": level_rows(element_set, found, filters, accounts, mine),
+        "rows": level_rows(element_set, found, filters, accounts, mine, seen),
         "day_rows": day_rows(
             ident, day, day_mechanisms, infeasible, [c[len(filters) :] for c in tracking]
         ),
         "per_measurement": per_measurement_rows(scenario, norad, Sigma_XX, found),
         "certificates": certificate_counts(filters, releases[: len(filters)]),
-        "consistency": consistency_rows(norad, filters + day, diagnostics),
+        "consistency": consistency_rows(norad, filters + day, diagnostics, seen["status"]),
         "nees": _nees_series(norad, filters + day, diagnostics),
         "detectability": detectability,
         "detectability_checks": _checks(
@@ -267,25 +295,25 @@ def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
         },
     }
     if scenario.ccsds:
-        out["ccsds"] = _ccsds(
-            scenario, norad, filters, found, measured, releases, estimates, diagnostics
-        )
+        out["ccsds"] = _ccsds(norad, filters, found, measured, releases, estimates, diagnostics)
     return out
 
 
 def _checks(scenario, nominal, found, filters, mechanisms, keys):
     """For the run's check object: per filter, the exact power of detecting a radial 1 m/s
-    Delta-v from its first pass against a brute-force Monte Carlo of releases drawn through
-    the pass's mechanism (:func:`brute_force_check`, 2000 draws per hypothesis)."""
+    Delta-v from its first pass (:func:`first_pass`) against a brute-force Monte Carlo of
+    releases drawn through the pass's mechanism (:func:`brute_force_check`, 2000 draws per
+    hypothesis)."""
     if not found or keys[1] != scenario.check_object:
         return []
+    first = first_pass(found)
     return [
         {
             "norad_id": keys[1],
             "level": label,
             "designer": designer or NO_PRIVACY,
             **brute_force_check(
-                scenario, nominal, found[0], designs[0], "radial", 1.0, 2000, (*keys, 4, f)
+                scenario, nominal, found[first], designs[first], "radial", 1.0, 2000, (*keys, 4, f)
             ),
         }
         for f, ((label, _, designer), designs) in enumerate(zip(filters, mechanisms))
@@ -293,13 +321,31 @@ def _checks(scenario, nominal, found, filters, mechanisms, keys):
 
 
 def _nees_series(norad, filters, diagnostics):
-    """Per filter label and designer, the NEES at the evaluation times (None without truth)."""
+    """Per filter label and designer, the NEES at the run's evaluation times, None where
+    it is not measured (none without a truth)."""
     if "nees" not in diagnostics:
         return []
     return [
-        {"norad_id": norad, "level": label, "designer": designer or NO_PRIVACY, "nees": row}
-        for (label, _, designer), row in zip(filters, diagnostics["nees"].tolist())
+        {
+            "norad_id": norad,
+            "level": label,
+            "designer": designer or NO_PRIVACY,
+            "nees": [None if np.isnan(v) else float(v) for v in row],
+        }
+        for (label, _, designer), row in zip(filters, diagnostics["nees"])
     ]
+
+
+def _integrated_alone(scenario, starts):
+    """Nominal tracks (N, m, 6) and their transitions (N, m, 6, 6), each object integrated
+    on its own (its step sequence, hence its numbers, do not depend on the others)."""
+    parts = [
+        scenario.propagator.propagate_with_transition(
+            scenario.times, start[None], rtol=TRUTH_TOLERANCE, atol=TRUTH_TOLERANCE
+        )
+        for start in starts
+    ]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
 def catalog_task(scenario, elements, seed, recorded=None):
@@ -321,9 +367,11 @@ def catalog_task(scenario, elements, seed, recorded=None):
     Returns
     -------
     dict
-        ``rows`` (one per object and level; an object without a pass has ``passes =
-        measurements = 0``, leakage 0 and the RMSE of the prediction alone; with
-        recorded measurements the RMSE columns are None), ``per_measurement`` (one per
+        ``rows`` (one per object and level,
+        :func:`~ssa_privacy.studies._ssa_catalog_rows.level_rows`; an object without a
+        pass has ``status = "no contact"``, ``passes = measurements = 0``, leakage 0 and
+        no RMSE or NEES; with recorded measurements the RMSE columns are None),
+        ``day_rows`` (one per object, day budget and day designer), ``per_measurement`` (one per
         object and per-measurement level), ``consistency`` (one per object and filter:
         the NIS of its updates), ``certificates`` (per object,
         :func:`certificate_counts`), ``mechanisms`` (the class of the mechanism that
@@ -335,17 +383,19 @@ def catalog_task(scenario, elements, seed, recorded=None):
     sets = [ElementSet(*lines) for lines in elements]
     times = scenario.times
     sgp4 = sgp4_states(sets, scenario.start_jd, times[[0, -1]])
-    nominal, Phi = scenario.propagator.propagate_with_transition(
-        times, sgp4[:, 0], rtol=TRUTH_TOLERANCE, atol=TRUTH_TOLERANCE
-    )
+    nominal, Phi = _integrated_alone(scenario, sgp4[:, 0])
     mine = [None if recorded is None else recorded.get(e.norad_id, {}) for e in sets]
     setups = [
         _object_setup(scenario, e, nominal[i], Phi[i], seed, mine[i]) for i, e in enumerate(sets)
     ]
     truths = [None] * len(sets)
     if recorded is None:
-        starts = np.array([nominal[i, 0] + s[2] for i, s in enumerate(setups)])
-        truths = scenario.propagator.propagate_many(times, starts, TRUTH_TOLERANCE, TRUTH_TOLERANCE)
+        truths = [
+            scenario.propagator.propagate(
+                times, nominal[i, 0] + s[2], TRUTH_TOLERANCE, TRUTH_TOLERANCE
+            )
+            for i, s in enumerate(setups)
+        ]
     parts = [
         _track_object(scenario, sets[i], nominal[i], truths[i], setups[i], seed, mine[i])
         for i in range(len(sets))

@@ -12,8 +12,10 @@ newest epoch among the element sets within 3 days of the median epoch,
 :func:`~ssa_privacy.orbits.catalog.window_start`) and lasts ``hours``; a sampled object
 whose epoch is further than ``staleness_days`` from the start is left out, and every
 element set left out is listed with the reason. The nominal state of each object at the
-start comes from SGP4, its nominal track and state transition from the J2 model; an
-object that no sensor sees in the window is tracked by prediction alone.
+start comes from SGP4, its nominal track and state transition from the J2 model (each
+object integrated on its own, so that its numbers do not depend on ``batch``); an
+object that no sensor sees in the window (``status = "no contact"``) is tracked by
+prediction alone and has no RMSE or NEES.
 What is private is the manoeuvre deviation x0 at the window start, under the
 station-kept CW prior of the ssa-network study
 (:func:`~ssa_privacy.orbits.relative_motion.manoeuvre_prior`); the truth is the J2
@@ -34,7 +36,9 @@ whole day is also designed for one day budget by the three day designers of
 :mod:`~ssa_privacy.studies._ssa_catalog_day`. The fusion centre tracks each object at
 every level with an extended Kalman filter started by batch least squares
 (:mod:`ssa_privacy.estimation.ekf`); the RMSE and the NEES are taken against the truth
-every ``EVALUATION_STEP`` seconds over the second half of the window, the NIS of the
+every ``EVALUATION_STEP`` seconds over the second half of the window, from the end of
+the object's first contact on
+(:func:`~ssa_privacy.studies._ssa_catalog_rows.evaluation_indices`), the NIS of the
 updates against its chi-square band, and the detectability of a manoeuvre from each
 level's releases by :mod:`~ssa_privacy.studies._ssa_catalog_detectability`.
 
@@ -78,7 +82,7 @@ from ssa_privacy.studies._ssa_catalog_options import (
     CatalogOptions,
     add_arguments,
 )
-from ssa_privacy.studies._ssa_catalog_rows import NO_PRIVACY
+from ssa_privacy.studies._ssa_catalog_rows import NO_PRIVACY, SUFFIXES
 from ssa_privacy.studies._ssa_catalog_summaries import (
     TRACKED_KM,
     certificate_summary,
@@ -127,7 +131,8 @@ DESCRIPTION = (
 DEFAULT_EPSILONS = PrivacySpec().pass_epsilons
 #: Per-measurement levels whose pass and day epsilons are reported (ssa-network's range).
 DEFAULT_MEASUREMENT_EPSILONS = PrivacySpec().measurement_epsilons
-#: Spacing of the times at which the RMSE is taken (s), over the window's second half.
+#: Spacing of the times at which the RMSE is taken (s), over the window's second half
+#: (from the end of each object's first contact on).
 EVALUATION_STEP = 300.0
 #: The longest pass (min): a stretch in view beyond it (MEO and GEO objects are in view
 #: for hours) is cut into passes of this length, each with its own budget.
@@ -149,6 +154,11 @@ class Scenario:
         Julian date (UTC) of the window start.
     ccsds : bool
         Whether the tasks return what the CCSDS messages hold.
+
+    Raises
+    ------
+    ValueError
+        If the window has no evaluation time (shorter than the evaluation spacing).
     """
 
     def __init__(self, spec, start_jd, ccsds=False):
@@ -158,6 +168,13 @@ class Scenario:
         step = max(1, round(EVALUATION_STEP / window.step_s))
         index = np.arange(len(self.times))
         self.evaluate = index[(self.times >= self.times[-1] / 2) & (index % step == 0)]
+        if not len(self.evaluate):
+            spacing = step * window.step_s
+            raise ValueError(
+                f"hours (window.hours): a window of {window.hours:g} h has no evaluation "
+                f"time (every {spacing:g} s over its second half, at step_s = "
+                f"{window.step_s:g} s): make it at least {spacing:g} s"
+            )
         # The filters report at the evaluation times, or, for the OEMs, every step over the
         # window (a superset: more output times change the estimates in the last place).
         self.ephemeris = index[index % step == 0] if ccsds else self.evaluate
@@ -387,7 +404,8 @@ def _parameters(spec, scenario, options, seed, chosen, skipped, excluded):
         "convention": scenario.convention,
         "batch": options.batch,
         "start_jd": scenario.start_jd,
-        "evaluation": f"every {EVALUATION_STEP:g} s over the second half of the window",
+        "evaluation": f"every {EVALUATION_STEP:g} s over the second half of the window, "
+        "at or after the end of the object's first contact",
         "longest_pass_minutes": window.longest_pass_min,
         "stations": [station.name for station in scenario.stations],
         "earth_orientation": scenario.earth_orientation,
@@ -395,6 +413,11 @@ def _parameters(spec, scenario, options, seed, chosen, skipped, excluded):
         "seed_scheme": "sample default_rng([seed, 7]); object default_rng([seed, norad_id, "
         "0 (deviation) | 1 (sensor noise) | 2 (privacy noise)])",
     }
+
+
+def _finite(value):
+    """A float, or None for NaN (a median over no object)."""
+    return value if np.isfinite(value) else None
 
 
 def _throughput(objects, elapsed, runner):
@@ -474,7 +497,8 @@ def run(out, seed=0, progress=True, runner=None, **options):
     Returns
     -------
     dict
-        Output folder, number of objects, per-level median RMSE and tracked fraction,
+        Output folder, number of objects and of those without a contact, per level and
+        designer the median position RMSE (over the objects with one, None without),
         throughput (objects per second per worker) and the Earth orientation: what the
         model neglects (and its measured size), or the IERS table used.
 
@@ -519,8 +543,13 @@ def run(out, seed=0, progress=True, runner=None, **options):
     return {
         "out": str(output.folder),
         "objects": len(chosen),
+        "objects_without_contact": summaries[NO_PRIVACY]["objects_without_contact"],
         "median_position_rmse_km": {
-            level: s.get("logdet", s.get("none", {})).get("position_rmse_km_median")
+            level: {
+                name: _finite(s[name]["position_rmse_km_median"])
+                for name in (NO_PRIVACY, *SUFFIXES)
+                if name in s
+            }
             for level, s in summaries.items()
         },
         "objects_per_second_per_worker": round(throughput["objects_per_second_per_worker"], 3),
