@@ -235,7 +235,8 @@ def describe(error, option_names=None):
         The error.
     option_names : dict, optional
         Parameter names to replace by the options the user typed (``{"burn_in":
-        "--burn-in"}``).
+        "--burn-in"}``); not applied to an error that already names what the user wrote
+        (one whose ``names_keys_as_written`` is true, such as a scenario file's key).
 
     Returns
     -------
@@ -250,6 +251,8 @@ def describe(error, option_names=None):
     if isinstance(error, TaskError) and not isinstance(error, WorkerLost):
         cause, where = error.error, f" (in task {error.key!r} of {error.name!r})"
     message = _message(cause)
+    if getattr(cause, "names_keys_as_written", False):
+        option_names = None
     for dest, option in sorted((option_names or {}).items(), key=lambda item: -len(item[0])):
         message = re.sub(rf"(?<![\w-]){re.escape(dest)}(?![\w-])", option, message)
     name = type(cause).__name__

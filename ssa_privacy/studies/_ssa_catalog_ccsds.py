@@ -44,8 +44,7 @@ from sgp4.alpha5 import from_alpha5
 from ssa_privacy.orbits.catalog import utc_text
 from ssa_privacy.orbits.oem import Ephemeris, oem_text
 from ssa_privacy.sensors.tdm import TrackingData, read_tdm, tdm_text
-from ssa_privacy.studies._ssa_catalog_day import DESIGNERS as DAY_DESIGNERS
-from ssa_privacy.studies._ssa_catalog_rows import NO_PRIVACY
+from ssa_privacy.studies._ssa_catalog_rows import NO_PRIVACY, pass_filters
 
 __all__ = [
     "GRID_TOLERANCE_S",
@@ -323,15 +322,10 @@ def write_messages(output, scenario, chosen, objects):
 
 
 def _levels(scenario):
-    """Every (level label, designer) the run's filters can have: no privacy, the pass
-    budgets (labels as :func:`~ssa_privacy.studies._ssa_catalog_task.catalog_task` gives
-    them, ``f"{epsilon:g}"``) and the day budgets (``f"day {epsilon:g}"``,
-    :func:`~ssa_privacy.studies._ssa_catalog_day.day_filters`)."""
-    return (
-        [(NO_PRIVACY, NO_PRIVACY)]
-        + [(f"{e:g}", d) for e in scenario.epsilons for d in scenario.designers]
-        + [(f"day {e:g}", d) for e in scenario.day_epsilons for d in DAY_DESIGNERS]
-    )
+    """Every (level label, designer) whose filters the run writes: no privacy and the pass
+    budgets (:func:`~ssa_privacy.studies._ssa_catalog_rows.pass_filters`). The day
+    budgets' designs are not written as messages."""
+    return [(label, designer or NO_PRIVACY) for label, _, designer in pass_filters(scenario)]
 
 
 def _file_name(name):
@@ -357,8 +351,8 @@ def check_writable(scenario, chosen):
     Parameters
     ----------
     scenario : ssa_privacy.studies.ssa_catalog.Scenario
-        The run's sensors (``stations``) and levels (``epsilons``, ``designers``,
-        ``day_epsilons``, ``delta``).
+        The run's sensors (``stations``) and pass levels (``epsilons``, ``designers``,
+        ``delta``).
     chosen : list of ElementSet
         The objects tracked: their catalogue numbers (``PARTICIPANT_2``, ``OBJECT_ID``)
         and names (``OBJECT_NAME``).

@@ -35,6 +35,7 @@ __all__ = [
     "level_rows",
     "normalized_errors",
     "number",
+    "pass_filters",
     "per_measurement_rows",
     "tracking_errors",
 ]
@@ -55,6 +56,16 @@ DESIGNER_COLUMNS = (
 )
 #: The suffix of each pass designer's columns in ``results.csv``.
 SUFFIXES = {"logdet": "", "scaled": "_scaled"}
+
+
+def pass_filters(scenario):
+    """The pass-level filters of a run, in the order of its columns: ``(label, epsilon,
+    designer)`` for no privacy (``(NO_PRIVACY, None, None)``) then each pass budget x
+    designer (label ``f"{epsilon:g}"``, epsilon in nats)."""
+    levels = [(f"{e:g}", e, d) for e in scenario.epsilons for d in scenario.designers]
+    return [(NO_PRIVACY, None, None), *levels]
+
+
 _UNSUFFIXED = (
     ("norad_id", "int"),
     ("regime", "str"),

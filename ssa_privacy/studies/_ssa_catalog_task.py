@@ -69,6 +69,7 @@ from ssa_privacy.studies._ssa_catalog_rows import (
     evaluation_indices,
     level_rows,
     normalized_errors,
+    pass_filters,
     per_measurement_rows,
     tracking_errors,
 )
@@ -115,8 +116,7 @@ def _level_mechanisms(scenario, Sigma_XX, found):
     """Per filter (none, then each epsilon x designer): pass mechanisms and privacy figures.
 
     With no pass, every filter has no mechanism and leaks nothing: it predicts alone."""
-    filters = [(NO_PRIVACY, None, None)]
-    filters += [(f"{e:g}", e, d) for e in scenario.epsilons for d in scenario.designers]
+    filters = pass_filters(scenario)
     mechanisms, accounts = [], []
     for _, epsilon, designer in filters:
         if epsilon is None:

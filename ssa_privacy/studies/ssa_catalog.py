@@ -51,6 +51,7 @@ noise covariances at a time: at most every sensor x one longest pass of measurem
 """
 
 import time
+import warnings
 
 import numpy as np
 
@@ -97,7 +98,7 @@ from ssa_privacy.studies._ssa_catalog_tables import CatalogTables, nees_by_filte
 from ssa_privacy.studies._ssa_catalog_task import catalog_task
 from ssa_privacy.studies.scenario.checks import LONGEST_PASS_MIN
 from ssa_privacy.studies.scenario.files import file_record
-from ssa_privacy.studies.scenario.overrides import check_window
+from ssa_privacy.studies.scenario.overrides import check_objects, check_window
 from ssa_privacy.studies.scenario.sections import EarthSpec, PrivacySpec
 
 __all__ = [
@@ -178,7 +179,9 @@ class Scenario:
         # The filters report at the evaluation times, or, for the OEMs, every step over the
         # window (a superset: more output times change the estimates in the last place).
         self.ephemeris = index[index % step == 0] if ccsds else self.evaluate
-        self.earth, self.earth_orientation = earth_model(self.start_jd, spec.earth.orientation)
+        self.earth, self.earth_orientation = earth_model(
+            self.start_jd, spec.earth.orientation, window.hours / 24.0
+        )
         self.stations = spec.build_sensors()
         self.epsilon_offsets = spec.epsilon_offsets
         self.propagator = J2Propagator()
@@ -334,6 +337,7 @@ def _objects(spec, catalogue, seed, recorded):
     objects, window = spec.objects, spec.window
     start = window_start(catalogue) if spec.start_jd is None else spec.start_jd
     check_window(spec, [e.epoch_jd for e in catalogue], start)
+    check_objects(spec, catalogue)
     start_jd, sample, excluded = choose_objects(
         catalogue,
         objects.regime,
@@ -431,9 +435,10 @@ def _throughput(objects, elapsed, runner):
     }
 
 
-def _tables(output, tables, throughput):
-    """Write the CSV tables and results.json from the streamed tables; return the rows,
-    the per-measurement rows, the level summaries and the detectability summary.
+def _tables(output, tables, throughput, **extra):
+    """Write the CSV tables and results.json (with ``extra`` entries) from the streamed
+    tables; return the rows, the per-measurement rows, the level summaries and the
+    detectability summary.
 
     ``results.json`` records, besides the summaries, the class of the mechanism that
     released each kind of pass (``parameters.mechanisms``)."""
@@ -444,7 +449,6 @@ def _tables(output, tables, throughput):
     output.parameters["mechanisms"] = {NO_PRIVACY: "none (as measured)", **tables.mechanisms}
     for name in ("per_measurement", "consistency"):
         tables.write_csv(name)
-    extra = {}
     if tables.has_rows("detectability"):
         tables.write_csv("detectability")
         extra["detectability"] = detectability_summary(tables.iterate("detectability"))
@@ -470,6 +474,20 @@ def _tables(output, tables, throughput):
         throughput=throughput,
     )
     return rows, per_measurement, summaries, extra.get("detectability", {})
+
+
+def _messages(output, scenario, chosen, tables):
+    """Write the CCSDS messages; what ``results.json`` records of what they left out
+    (``ccsds_not_written``), with a warning when that is anything."""
+    unwritten = ccsds.write_messages(output, scenario, chosen, tables.in_task_order("ccsds"))
+    if unwritten:
+        warnings.warn(
+            f"{len(unwritten)} CCSDS passes or estimates could not be written (values no "
+            f"message of their kind may hold); listed in {output.folder / ccsds.NOT_WRITTEN}",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return {"ccsds_not_written": unwritten}
 
 
 @transactional
@@ -531,9 +549,8 @@ def run(out, seed=0, progress=True, runner=None, **options):
             tables.add(index, result)
     throughput = _throughput(len(chosen), time.perf_counter() - started, runner)
     output.parameters["runner"] = runner.describe()
-    rows, per_measurement, summaries, detectability = _tables(output, tables, throughput)
-    if scenario.ccsds:
-        ccsds.write_messages(output, scenario, chosen, tables.in_task_order("ccsds"))
+    extra = _messages(output, scenario, chosen, tables) if scenario.ccsds else {}
+    rows, per_measurement, summaries, detectability = _tables(output, tables, throughput, **extra)
     figures.save(output, scenario, chosen, rows, per_measurement, runner)
     hours = scenario.times[scenario.evaluate] / 3600.0
     day = [row for row in tables.rows("day_budgets") if row["feasible"]]

@@ -939,12 +939,6 @@ def test_the_command_line_refuses_in_one_line_with_status_2(study, case, capsys)
     assert not out.exists()
 
 
-@pytest.mark.xfail(
-    reason="the command line rewrites measurement_epsilons as --measurement-epsilons in any "
-    "message (cli.describe); a ScenarioError names its keys as written "
-    "(ScenarioError.names_keys_as_written) and is to be printed unchanged",
-    strict=False,
-)
 def test_the_command_line_keeps_the_toml_keys_of_a_scenario_error(study, capsys):
     bad = study.parent / "keys.toml"
     bad.write_text("[privacy]\npass_epsilon = [10.0]\n" + OBJECTS + SENSOR)
