@@ -437,23 +437,18 @@ def edited_run(catalogue, tmp_path_factory):
     folder = tmp_path_factory.mktemp("edited")
     data = _data_folder(folder / "data", [*real, *edited])
     out = folder / "out"
-    with pytest.MonkeyPatch.context() as patch:
-        # two objects have no contact: the figures of such runs are checked by the
-        # figures' own tests, the tables here
-        patch.setattr(ssa_catalog.figures, "save", lambda *arguments: None)
-        patch.setattr(ssa_catalog, "save_figures", lambda *arguments: None)
-        ssa_catalog.run(
-            out,
-            progress=False,
-            regime="all",
-            objects=5,
-            hours=1.0,
-            dt=60.0,
-            epsilons=(14.0,),
-            measurement_epsilons=(12.0,),
-            data=data,
-            start=start,
-        )
+    ssa_catalog.run(
+        out,
+        progress=False,
+        regime="all",
+        objects=5,
+        hours=1.0,
+        dt=60.0,
+        epsilons=(14.0,),
+        measurement_epsilons=(12.0,),
+        data=data,
+        start=start,
+    )
     return json.loads((out / "results.json").read_text())
 
 

@@ -24,13 +24,13 @@ from ssa_privacy.engine.figures import (
 )
 from ssa_privacy.orbits.catalog import sgp4_states
 from ssa_privacy.sensors.geodesy import ground_track
+from ssa_privacy.studies._ssa_catalog_rows import NO_CONTACT
 
 __all__ = [
     "COLOURS",
     "DESIGNER_COLUMNS",
     "MAP_ALTITUDE_KM",
     "MAP_TRACKS",
-    "NO_CONTACT",
     "TRACK_HOURS",
     "coverage_outline",
     "in_contact",
@@ -46,8 +46,6 @@ __all__ = [
 ]
 
 COLOURS = tuple(f"C{i}" for i in range(10))
-#: ``status`` of a row whose object no sensor saw in the window.
-NO_CONTACT = "no contact"
 #: The position RMSE column of each pass designer, its name in the figures and its line style.
 DESIGNER_COLUMNS = (
     ("position_rmse_km", "log-det pass design", "-"),

@@ -27,6 +27,15 @@ __all__ = [
 MARKERS = ("o", "s", "^", "D")
 
 
+def _median_over_measured(values):
+    """Median over the objects (rows) at each time of the finite values; NaN at a time
+    where no object has one (before any object's first contact ended)."""
+    measured = np.isfinite(values).any(axis=0)
+    median = np.full(values.shape[1], np.nan)
+    median[measured] = np.nanmedian(values[:, measured], axis=0)
+    return median
+
+
 def consistency(series, hours):
     """Median NEES over the objects against time, per level (log-det and day designs).
 
@@ -60,7 +69,7 @@ def consistency(series, hours):
             continue
         private = designer != "none"
         label = f"{level} nats ({designer})" if private else "no privacy"
-        median = np.nanmedian(values[seen], axis=0)
+        median = _median_over_measured(values[seen])
         ax.plot(hours, median, color=level_colour(n, private), label=label)
         n += private
     low, high = median_nees_band(max(count, 1))

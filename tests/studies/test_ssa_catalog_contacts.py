@@ -162,7 +162,7 @@ def test_objects_without_a_contact_are_counted_apart_in_the_summaries():
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     """TIRA alone over 2 h at 60 s, the three objects, one budget, log-det only, with
-    --ccsds; the figures (another module's, checked by its own tests) left out."""
+    --ccsds."""
     folder = tmp_path_factory.mktemp("contacts")
     spec = default_scenario()
     spec = dataclasses.replace(
@@ -178,10 +178,7 @@ def run(tmp_path_factory):
     )
     scenario = write_scenario(spec, folder / "tira.toml")
     out = folder / "run"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(ssa_catalog.figures, "save", lambda *arguments: None)
-        patch.setattr(ssa_catalog, "save_figures", lambda *arguments: None)
-        summary = ssa_catalog.run(out, seed=3, progress=False, scenario=str(scenario), ccsds=True)
+    summary = ssa_catalog.run(out, seed=3, progress=False, scenario=str(scenario), ccsds=True)
     with open(out / "results.csv") as stream:
         rows = list(csv.DictReader(stream))
     return SimpleNamespace(out=out, summary=summary, rows=rows)
@@ -280,3 +277,12 @@ def test_the_rmse_is_taken_from_the_end_of_the_first_contact(run):
     for row in read_rows(run.out / "nees_series.parquet"):
         if row["norad_id"] == LATE_LEO:
             assert [v is None for v in row["nees"]] == list(evaluation < end - 1e-6)
+
+
+@DATA
+def test_the_figures_are_drawn_with_an_object_no_sensor_sees(run):
+    """Every figure of the run is written (PNG and PDF) although one object has no contact
+    and so no RMSE and no NEES."""
+    for name in ("rmse_cdf", "rmse_vs_epsilon", "network_coverage", "consistency"):
+        for suffix in ("png", "pdf"):
+            assert (run.out / f"{name}.{suffix}").stat().st_size > 0, (name, suffix)

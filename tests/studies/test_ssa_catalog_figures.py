@@ -13,6 +13,7 @@ from ssa_privacy.engine.figures import layout_problems
 from ssa_privacy.engine.transaction import FIGURE_STYLE
 from ssa_privacy.studies import _ssa_catalog_figures as figures
 from ssa_privacy.studies import _ssa_catalog_trust_figures as trust
+from ssa_privacy.studies._ssa_catalog_rows import NO_CONTACT, TRACKED
 
 LEVELS = {"none": np.inf, "10": 10.0, "14": 14.0, "20": 20.0}
 SEEN, UNSEEN = (101, 102, 103, 104, 105), (201, 202)
@@ -41,7 +42,7 @@ def _rows(designers, status=True):
                 3.0 * rmse if seen and level != "none" and "scaled" in designers else None
             )
             if status:
-                row["status"] = "tracked" if seen else figures.NO_CONTACT
+                row["status"] = TRACKED if seen else NO_CONTACT
             rows.append(row)
     return rows
 
