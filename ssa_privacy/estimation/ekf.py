@@ -115,7 +115,8 @@ def process_noise(dt, psd=FILTER_PSD):
     ------
     ValueError
         If ``dt`` or ``psd`` is negative, NaN or infinite (a covariance must be positive
-        semi-definite); the message names the argument.
+        semi-definite), or so large that the covariance overflows; the message names the
+        argument.
     TypeError
         If either is not a real number.
 
@@ -125,8 +126,18 @@ def process_noise(dt, psd=FILTER_PSD):
     Navigation*, §6.2.2 (the continuous white-noise acceleration model).
     """
     dt, psd = non_negative(dt, "dt"), non_negative(psd, "psd")
-    block = np.array([[dt**3 / 3.0, dt**2 / 2.0], [dt**2 / 2.0, dt]])
-    return psd * np.kron(block, np.eye(3))
+    if psd == 0.0:
+        return np.zeros((6, 6))
+    with np.errstate(over="ignore", invalid="ignore"):  # inf * 0 in kron: refused below
+        dt = np.float64(dt)
+        block = np.array([[dt**3 / 3.0, dt**2 / 2.0], [dt**2 / 2.0, dt]])
+        Q = psd * np.kron(block, np.eye(3))
+    if not np.all(np.isfinite(Q)):
+        raise ValueError(
+            f"dt: a step of {dt:g} s with psd = {psd:g} km^2/s^3 gives a process noise "
+            "covariance beyond double precision (dt^3 psd / 3 overflows)"
+        )
+    return Q
 
 
 class ContactMeasurements:

@@ -1,4 +1,5 @@
-"""Bad input to ``plausible`` (``estimation.ekf``): a one-line error naming ``state``.
+"""Bad input to ``plausible`` and ``process_noise`` (``estimation.ekf``): a one-line
+error naming the argument.
 
 The silent wrong answer it closes: a state of 5 entries was read as a position and a
 2-entry velocity, and judged. A diverged update (a non-finite state) is still reported as
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 from corpus import Corpus, assert_refused
 
-from ssa_privacy.estimation.ekf import plausible
+from ssa_privacy.estimation.ekf import plausible, process_noise
 
 #: A circular LEO state (km, km/s).
 LEO = np.array([7000.0, 0.0, 0.0, 0.0, 7.546, 0.0])
@@ -25,6 +26,12 @@ for label, state, exception in (
     ("complex", LEO + 0j, TypeError),
 ):
     corpus.case(f"plausible-state={label}", plausible, {"state": state}, exception, "state")
+for label, kwargs, argument in (
+    ("dt=1e300", {"dt": 1e300, "psd": 1e-12}, "dt"),  # dt^3 psd / 3 overflows
+    ("dt=-1", {"dt": -1.0, "psd": 1e-12}, "dt"),
+    ("psd=nan", {"dt": 30.0, "psd": np.nan}, "psd"),
+):
+    corpus.case(f"process_noise-{label}", process_noise, kwargs, ValueError, argument)
 
 
 @pytest.mark.parametrize("function, kwargs, exception, argument", corpus.cases)
@@ -45,3 +52,14 @@ def test_bad_input_raises_a_one_line_error_naming_the_argument(
 )
 def test_plausible_judges_the_conic_of_a_six_entry_state(state, expected):
     assert plausible(state) is expected
+
+
+def test_process_noise_is_the_white_acceleration_covariance():
+    """q [[dt^3/3, dt^2/2], [dt^2/2, dt]] per axis; none at all without a density, at any
+    step."""
+    q, dt = 2e-12, 60.0
+    Q = process_noise(dt, q)
+    np.testing.assert_allclose(Q[0, [0, 3]], q * np.array([dt**3 / 3, dt**2 / 2]))
+    np.testing.assert_allclose(Q[3, 3], q * dt)
+    assert np.all(np.linalg.eigvalsh(Q) >= -1e-25)
+    assert not np.any(process_noise(1e300, 0.0))
