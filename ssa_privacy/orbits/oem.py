@@ -42,7 +42,13 @@ Conventions:
   eigenvalue of -1 or below.
 - Names and comments must read back as given (as in :mod:`ssa_privacy.sensors.tdm`: one
   line of printable text; in KVN printable ASCII, lines of at most 254 characters, no
-  value ending in ``[...]``, no comment starting with ``=``).
+  comment starting with ``=``). An object name that ends in ``[...]`` (catalogue names
+  such as ``STARLINK-11186 [DTC]``), which a KVN reader would take for units, is written
+  in KVN with its last brackets made parentheses (``OBJECT_NAME = STARLINK-11186
+  (DTC)``) and given whole in a metadata comment (:data:`NAME_COMMENT`,
+  ``COMMENT OBJECT_NAME as given: STARLINK-11186 [DTC]``); :func:`read_oem` gives the
+  name back from that comment after checking that it matches ``OBJECT_NAME``. Other
+  names ending in ``[...]`` (frame, centre, identifier) are refused.
 
 Reading KVN: ``ccsds-ndm`` 3.1.1 evaluates ``typing.get_type_hints`` again for every data
 line it reads (about 2.6 ms per line); while a message is parsed here, the library's
@@ -100,6 +106,8 @@ from ssa_privacy._internal.validation import as_finite_array, scalar
 __all__ = [
     "COVARIANCE_KEYWORDS",
     "Ephemeris",
+    "NAME_COMMENT",
+    "kvn_object_name",
     "oem_text",
     "read_oem",
     "write_oem",
@@ -352,7 +360,8 @@ def oem_text(ephemeris, originator="ssa_privacy", *, file_format="kvn", creation
     ValueError
         For a bad ``originator``, ``file_format`` or ``creation_jd``, or (KVN) a name,
         frame or comment that is not printable ASCII, makes a line longer than 254
-        characters, ends in ``[...]`` or (a comment) starts with ``=``, naming it.
+        characters, ends in ``[...]`` (but for the object name: module docstring) or (a
+        comment) starts with ``=``, naming it.
 
     Notes
     -----
@@ -362,13 +371,16 @@ def oem_text(ephemeris, originator="ssa_privacy", *, file_format="kvn", creation
         raise TypeError(f"ephemeris must be an Ephemeris, got {type(ephemeris).__name__}")
     originator = _text(originator, "originator")
     file_format = _file_format("", file_format)
+    name, comments = ephemeris.object_name, list(ephemeris.comments)
     if file_format.name == "KVN":
-        _kvn_ephemeris(ephemeris, originator)
+        name, note = kvn_object_name(name)
+        comments = comments if note is None else [note, *comments]
+        _kvn_ephemeris(ephemeris, originator, name)
     header = OdmHeader(creation_date=_creation_date(creation_jd), originator=originator)
     tags = time_tags(ephemeris.epoch_jd, ephemeris.times)
     metadata = ndmxml4.OemMetadata(
-        comment=list(ephemeris.comments),
-        object_name=ephemeris.object_name,
+        comment=comments,
+        object_name=name,
         object_id=ephemeris.object_id,
         center_name=ephemeris.center,
         ref_frame=ephemeris.frame,
@@ -404,11 +416,44 @@ def oem_text(ephemeris, originator="ssa_privacy", *, file_format="kvn", creation
     return _render(message, file_format)
 
 
-def _kvn_ephemeris(ephemeris, originator):
-    """Check that the names, frame and comments of an OEM read back from KVN (ValueError)."""
+#: The metadata ``COMMENT`` that gives an object name KVN cannot hold as it is (module
+#: docstring).
+NAME_COMMENT = "OBJECT_NAME as given: {name}"
+_NAME_COMMENT = re.compile(r"^OBJECT_NAME as given: (.+)$")
+
+
+def kvn_object_name(name):
+    """``OBJECT_NAME`` of a KVN OEM for an object name, and the comment that gives the name.
+
+    Parameters
+    ----------
+    name : str
+        The object's name.
+
+    Returns
+    -------
+    object_name : str
+        ``name``, or, when it ends in ``[...]`` (which a KVN reader takes for units), the
+        same with its last brackets made parentheses.
+    comment : str or None
+        :data:`NAME_COMMENT` holding ``name`` when ``object_name`` differs from it.
+
+    Notes
+    -----
+    CCSDS 502.0-B-3, section 7.4 (units in square brackets after a KVN value).
+    """
+    if not (name.endswith("]") and "[" in name):
+        return name, None
+    start = name.rindex("[")
+    return f"{name[:start]}({name[start + 1 : -1]})", NAME_COMMENT.format(name=name)
+
+
+def _kvn_ephemeris(ephemeris, originator, object_name):
+    """Check that the names, frame and comments of an OEM read back from KVN (ValueError);
+    ``object_name`` is the ``OBJECT_NAME`` written (:func:`kvn_object_name`)."""
     _kvn_value(originator, "originator", "ORIGINATOR")
+    _kvn_value(object_name, "object_name", "OBJECT_NAME")
     for name, keyword in (
-        ("object_name", "OBJECT_NAME"),
         ("object_id", "OBJECT_ID"),
         ("center", "CENTER_NAME"),
         ("frame", "REF_FRAME"),
@@ -416,6 +461,21 @@ def _kvn_ephemeris(ephemeris, originator):
         _kvn_value(getattr(ephemeris, name), name, keyword)
     for k, comment in enumerate(ephemeris.comments):
         _kvn_value(comment, f"comments[{k}]", "COMMENT")
+
+
+def _given_name(path, name, comments):
+    """The object name and the other comments: the name given by a :data:`NAME_COMMENT`
+    when there is one (it must match ``OBJECT_NAME``, ValueError naming the file)."""
+    given = [m[1] for m in map(_NAME_COMMENT.match, comments) if m]
+    if not given:
+        return name, comments
+    written, note = kvn_object_name(given[0])
+    if len(given) > 1 or note is None or written != name:
+        raise ValueError(
+            f"{path}, COMMENT {NAME_COMMENT.format(name=given[0])!r}: does not give "
+            f"OBJECT_NAME = {name!r} (one such comment, whose name ends in [...])"
+        )
+    return given[0], [c for c in comments if not _NAME_COMMENT.match(c)]
 
 
 def read_oem(path):
@@ -434,7 +494,7 @@ def read_oem(path):
         first state's day (exact in a float, so that ``epoch_jd + times`` are the epochs
         to the nanosecond), and the covariances when every state has one at its epoch
         (else None when there are none). Comments are those of the segments' metadata
-        and data.
+        and data, but for a :data:`NAME_COMMENT`, which gives ``object_name``.
 
     Raises
     ------
@@ -504,6 +564,7 @@ def read_oem(path):
         for t, matrix in zip(at, covariances):
             covariance_array[index[t]] = matrix
     name, object_id, frame, center = identity
+    name, comments = _given_name(path, name, comments)
     try:
         return Ephemeris(
             name, object_id, frame, epoch_jd, times, np.array(states), covariance_array,

@@ -50,7 +50,7 @@ def add_arguments(parser):
     opt.add_scenario(
         parser, "the whole study (default: the shipped one, 8 radars, 50 LEO objects, 24 h)"
     )
-    add("--tle", type=opt.existing_file, help="element sets (TLE, 3LE or OMM file)")
+    add("--tle", type=opt.existing_file, help="element sets (TLE, 3LE or OMM file, or a mix)")
     add(
         "--stations",
         type=opt.existing_file,

@@ -333,3 +333,35 @@ def test_kvn_refuses_names_that_would_not_read_back_and_xml_holds_them(tmp_path,
     for name, value in change.items():
         if name != "originator":
             assert getattr(back, name) == (tuple(value) if name == "comments" else value)
+
+
+@pytest.mark.parametrize(
+    "name, written",
+    [
+        ("STARLINK-11186 [DTC]", "STARLINK-11186 (DTC)"),
+        ("A [B] [C]", "A [B] (C)"),
+        ("[X]", "(X)"),
+    ],
+)
+def test_an_object_name_ending_in_brackets_reads_back_from_kvn(tmp_path, name, written):
+    """KVN would read the brackets as units: the name is written with parentheses and
+    given whole in a metadata comment, and reads back as given (the other comments too)."""
+    path = write_oem(tmp_path / "a.oem", name, "1", DAY, [0.0], STATES[:1], comments=["kept"])
+    lines = path.read_text().splitlines()
+    assert f"COMMENT OBJECT_NAME as given: {name}" in lines
+    [line] = [line for line in lines if line.startswith("OBJECT_NAME")]
+    assert line.split("=", 1)[1].strip() == written
+    back = read_oem(path)
+    assert (back.object_name, back.comments) == (name, ("kept",))
+
+
+@pytest.mark.parametrize(
+    "comment",
+    ["OBJECT_NAME as given: OTHER [DTC]", "OBJECT_NAME as given: ISS (ZARYA)"],
+    ids=["another name", "a name without brackets"],
+)
+def test_a_name_comment_that_does_not_give_the_object_name_is_refused(tmp_path, comment):
+    path = tmp_path / "a.oem"
+    path.write_text(KVN.replace("META_START\n", f"META_START\nCOMMENT {comment}\n"))
+    with pytest.raises(ValueError, match=r"a\.oem, COMMENT .* does not give OBJECT_NAME"):
+        read_oem(path)
