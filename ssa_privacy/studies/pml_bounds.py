@@ -86,10 +86,11 @@ DESIGNS = {
 METHODS = {"closed form": "closed-form", "log-det": "logdet"}
 #: Largest epsilon above condition (9), ``epsilon - F^{-1}_{chi^2_2}(1 - delta) / 2``, in
 #: nats, that the study accepts. The exact designs' noise is about ``exp(-excess)`` times the
-#: signal's variance (6e-6 at 12 nats); from an excess of 13.25 nats on (measured over delta
-#: in (0.05, 1 - 1e-9)) the log-det design's Theta is below the solver's accuracy and misses
-#: (8) by more than INFLATION_LIMIT repairs, and from about 28 nats the canonical
-#: correlations of the exact closed form round to 1 in the row's evaluations.
+#: signal's variance (6e-6 at 12 nats). Measured over delta from 1e-300 to 1 - 1e-12, every
+#: design and row evaluation works up to it; from 13.25 nats on (the least failure, at some
+#: delta) the log-det design's Theta is below the solver's accuracy and misses (8) by more
+#: than INFLATION_LIMIT repairs, and from about 27.6 nats the canonical correlations of the
+#: exact closed form round to 1 in the row's evaluations.
 EPSILON_EXCESS_LIMIT = 12.0
 
 
