@@ -195,7 +195,7 @@ STUDY_CASES = [
     ("pml-epsilons-gap", ["pml-bounds", "--epsilons", "5,,6"], "--epsilons"),
     ("pml-epsilons-text", ["pml-bounds", "--epsilons", "5,x"], "--epsilons"),
     ("pml-epsilons-negative", ["pml-bounds", "--epsilons", "-1"], "--epsilons"),
-    ("pml-epsilons-infeasible", ["pml-bounds", "--epsilons", "0.1"], r"epsilon = 0\.1"),
+    ("pml-epsilons-infeasible", ["pml-bounds", "--epsilons", "0.1"], r"epsilons = 0\.1"),
     ("pml-mc-samples-0", ["pml-bounds", "--mc-samples", "0"], "--mc-samples"),
     # satellite
     ("satellite-replications-0", ["satellite", "--replications", "0"], "--replications"),

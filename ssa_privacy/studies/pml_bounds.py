@@ -44,7 +44,7 @@ from ssa_privacy.estimation.kalman import (
     steady_state,
 )
 from ssa_privacy.plants import LTIPlant
-from ssa_privacy.privacy.accounting import check_epsilon
+from ssa_privacy.privacy.accounting import check_epsilon, minimum_epsilon
 from ssa_privacy.privacy.pml.leakage import (
     leakage_probability,
     linear_mechanism_covariances,
@@ -59,6 +59,7 @@ __all__ = [
     "DEFAULT_EPSILONS",
     "DESCRIPTION",
     "DESIGNS",
+    "EPSILON_EXCESS_LIMIT",
     "METHODS",
     "Q_PLANT",
     "USES_RUNNER",
@@ -83,6 +84,14 @@ DESIGNS = {
 }
 #: Method label -> ``method`` of :func:`~ssa_privacy.privacy.pml.plant.design_noise`.
 METHODS = {"closed form": "closed-form", "log-det": "logdet"}
+#: Largest epsilon above condition (9), ``epsilon - F^{-1}_{chi^2_2}(1 - delta) / 2``, in
+#: nats, that the study accepts. The exact designs' noise is about ``exp(-excess)`` times the
+#: signal's variance (6e-6 at 12 nats). Measured over delta from 1e-300 to 1 - 1e-12, every
+#: design and row evaluation works up to it; from 13.25 nats on (the least failure, at some
+#: delta) the log-det design's Theta is below the solver's accuracy and misses (8) by more
+#: than INFLATION_LIMIT repairs, and from about 27.6 nats the canonical correlations of the
+#: exact closed form round to 1 in the row's evaluations.
+EPSILON_EXCESS_LIMIT = 12.0
 
 
 def _column(rows, key):
@@ -296,13 +305,28 @@ def _parameters(seed, runs, steps, burn_in, delta, epsilons, mc_samples):
     epsilons = tuple(
         float(e) for e in nonempty(as_finite_array(epsilons, "epsilons", 1), "epsilons")
     )
-    check_epsilon(np.array(epsilons), delta, np.linalg.matrix_rank(C_PLANT))
+    _check_epsilons(epsilons, delta)
     mc_samples = positive_int(mc_samples, "mc_samples")
     seed = non_negative_int(seed, "seed")
     options = dict(runs=runs, steps=steps, burn_in=burn_in, mc_samples=mc_samples)
     return dict(
         seed=seed, delta=delta, epsilons=list(epsilons), A=A_PLANT, C=C_PLANT, Q=Q_PLANT, **options
     )
+
+
+def _check_epsilons(epsilons, delta):
+    """Refuse an epsilon below condition (9) or above it by more than EPSILON_EXCESS_LIMIT."""
+    l = np.linalg.matrix_rank(C_PLANT)
+    check_epsilon(np.array(epsilons), delta, l, "epsilons")
+    ceiling = float(minimum_epsilon(delta, l)) + EPSILON_EXCESS_LIMIT
+    above = [e for e in epsilons if e > ceiling]
+    if above:
+        raise ValueError(
+            f"epsilons: {above[0]:g} nats is above {ceiling:.6g} nats, the largest this study "
+            f"designs and evaluates at delta = {delta:g} (condition (9)'s "
+            f"F^-1_chi2_2(1 - delta) / 2 + {EPSILON_EXCESS_LIMIT:g} nats): beyond it the "
+            "log-det design's noise is below the solver's accuracy"
+        )
 
 
 def _tasks(epsilons, seed):
@@ -392,7 +416,10 @@ def run(
     delta : float
         PML failure probability, in (0, 1).
     epsilons : sequence of float
-        Leakage levels (nats), above condition (9) for l = 2.
+        Leakage levels (nats), above condition (9) for l = 2, ``F^{-1}_{chi^2_2}(1 - delta)
+        / 2`` (4.61 nats at delta = 0.01), by at most :data:`EPSILON_EXCESS_LIMIT` = 12
+        nats (16.6 nats at delta = 0.01): beyond it the log-det design's noise is below the
+        solver's accuracy.
     mc_samples : int
         Monte Carlo draws of ``(X, Y)`` per task, >= 1.
     runner : Runner, optional
@@ -408,7 +435,8 @@ def run(
     Raises
     ------
     ValueError, TypeError
-        On an invalid option, before anything is written.
+        On an invalid option (an epsilon outside the range above included), before any
+        task runs and anything is written.
     """
     parameters = _parameters(seed, runs, steps, burn_in, delta, epsilons, mc_samples)
     output = StudyOutput(out, "pml-bounds", parameters)

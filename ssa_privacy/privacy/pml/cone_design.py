@@ -9,9 +9,10 @@ with the private ``X``. Two designs of Theta solve a conic program with Clarabel
     The exact condition of [LKC] Theorem 3.3 as a log-det cone
     (:func:`logdet_mechanism_noise`), beyond the paper: never more noise than the LMI.
 
-Both are verified to ``DESIGN_ATOL`` nats;
-:class:`~ssa_privacy.privacy.pml.design.LinearGaussianMechanism` then certifies them
-rigorously. The joint model ``(X, Z)`` they validate is shared with the closed form.
+Both are verified to ``DESIGN_ATOL`` nats: a solver's Theta that misses condition (8) by
+more is scaled by the least tried ``1 + tau``, tau at most ``INFLATION_LIMIT`` (the same
+repair as :meth:`~ssa_privacy.privacy.pml.design.LinearGaussianMechanism.certified`, which
+then certifies them rigorously). The joint model ``(X, Z)`` they validate is shared with the closed form.
 """
 
 import control
@@ -24,10 +25,12 @@ from ssa_privacy._internal.solvers import solve_clarabel
 from ssa_privacy._internal.validation import as_matrix, nonempty
 from ssa_privacy.plants import LTIPlant
 from ssa_privacy.privacy.accounting import design_epsilon, log_det_ratio_bound
-from ssa_privacy.privacy.pml.leakage import pml_margin
+from ssa_privacy.privacy.notions import convention_weight
+from ssa_privacy.privacy.pml.leakage import mutual_information, pml_margin
 
 __all__ = [
     "DESIGN_ATOL",
+    "INFLATION_LIMIT",
     "SOLVER_SETTINGS",
     "lmi_mechanism_noise",
     "logdet_mechanism_noise",
@@ -36,6 +39,9 @@ __all__ = [
 #: A cvxpy design must meet its privacy condition to this many nats (the solver's check;
 #: :meth:`LinearGaussianMechanism.certified` then makes the rigorous certificate pass).
 DESIGN_ATOL = 1e-6
+#: Largest relative inflation ``tau`` of a designed Theta tried to make its privacy
+#: condition hold (here) or its certificate pass (``LinearGaussianMechanism.certified``).
+INFLATION_LIMIT = 1e-3
 #: Clarabel tolerances of the noise designers (default 1e-8): tighter, so that a small
 #: Theta next to a large Sigma_ZZ is still accurate to DESIGN_ATOL nats (one or two more
 #: iterations).
@@ -97,24 +103,71 @@ def _design_problem(Sigma_XX, Sigma_XZ, Sigma_ZZ, epsilon, delta, L, objective, 
     return data, bound, n, Theta, cp.Minimize(goal)
 
 
+def _least_inflation(passes, deficit, information, convention):
+    """The least tried factor ``1 + tau`` on Theta at which ``passes(1 + tau)``, or None.
+
+    Parameters
+    ----------
+    passes : callable
+        ``passes(factor)`` is true when Theta scaled by ``factor`` (> 1) is private enough.
+    deficit : float
+        Nats by which Theta itself misses, > 0.
+    information : float
+        Mutual information ``I(X; Y)`` of Theta, nats.
+    convention : {"exact", "paper"}
+        The PML convention (its weight ``w`` of I).
+
+    Returns
+    -------
+    float or None
+        The first factor of ``1 + tau_0 2^k``, capped at ``1 + INFLATION_LIMIT`` (tried
+        last), that passes; None when none does.
+
+    Notes
+    -----
+    Scaling Theta by ``1 + tau`` lowers ``w I`` by at least ``w tau (1 - exp(-2 I)) / 2``
+    to first order (``sum mu_i / (1 + mu_i) >= 1 - prod 1 / (1 + mu_i)`` over the
+    eigenvalues ``mu_i`` of the signal-to-noise matrix), so ``tau_0`` is four times the
+    deficit over that rate (at least 16 machine epsilons).
+    """
+    rate = convention_weight(convention) * -np.expm1(-2.0 * information) / 2
+    tau = max(4.0 * deficit / max(rate, np.finfo(float).tiny), 16 * np.finfo(float).eps)
+    while True:
+        tau = min(tau, INFLATION_LIMIT)
+        if passes(1.0 + tau):
+            return 1.0 + tau
+        if tau == INFLATION_LIMIT:
+            return None
+        tau *= 2.0
+
+
 def _solve_and_verify(problem, Theta, data, epsilon, delta, convention):
+    """Solve, clip Theta to PSD and repair a deficit of condition (8) above DESIGN_ATOL."""
     what = f"the noise design at epsilon = {epsilon!r} nats, delta = {delta!r}"
     solve_clarabel(problem, what, **SOLVER_SETTINGS)
     eigenvalues, vectors = np.linalg.eigh(0.5 * (Theta.value + Theta.value.T))
     # PSD at solver precision; clipping the negative eigenvalues only adds noise.
     Theta = (vectors * np.maximum(eigenvalues, 0.0)) @ vectors.T
+    Sigma_XX, Sigma_XZ, Sigma_ZZ = data["Sigma_XX"], data["Sigma_XZ"], data["Sigma_ZZ"]
+
+    def margin(factor):
+        return pml_margin(Sigma_XX, Sigma_XZ, Sigma_ZZ + factor * Theta, epsilon, delta, convention)
+
     try:
-        margin = pml_margin(
-            data["Sigma_XX"], data["Sigma_XZ"], data["Sigma_ZZ"] + Theta, epsilon, delta, convention
-        )
+        deficit = -margin(1.0) - DESIGN_ATOL
     except ValueError:  # a correlation at 1 in double precision: the certificate decides
         return Theta
-    if margin < -DESIGN_ATOL:
+    if deficit <= 0.0:
+        return Theta
+    information = mutual_information(Sigma_XX, Sigma_XZ, Sigma_ZZ + Theta)
+    factor = _least_inflation(lambda f: margin(f) >= -DESIGN_ATOL, deficit, information, convention)
+    if factor is None:
         raise RuntimeError(
-            f"the designed Theta misses the ({epsilon}, {delta})-PML condition "
-            f"by {-margin:.3g} nats"
+            f"{what}: the solver's Theta misses the PML condition (8) by "
+            f"{deficit + DESIGN_ATOL:.3g} nats, more than scaling it by 1 + INFLATION_LIMIT = "
+            f"{1.0 + INFLATION_LIMIT:g} repairs"
         )
-    return Theta
+    return factor * Theta
 
 
 def lmi_mechanism_noise(
@@ -148,15 +201,19 @@ def lmi_mechanism_noise(
     Theta : ndarray, shape (m, m)
         PSD noise covariance; the mechanism is (epsilon, delta)-PML private in the chosen
         convention (verified to ``DESIGN_ATOL`` nats). Eigenvalues below zero at solver
-        precision are set to zero, which only adds noise.
+        precision are set to zero, which only adds noise; a solver's Theta that misses
+        condition (8) by more than ``DESIGN_ATOL`` is scaled by the least tried ``1 +
+        tau``, ``tau <= INFLATION_LIMIT``, that meets it.
 
     Raises
     ------
     ValueError
         On invalid covariances, ``delta`` outside (0, 1) or ``epsilon`` below (9).
     RuntimeError
-        If Clarabel does not report an optimal solution (the message names the status and
-        epsilon) or the result fails verification.
+        If Clarabel does not report an optimal solution (the message names the status,
+        epsilon and delta), or if no scaling by ``1 + tau <= 1 + INFLATION_LIMIT`` makes the
+        result meet condition (8) to ``DESIGN_ATOL`` (the message names epsilon, delta and
+        the deficit).
 
     Notes
     -----
@@ -192,14 +249,15 @@ def logdet_mechanism_noise(
     -------
     Theta : ndarray, shape (m, m)
         Symmetric PSD noise covariance, optimal among all Theta with
-        ``log det Gamma(Theta) - log det Sigma_XX >= log_det_ratio_bound`` (verified).
+        ``log det Gamma(Theta) - log det Sigma_XX >= log_det_ratio_bound`` to the solver's
+        accuracy, verified and repaired as in :func:`lmi_mechanism_noise`.
 
     Raises
     ------
     ValueError
         As :func:`lmi_mechanism_noise`.
     RuntimeError
-        If Clarabel does not report an optimal solution or the result fails verification.
+        As :func:`lmi_mechanism_noise`.
 
     Notes
     -----

@@ -34,7 +34,9 @@ from ssa_privacy.privacy.mechanism import (
 from ssa_privacy.privacy.notions import convention_weight
 from ssa_privacy.privacy.pml.certificate import pml_certificate
 from ssa_privacy.privacy.pml.cone_design import (
+    INFLATION_LIMIT,
     _joint_model,
+    _least_inflation,
     _not_a_system,
     lmi_mechanism_noise,
     logdet_mechanism_noise,
@@ -52,8 +54,6 @@ __all__ = [
     "linear_mechanism_noise",
 ]
 
-#: Largest relative inflation of a designed Theta tried to make its certificate pass.
-INFLATION_LIMIT = 1e-3
 #: The design methods of :meth:`LinearGaussianMechanism.design`.
 METHODS = ("closed-form", "lmi", "logdet")
 
@@ -380,23 +380,28 @@ class LinearGaussianMechanism:
         Scaling Theta by ``1 + tau`` lowers ``w I`` by at least ``w tau (1 - exp(-2 I)) /
         2`` to first order (``sum mu_i / (1 + mu_i) >= 1 - prod 1 / (1 + mu_i)`` over the
         eigenvalues ``mu_i`` of the signal-to-noise matrix), so tau starts at four times
-        the deficit over that rate and doubles, up to ``INFLATION_LIMIT``, until the
-        certificate passes.
+        the deficit over that rate and doubles until the certificate passes, up to
+        ``INFLATION_LIMIT`` (tried last). The cone designers repair a solver's deficit the
+        same way (one function, ``cone_design._least_inflation``).
         """
         certificate = self.certificate()
         if certificate.passed or not np.isfinite(certificate.margin - certificate.tolerance):
             return self
-        information = certificate.evidence["mutual_information"]
-        rate = convention_weight(self.convention) * -np.expm1(-2.0 * information) / 2
-        deficit = certificate.tolerance - certificate.margin
-        tau = max(4.0 * deficit / max(rate, np.finfo(float).tiny), 16 * np.finfo(float).eps)
-        while tau < INFLATION_LIMIT:
-            candidate = self.with_noise(self.noise_covariance.scaled(1.0 + tau))
-            candidate.method, candidate.inflation = self.method, self.inflation * (1.0 + tau)
-            if candidate.certificate().passed:
-                return candidate
-            tau *= 2.0
-        return self
+        candidates = {}
+
+        def passes(factor):
+            candidate = self.with_noise(self.noise_covariance.scaled(factor))
+            candidate.method, candidate.inflation = self.method, self.inflation * factor
+            candidates[factor] = candidate
+            return candidate.certificate().passed
+
+        factor = _least_inflation(
+            passes,
+            certificate.tolerance - certificate.margin,
+            certificate.evidence["mutual_information"],
+            self.convention,
+        )
+        return self if factor is None else candidates[factor]
 
     def certificate(self):
         """The (epsilon, delta)-PML guarantee, recomputed from ``noise_covariance``.
