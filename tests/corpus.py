@@ -35,33 +35,33 @@ class Corpus:
         ``bad`` holds (label, value) pairs out of range (ValueError); ``types`` the wrong
         types (TypeError); ``finite`` adds NaN and inf (ValueError).
         """
-        for tag, value in types:
-            self.case(
-                f"{label}-{argument}={tag}",
-                function,
-                {**kwargs, argument: value},
-                TypeError,
-                argument,
-            )
-        for tag, value in (NON_FINITE if finite else ()) + tuple(bad):
-            self.case(
-                f"{label}-{argument}={tag}",
-                function,
-                {**kwargs, argument: value},
-                ValueError,
-                argument,
-            )
+        self._values(label, function, kwargs, argument, types, TypeError)
+        self._values(label, function, kwargs, argument, (NON_FINITE if finite else ()) + tuple(bad))
 
     def flags(self, label, function, kwargs, argument):
         """Rows for one boolean argument given non-booleans (TypeError)."""
-        for tag, value in NOT_FLAGS:
+        self._values(label, function, kwargs, argument, NOT_FLAGS, TypeError)
+
+    def _values(self, label, function, kwargs, argument, values, exception=ValueError):
+        """A row per (tag, value) of ``values`` given as ``argument``."""
+        for tag, value in values:
             self.case(
                 f"{label}-{argument}={tag}",
                 function,
                 {**kwargs, argument: value},
-                TypeError,
+                exception,
                 argument,
             )
+
+    def refusal_test(self):
+        """The test of every row (:func:`assert_refused`), to bind in a test module as
+        ``test_bad_input_raises_a_one_line_error_naming_the_argument``."""
+
+        @pytest.mark.parametrize("function, kwargs, exception, argument", self.cases)
+        def test(function, kwargs, exception, argument):
+            assert_refused(function, kwargs, exception, argument)
+
+        return test
 
 
 def call(factory, method):

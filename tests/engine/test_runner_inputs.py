@@ -11,7 +11,7 @@ import pickle
 
 import numpy as np
 import pytest
-from corpus import Corpus, assert_refused, call
+from corpus import Corpus, call
 
 from ssa_privacy.engine.runner import Runner, Task
 
@@ -73,11 +73,7 @@ case(
 )
 
 
-@pytest.mark.parametrize("function, kwargs, exception, argument", corpus.cases)
-def test_bad_input_raises_a_one_line_error_naming_the_argument(
-    function, kwargs, exception, argument
-):
-    assert_refused(function, kwargs, exception, argument)
+test_bad_input_raises_a_one_line_error_naming_the_argument = corpus.refusal_test()
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,7 @@
 argument (before anything is propagated)."""
 
 import numpy as np
-import pytest
-from corpus import Corpus, assert_refused
+from corpus import Corpus
 
 from ssa_privacy.estimation.orbit_determination import contact_orbit_determination, split_prior
 
@@ -65,11 +64,7 @@ corpus.numbers(
 )
 
 
-@pytest.mark.parametrize("function, kwargs, exception, argument", corpus.cases)
-def test_bad_input_raises_a_one_line_error_naming_the_argument(
-    function, kwargs, exception, argument
-):
-    assert_refused(function, kwargs, exception, argument)
+test_bad_input_raises_a_one_line_error_naming_the_argument = corpus.refusal_test()
 
 
 def test_the_split_keeps_the_mean_and_covariance_of_the_prior():

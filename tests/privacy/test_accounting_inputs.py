@@ -9,7 +9,7 @@ a larger budget would ask for noise below the rounding of the signal in some dir
 
 import numpy as np
 import pytest
-from corpus import Corpus, assert_refused
+from corpus import Corpus
 
 from ssa_privacy.privacy import accounting
 from ssa_privacy.privacy.accounting import (
@@ -112,8 +112,4 @@ corpus.numbers("pml_to_dp_delta", pml_to_dp_delta, pd, "l", bad=(("0", 0), ("fra
 case("pml_to_dp_delta-l=array", pml_to_dp_delta, {**pd, "l": np.array([1, 2])}, TypeError, "l")
 
 
-@pytest.mark.parametrize("function, kwargs, exception, argument", corpus.cases)
-def test_bad_input_raises_a_one_line_error_naming_the_argument(
-    function, kwargs, exception, argument
-):
-    assert_refused(function, kwargs, exception, argument)
+test_bad_input_raises_a_one_line_error_naming_the_argument = corpus.refusal_test()

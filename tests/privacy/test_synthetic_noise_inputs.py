@@ -2,8 +2,7 @@
 ``with_noise``: each bad input a one-line error naming the argument."""
 
 import numpy as np
-import pytest
-from corpus import Corpus, assert_refused
+from corpus import Corpus
 
 from ssa_privacy.gp.kernels import RBF
 from ssa_privacy.gp.regression import GaussianProcess
@@ -200,11 +199,7 @@ case(
 )
 
 
-@pytest.mark.parametrize("function, kwargs, exception, argument", corpus.cases)
-def test_bad_input_raises_a_one_line_error_naming_the_argument(
-    function, kwargs, exception, argument
-):
-    assert_refused(function, kwargs, exception, argument)
+test_bad_input_raises_a_one_line_error_naming_the_argument = corpus.refusal_test()
 
 
 def test_with_noise_clears_what_describes_the_designed_noise():
