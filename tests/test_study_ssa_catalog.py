@@ -400,7 +400,7 @@ def test_bad_options_are_refused_before_any_work(tmp_path, options, words):
 @pytest.mark.parametrize(
     "options, words",
     [
-        ({"regime": "geo", "objects": 596}, "objects must be at most the 595 geo"),
+        ({"regime": "geo", "objects": 596}, "596 objects are more than the 595 GEO objects"),
         ({"regime": "heo"}, r"^--regime: must be one of"),
     ],
 )

@@ -12,7 +12,7 @@ import pytest
 from ssa_privacy.cli import main
 from ssa_privacy.plants import LTIPlant
 from ssa_privacy.privacy.accounting import minimum_epsilon
-from ssa_privacy.privacy.pml.design import INFLATION_LIMIT
+from ssa_privacy.privacy.pml.cone_design import INFLATION_LIMIT
 from ssa_privacy.privacy.pml.plant import design_noise
 from ssa_privacy.studies import pml_bounds
 from ssa_privacy.studies.pml_bounds import DESIGNS, EPSILON_EXCESS_LIMIT, METHODS

@@ -34,7 +34,6 @@ from ssa_privacy.privacy.mechanism import (
 from ssa_privacy.privacy.notions import convention_weight
 from ssa_privacy.privacy.pml.certificate import pml_certificate
 from ssa_privacy.privacy.pml.cone_design import (
-    INFLATION_LIMIT,
     _joint_model,
     _least_inflation,
     _not_a_system,
@@ -48,7 +47,6 @@ from ssa_privacy.privacy.pml.information_form import (
 from ssa_privacy.privacy.pml.leakage import kappa
 
 __all__ = [
-    "INFLATION_LIMIT",
     "LinearGaussianMechanism",
     "METHODS",
     "linear_mechanism_noise",
