@@ -9,7 +9,8 @@ library's tokenizer reads it (the lines of ``str.splitlines``), and refuse it wh
 library would drop or misread something, naming the file and the line. Here: the
 message's version (:func:`_kvn_version`, :func:`_check_version`), the layout of a TDM
 and the units its data lines give (:func:`_scan_tdm`), the TDM's ``REFERENCE_FRAME``
-workaround (:func:`_tdm_frames`, described in :mod:`ssa_privacy.sensors.tdm`).
+workaround (:func:`_tdm_frames`, described in :mod:`ssa_privacy.sensors.tdm`), and the
+layout of an OEM: its sections, state lines and covariance rows (:func:`_scan_oem`).
 
 References
 ----------
@@ -126,3 +127,79 @@ def _tdm_frames(text):
             frames[segment] = match[2]
             lines[number] = match[1] + listed
     return "\n".join(lines) + "\n", frames
+
+
+def _scan_oem(path, text):
+    """Check the layout of a KVN OEM where ``ccsds-ndm`` would misread it silently.
+
+    The library keeps a state line of 7 or 8 numbers (the standard has 6, or 9 with
+    accelerations), drops a covariance section that is not closed and a line it does not
+    know, and reads the covariance numbers in a row as a flat list (an extra number in a
+    row shifts every entry after it). Each is refused, naming the line; so is a version
+    other than 2.0 or 3.0 and a segment whose ``META_STOP`` is missing.
+    """
+    _check_version(path, text, "OEM")
+    section, rows = "header", None
+    for number, line in enumerate(text.splitlines(), 1):
+        line, where = line.strip(), f"{path}, line {number}"
+        if not line or line.startswith("COMMENT") or section in ("header", "metadata"):
+            if line in ("META_START", "META_STOP"):
+                section = _next_section(section, line, where)
+            continue
+        if line in ("META_START", "COVARIANCE_START", "COVARIANCE_STOP"):
+            _covariance_rows(rows, where, line)
+            section, rows = _next_section(section, line, where), None
+        elif section == "data":
+            _numbers(line.split()[1:], (6, 9), where, "a state line: <epoch> and")
+        elif section == "after covariance":
+            raise ValueError(f"{where}: {line!r} after COVARIANCE_STOP (META_START expected)")
+        elif line.startswith(("EPOCH", "COV_REF_FRAME")) and "=" in line:
+            if line.startswith("EPOCH"):
+                _covariance_rows(rows, where, "EPOCH")
+                rows = 0
+            elif rows != 0:
+                raise ValueError(f"{where}: COV_REF_FRAME must follow the EPOCH of its block")
+        else:
+            if rows is None or rows == 6:
+                raise ValueError(f"{where}: {line!r} is not a covariance row after EPOCH")
+            rows += 1
+            _numbers(line.split(), (rows,), where, f"covariance row {rows}:")
+    if section in ("metadata", "covariance"):
+        end = "META_STOP" if section == "metadata" else "COVARIANCE_STOP"
+        raise ValueError(f"{path}: the file ends before {end}")
+
+
+#: The KVN sections of an OEM and the marker that may follow each.
+_OEM_SECTIONS = {
+    ("header", "META_START"): "metadata",
+    ("metadata", "META_STOP"): "data",
+    ("data", "META_START"): "metadata",
+    ("data", "COVARIANCE_START"): "covariance",
+    ("covariance", "COVARIANCE_STOP"): "after covariance",
+    ("after covariance", "META_START"): "metadata",
+}
+
+
+def _next_section(section, marker, where):
+    """The section a marker opens, or ValueError naming the line."""
+    if (section, marker) not in _OEM_SECTIONS:
+        raise ValueError(f"{where}: {marker} is out of place (in the {section} section)")
+    return _OEM_SECTIONS[section, marker]
+
+
+def _covariance_rows(rows, where, what):
+    """ValueError unless the covariance block before ``what`` has its 6 rows."""
+    if rows is not None and rows != 6:
+        raise ValueError(f"{where}: {what} after {rows} of the covariance's 6 rows")
+
+
+def _numbers(tokens, counts, where, what):
+    """ValueError unless ``tokens`` are numbers, as many as one of ``counts``."""
+    if len(tokens) not in counts:
+        expected = " or ".join(map(str, counts))
+        raise ValueError(f"{where}: {what} {expected} numbers, got {len(tokens)}")
+    for token in tokens:
+        try:
+            float(token)
+        except ValueError:
+            raise ValueError(f"{where}: {token!r} is not a number") from None
