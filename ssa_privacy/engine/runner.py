@@ -51,13 +51,10 @@ running a task raises :class:`WorkerLost`, naming the task.
 
 import importlib.util
 import math
-import multiprocessing
 import numbers
 import os
 import re
 import weakref
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -269,31 +266,10 @@ class WorkerLost(TaskError):
         return type(self), (self.name, self.keys, self.error)
 
 
-_POOL = {"shared": {}, "started": None}
-
-
-def _initialise(shared, started):
-    """Process-pool initializer: keep the shared arguments and the start queue."""
-    _POOL["shared"], _POOL["started"] = dict(shared), started
-
-
 def _run(function, arguments, shared):
     """Run one task with one BLAS thread."""
     with threadpool_limits(limits=1):
         return function(**shared, **arguments)
-
-
-def _run_in_pool(function, arguments, index):
-    """Announce task ``index`` on the start queue, then run it."""
-    _POOL["started"].put(index)
-    return _run(function, arguments, _POOL["shared"])
-
-
-def _drain(started, running):
-    """Move the task indices announced on the start queue into the set ``running``
-    (read at every completion, so that the queue's pipe never fills)."""
-    while not started.empty():
-        running.add(started.get())
 
 
 def _module_names(preload):
@@ -301,16 +277,6 @@ def _module_names(preload):
     if not isinstance(preload, list | tuple) or not all(isinstance(name, str) for name in preload):
         raise TypeError(f"preload must be a sequence of module names, got {preload!r}")
     return tuple(preload)
-
-
-def _start_server(preload):
-    """Start the process's fork server if it is not running, importing this package and
-    ``preload`` in it (a running server keeps the modules it was started with)."""
-    from multiprocessing import forkserver
-
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["ssa_privacy.engine.runner", *preload])
-    forkserver.ensure_running()
 
 
 class Runner:
@@ -575,7 +541,9 @@ class Runner:
                     raise TaskError(name, tasks[index].key, error) from error
                 yield index, value
         elif self.backend == "process-pool":
-            yield from self._pool(function, tasks, todo, shared, name)
+            from ssa_privacy.engine._process_pool import _run_on_pool
+
+            yield from _run_on_pool(self.workers, self.preload, function, tasks, todo, shared, name)
         else:
             from ssa_privacy.engine.dask_backend import run_on_dask
 
@@ -591,38 +559,6 @@ class Runner:
             self._dask = DaskConnection(self)
             self._closer = weakref.finalize(self, self._dask.close)
         return self._dask
-
-    def _pool(self, function, tasks, todo, shared, name):
-        _start_server(self.preload)
-        context = multiprocessing.get_context("forkserver")
-        started = context.SimpleQueue()
-        executor = ProcessPoolExecutor(
-            max_workers=min(self.workers, len(todo)),
-            mp_context=context,
-            initializer=_initialise,
-            initargs=(shared, started),
-        )
-        try:
-            futures = {
-                index: executor.submit(_run_in_pool, function, tasks[index].keywords, index)
-                for index in todo
-            }
-            indices, running = {future: index for index, future in futures.items()}, set()
-            for future in as_completed(indices):
-                index = indices[future]
-                _drain(started, running)
-                try:
-                    value = future.result()
-                except BrokenProcessPool as error:  # lost with the pool: the running tasks
-                    lost = sorted(i for i in running if futures[i].exception() is error)
-                    raise WorkerLost(name, [tasks[i].key for i in lost], error) from error
-                except Exception as error:
-                    raise TaskError(name, tasks[index].key, error) from error
-                running.discard(index)
-                yield index, value
-        finally:
-            executor.shutdown(wait=True, cancel_futures=True)
-            started.close()
 
 
 def _positive(value, name):

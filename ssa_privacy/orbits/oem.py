@@ -63,11 +63,10 @@ covariance, KVN and XML); CCSDS 505.0-B, "XML Specification for Navigation Data 
 segmented time code, section 3.5); the ``ccsds-ndm`` package by E. Imre.
 """
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
-from ccsds_ndm.models import ndmxml2, ndmxml4
+from ccsds_ndm.models import ndmxml4
 from ccsds_ndm.models.ndmxml4.ndmxml_4_0_0_common_4_0 import (
     OdmHeader,
     OemCovarianceMatrixType,
@@ -80,24 +79,15 @@ from ccsds_ndm.models.ndmxml4.ndmxml_4_0_0_common_4_0 import (
 )
 
 from ssa_privacy._internal.ccsds import (
-    _check_span,
     _comments,
     _creation_date,
     _file_format,
     _frozen,
     _increasing,
-    _kind_of,
     _kvn_value,
-    _messages,
-    _number,
-    _parse,
-    _read_message,
     _render,
     _text,
-    _units,
-    _value,
     _write,
-    parse_time_tags,
     time_tags,
 )
 from ssa_privacy._internal.matrix_validation import PSD_RTOL, symmetric_matrix
@@ -150,12 +140,6 @@ _COVARIANCE_FIELDS = tuple(
     for keyword, (i, j) in zip(COVARIANCE_KEYWORDS, _COVARIANCE_INDEX)
 )
 _STATE_FIELDS = ("x", "y", "z", "x_dot", "y_dot", "z_dot")
-_KVN_OEM_VERSION = re.compile(r"\s*CCSDS_OEM_VERS\s*=\s*(\S*)")
-_STATE_UNITS = ("km",) * 3 + ("km/s",) * 3
-#: The units of each covariance keyword: km^2, km^2/s or km^2/s^2 (in XML's spelling).
-_COVARIANCE_UNITS = tuple(
-    "km**2" if i < 3 else ("km**2/s" if j < 3 else "km**2/s**2") for i, j in _COVARIANCE_INDEX
-)
 
 
 @dataclass(frozen=True, eq=False)
@@ -419,7 +403,6 @@ def oem_text(ephemeris, originator="ssa_privacy", *, file_format="kvn", creation
 #: The metadata ``COMMENT`` that gives an object name KVN cannot hold as it is (module
 #: docstring).
 NAME_COMMENT = "OBJECT_NAME as given: {name}"
-_NAME_COMMENT = re.compile(r"^OBJECT_NAME as given: (.+)$")
 
 
 def kvn_object_name(name):
@@ -463,21 +446,6 @@ def _kvn_ephemeris(ephemeris, originator, object_name):
         _kvn_value(comment, f"comments[{k}]", "COMMENT")
 
 
-def _given_name(path, name, comments):
-    """The object name and the other comments: the name given by a :data:`NAME_COMMENT`
-    when there is one (it must match ``OBJECT_NAME``, ValueError naming the file)."""
-    given = [m[1] for m in map(_NAME_COMMENT.match, comments) if m]
-    if not given:
-        return name, comments
-    written, note = kvn_object_name(given[0])
-    if len(given) > 1 or note is None or written != name:
-        raise ValueError(
-            f"{path}, COMMENT {NAME_COMMENT.format(name=given[0])!r}: does not give "
-            f"OBJECT_NAME = {name!r} (one such comment, whose name ends in [...])"
-        )
-    return given[0], [c for c in comments if not _NAME_COMMENT.match(c)]
-
-
 def read_oem(path):
     """Read a CCSDS OEM (KVN or XML) into an :class:`Ephemeris`.
 
@@ -515,200 +483,7 @@ def read_oem(path):
     CCSDS 502.0-B-3, section 5; parsed by ``ccsds-ndm``. Accelerations in the data lines
     are not read.
     """
-    path, text = _read_message(path, "OEM")
-    if _KVN_OEM_VERSION.match(text):  # else XML, or what the parser refuses
-        _kvn_scan(path, text)
-    tree = _parse(path, text, "OEM")
-    messages = _messages(tree, (ndmxml2.OemType, ndmxml4.OemType))
-    if not messages:
-        raise ValueError(f"{path}: holds a CCSDS {_kind_of(tree)}, not an OEM")
-    if len(messages) > 1:
-        raise ValueError(f"{path}: holds {len(messages)} OEMs; read_oem reads one")
-    segments = messages[0].body.segment
-    if not segments:
-        raise ValueError(f"{path}: the OEM has no segment")
-    identity, tags, states, covariance_tags, covariances, comments = None, [], [], [], [], []
-    for number, segment in enumerate(segments, 1):
-        where = f"{path}, segment {number}"
-        this = _identity(segment.metadata, where)
-        if identity is None:
-            identity = this
-        elif this != identity:
-            raise ValueError(
-                f"{where}: (OBJECT_NAME, OBJECT_ID, REF_FRAME, CENTER_NAME) = {this} differs "
-                f"from segment 1's {identity}; read_oem reads one object in one frame"
-            )
-        comments += list(segment.metadata.comment) + list(segment.data.comment)
-        these = _states(segment, where)
-        tags += these[0]
-        states += these[1]
-        these = _covariances(segment, where, identity[2])
-        covariance_tags += these[0]
-        covariances += these[1]
-    if not tags:
-        raise ValueError(f"{path}: the OEM holds no state")
-    epoch_jd, every = parse_time_tags(tags + covariance_tags, f"{path}, EPOCH", day_epoch=True)
-    times, at = every[: len(tags)], every[len(tags) :]
-    _increasing(times, f"{path}: the state epochs")
-    covariance_array = None
-    if covariances:
-        index = {t: k for k, t in enumerate(times)}
-        missing = [tag for tag, t in zip(covariance_tags, at) if t not in index]
-        if missing or len(set(at)) != len(times):
-            raise ValueError(
-                f"{path}: {len(covariances)} covariance blocks for {len(times)} states"
-                + (f", one at {missing[0]} without a state" if missing else "")
-                + "; an Ephemeris has a covariance at every state epoch or none"
-            )
-        covariance_array = np.zeros((len(times), 6, 6))
-        for t, matrix in zip(at, covariances):
-            covariance_array[index[t]] = matrix
-    name, object_id, frame, center = identity
-    name, comments = _given_name(path, name, comments)
-    try:
-        return Ephemeris(
-            name, object_id, frame, epoch_jd, times, np.array(states), covariance_array,
-            center, tuple(comments),
-        )  # fmt: skip
-    except ValueError as error:  # a name or comment with a control character (e.g. a tab)
-        raise ValueError(f"{path}: {error}") from None
+    # the reader builds this module's Ephemeris: it imports this module, so not at the top
+    from ssa_privacy.orbits._oem_reading import _read_oem
 
-
-def _identity(meta, where):
-    """(OBJECT_NAME, OBJECT_ID, REF_FRAME, CENTER_NAME) of a segment in UTC, or ValueError."""
-    time_system = _value(meta.time_system, f"{where}, TIME_SYSTEM")
-    if time_system != "UTC":
-        found = "missing" if time_system is None else f"{time_system!r} is not supported"
-        raise ValueError(f"{where}, TIME_SYSTEM: {found} (UTC)")
-    this = tuple(
-        _value(getattr(meta, name), f"{where}, {name.upper()}")
-        for name in ("object_name", "object_id", "ref_frame", "center_name")
-    )
-    if any(not isinstance(v, str) or not v for v in this):
-        raise ValueError(f"{where}: OBJECT_NAME, OBJECT_ID, REF_FRAME and CENTER_NAME are required")
-    return this
-
-
-def _states(segment, where):
-    """The epochs (time tags) and states (km, km/s) of a segment's data lines."""
-    tags, states = [], []
-    for k, vector in enumerate(segment.data.state_vector, 1):
-        row = []
-        for name, units in zip(_STATE_FIELDS, _STATE_UNITS):
-            value = getattr(vector, name)
-            label = f"{where}, state {k}, {name.upper()}"
-            if value is None:
-                raise ValueError(f"{label}: missing")
-            _units(value, (units,), label)
-            row.append(_number(value, label))
-        tags.append(vector.epoch)
-        states.append(row)
-    if tags:
-        meta = segment.metadata
-        _check_span(tags, where, meta.start_time, meta.stop_time)
-    return tags, states
-
-
-def _covariances(segment, where, frame):
-    """The epochs and covariances (6 x 6, checked) of a segment's covariance blocks."""
-    tags, matrices = [], []
-    for k, block in enumerate(segment.data.covariance_matrix, 1):
-        label = f"{where}, covariance {k} at {block.epoch}"
-        found = _value(block.cov_ref_frame, f"{label}, COV_REF_FRAME")
-        if found is not None and found != frame:
-            raise ValueError(
-                f"{label}, COV_REF_FRAME: {found!r} differs from REF_FRAME {frame!r} "
-                "(covariances are not rotated)"
-            )
-        matrix = np.zeros((6, 6))
-        for (name, _), (i, j), keyword, units in zip(
-            _COVARIANCE_FIELDS, _COVARIANCE_INDEX, COVARIANCE_KEYWORDS, _COVARIANCE_UNITS
-        ):
-            value = getattr(block, name)
-            if value is None:
-                raise ValueError(f"{label}, {keyword}: missing")
-            _units(value, (units,), f"{label}, {keyword}")
-            matrix[i, j] = matrix[j, i] = _number(value, f"{label}, {keyword}")
-        tags.append(block.epoch)
-        matrices.append(_covariance(matrix, label))
-    return tags, matrices
-
-
-def _kvn_scan(path, text):
-    """Check the layout of a KVN OEM where ``ccsds-ndm`` would misread it silently.
-
-    The library keeps a state line of 7 or 8 numbers (the standard has 6, or 9 with
-    accelerations), drops a covariance section that is not closed and a line it does not
-    know, and reads the covariance numbers in a row as a flat list (an extra number in a
-    row shifts every entry after it). Each is refused, naming the line; so is a version
-    other than 2.0 or 3.0 and a segment whose ``META_STOP`` is missing.
-    """
-    version = _KVN_OEM_VERSION.match(text)[1]
-    if version not in ("2.0", "3.0"):
-        raise ValueError(
-            f"{path}, line 1, CCSDS_OEM_VERS: {version!r} is not supported (2.0 or 3.0)"
-        )
-    section, rows = "header", None
-    for number, line in enumerate(text.splitlines(), 1):
-        line, where = line.strip(), f"{path}, line {number}"
-        if not line or line.startswith("COMMENT") or section in ("header", "metadata"):
-            if line in ("META_START", "META_STOP"):
-                section = _next_section(section, line, where)
-            continue
-        if line in ("META_START", "COVARIANCE_START", "COVARIANCE_STOP"):
-            _covariance_rows(rows, where, line)
-            section, rows = _next_section(section, line, where), None
-        elif section == "data":
-            _numbers(line.split()[1:], (6, 9), where, "a state line: <epoch> and")
-        elif section == "after covariance":
-            raise ValueError(f"{where}: {line!r} after COVARIANCE_STOP (META_START expected)")
-        elif line.startswith(("EPOCH", "COV_REF_FRAME")) and "=" in line:
-            if line.startswith("EPOCH"):
-                _covariance_rows(rows, where, "EPOCH")
-                rows = 0
-            elif rows != 0:
-                raise ValueError(f"{where}: COV_REF_FRAME must follow the EPOCH of its block")
-        else:
-            if rows is None or rows == 6:
-                raise ValueError(f"{where}: {line!r} is not a covariance row after EPOCH")
-            rows += 1
-            _numbers(line.split(), (rows,), where, f"covariance row {rows}:")
-    if section in ("metadata", "covariance"):
-        end = "META_STOP" if section == "metadata" else "COVARIANCE_STOP"
-        raise ValueError(f"{path}: the file ends before {end}")
-
-
-#: The KVN sections of an OEM and the marker that may follow each.
-_SECTIONS = {
-    ("header", "META_START"): "metadata",
-    ("metadata", "META_STOP"): "data",
-    ("data", "META_START"): "metadata",
-    ("data", "COVARIANCE_START"): "covariance",
-    ("covariance", "COVARIANCE_STOP"): "after covariance",
-    ("after covariance", "META_START"): "metadata",
-}
-
-
-def _next_section(section, marker, where):
-    """The section a marker opens, or ValueError naming the line."""
-    if (section, marker) not in _SECTIONS:
-        raise ValueError(f"{where}: {marker} is out of place (in the {section} section)")
-    return _SECTIONS[section, marker]
-
-
-def _covariance_rows(rows, where, what):
-    """ValueError unless the covariance block before ``what`` has its 6 rows."""
-    if rows is not None and rows != 6:
-        raise ValueError(f"{where}: {what} after {rows} of the covariance's 6 rows")
-
-
-def _numbers(tokens, counts, where, what):
-    """ValueError unless ``tokens`` are numbers, as many as one of ``counts``."""
-    if len(tokens) not in counts:
-        expected = " or ".join(map(str, counts))
-        raise ValueError(f"{where}: {what} {expected} numbers, got {len(tokens)}")
-    for token in tokens:
-        try:
-            float(token)
-        except ValueError:
-            raise ValueError(f"{where}: {token!r} is not a number") from None
+    return _read_oem(path)

@@ -29,13 +29,18 @@ position on the WGS-84 ellipsoid), Algorithm 27 (RAZEL: topocentric azimuth, ele
 range and range rate).
 """
 
-import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
 
-from ssa_privacy._internal.validation import as_finite_array, positive, real_array, scalar
+from ssa_privacy._internal.validation import as_finite_array, scalar
 from ssa_privacy.orbits._checks import vectors
+from ssa_privacy.sensors._site_checks import (
+    _checked_range_max,
+    _checked_sector,
+    _name_problem,
+    _sector_width,
+)
 from ssa_privacy.sensors.geodesy import _earth_rotation, geodetic_to_ecef
 
 __all__ = [
@@ -62,11 +67,6 @@ DEFAULT_NOISE_STD = (np.radians(0.01), np.radians(0.01), 0.020, 1.0e-4)
 SITE_HEIGHT_RANGE_KM = (-1.0, 10.0)
 #: Longitudes of a site (deg, east positive): one turn either way.
 SITE_LONGITUDE_RANGE = (-360.0, 360.0)
-#: Unicode categories a sensor's name may not hold: control characters (Cc: line feed,
-#: tab, NUL ...), invisible format characters (Cf: zero-width space, direction marks),
-#: lone surrogates (Cs, which UTF-8 cannot encode) and line and paragraph separators
-#: (Zl, Zp). Tables, JSON and CCSDS messages hold a name on one line of visible text.
-_NAME_UNFIT = ("Cc", "Cf", "Cs", "Zl", "Zp")
 
 
 @dataclass(frozen=True)
@@ -132,53 +132,6 @@ def _site_axes(latitude, longitude, altitude):
     return site, enu
 
 
-def _checked_sector(sector):
-    """An azimuth sector (from, to) in degrees as a tuple of floats, or None.
-
-    Raises
-    ------
-    TypeError
-        If the values are not real numbers.
-    ValueError
-        Naming ``azimuth_sector``, unless it is two finite azimuths in [0, 360] of
-        non-zero width (``from == to`` is refused; ``(0, 360)`` is the full circle).
-    """
-    if sector is None:
-        return None
-    values = real_array(sector, "azimuth_sector")
-    if values.shape != (2,):
-        raise ValueError(
-            f"azimuth_sector must be a pair (from, to) of azimuths in degrees, got {sector!r}"
-        )
-    if not np.all(np.isfinite(values)) or np.any((values < 0) | (values > 360)):
-        raise ValueError(
-            f"azimuth_sector must hold two azimuths in [0, 360] degrees, got {sector!r}"
-        )
-    start, stop = (float(v) for v in values)
-    if _sector_width(start, stop) == 0:
-        raise ValueError(
-            f"azimuth_sector must have a non-zero width (from != to), got {sector!r}; "
-            "use (0, 360) for the full circle"
-        )
-    return start, stop
-
-
-def _sector_width(start, stop):
-    """Clockwise width (deg) from ``start`` to ``stop``, both in [0, 360]; 360 for (0, 360)."""
-    return stop - start if stop > start else stop - start + 360.0 if stop < start else 0.0
-
-
-def _checked_range_max(range_max):
-    """``range_max`` as a positive float (km), or None.
-
-    Raises
-    ------
-    TypeError, ValueError
-        Naming ``range_max``, as :func:`ssa_privacy._internal.validation.positive`.
-    """
-    return None if range_max is None else positive(range_max, "range_max")
-
-
 def _azimuth_elevation_range(rho):
     """Azimuth in [0, 2 pi), elevation (rad) and range (km) of ENU lines of sight (..., 3)."""
     east, north, up = np.moveaxis(rho, -1, 0)
@@ -187,27 +140,6 @@ def _azimuth_elevation_range(rho):
         np.arctan2(up, np.hypot(east, north)),
         np.linalg.norm(rho, axis=-1),
     )
-
-
-def _name_problem(name):
-    """What makes a sensor's name (a str) unfit for the outputs, or None.
-
-    The outputs (CSV rows, ``results.json``, figure labels, CCSDS ``PARTICIPANT_1``)
-    hold a name as one line of visible text, compared as written: it must not be empty
-    or blank, begin or end with blanks, or hold a character of :data:`_NAME_UNFIT`.
-    """
-    if not name.strip():
-        return f"must not be empty or blank, got {name!r}"
-    if name != name.strip():
-        return f"must not begin or end with blanks, got {name!r}"
-    bad = next((c for c in name if unicodedata.category(c) in _NAME_UNFIT), None)
-    if bad is not None:
-        kind = "a control" if unicodedata.category(bad) == "Cc" else "an invisible"
-        return (
-            f"must be one line of visible text, got {name!r}, which holds U+{ord(bad):04X} "
-            f"({kind} character)"
-        )
-    return None
 
 
 def _check_site(sensor):

@@ -97,18 +97,15 @@ NDM/XML 4.0.0 schemas); the ``ccsds-ndm`` package by E. Imre; D. A. Vallado,
 elevation, range, range rate).
 """
 
-import re
-import xml.etree.ElementTree as ElementTree
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import numpy as np
-from ccsds_ndm.models import ndmxml1, ndmxml4
+from ccsds_ndm.models import ndmxml4
 from ccsds_ndm.models.ndmxml4.ndmxml_4_0_0_common_4_0 import AngleType, AngleUnits
 from ccsds_ndm.models.ndmxml4.ndmxml_4_0_0_tdm_2_0 import (
     AngleTypeType,
     ModeType,
     RangeUnitsType,
-    RefFrameType,
     TdmBody,
     TdmData,
     TdmHeader,
@@ -118,22 +115,15 @@ from ccsds_ndm.models.ndmxml4.ndmxml_4_0_0_tdm_2_0 import (
 )
 
 from ssa_privacy._internal.ccsds import (
-    _check_span,
     _comments,
     _creation_date,
     _file_format,
     _frozen,
     _increasing,
-    _kind_of,
     _kvn_value,
-    _number,
-    _parse,
-    _read_message,
     _render,
     _text,
-    _value,
     _write,
-    parse_time_tags,
     time_tags,
 )
 from ssa_privacy._internal.validation import as_finite_array, scalar
@@ -161,7 +151,6 @@ OPTICAL_FRAME = "TEME"
 RELEASE_COMMENT = "PRIVATIZED RELEASE: values of a privacy mechanism, not measurements"
 #: The data ``COMMENT`` line of an angle written modulo 360 deg (keyword, time tag, turns).
 TURNS_FORMAT = "{keyword} at {tag}: add {turns} x 360 deg"
-_TURNS = re.compile(r"(ANGLE_[12]) at (\S+): add ([+-]?\d+) x 360 deg")
 _ANGLE_TYPE = {"radar": "AZEL", "optical": "RADEC"}
 _PATH = {"radar": "1,2,1", "optical": "2,1"}
 _FIELD = {
@@ -174,30 +163,6 @@ _FIELD = {
 _ANGLE_2 = {"radar": "elevation", "optical": "declination"}
 #: The TDM's limits of ANGLE_1 and ANGLE_2 (deg): -180 <= angle < 360.
 _ANGLE_LIMITS = (-180.0, 360.0)
-#: Per keyword, the units accepted on a data line, the standard's (the default) first:
-#: (factor to rad, km or km/s; a whole turn in those units, for the turns of an angle).
-_ANGLE_UNITS = {"deg": (np.pi / 180.0, 360.0), "rad": (1.0, 2.0 * np.pi)}
-_UNITS = {
-    "ANGLE_1": _ANGLE_UNITS,
-    "ANGLE_2": _ANGLE_UNITS,
-    "RANGE": {"km": (1.0, None)},
-    "DOPPLER_INSTANTANEOUS": {"km/s": (1.0, None)},
-}
-_KVN_FRAME = re.compile(r"^(\s*REFERENCE_FRAME\s*=\s*)(\S.*?)\s*$")
-_KVN_TDM_VERSION = re.compile(r"\s*CCSDS_TDM_VERS\s*=\s*(\S*)")
-#: The KVN section markers of a segment, in order.
-_MARKERS = ("META_START", "META_STOP", "DATA_START", "DATA_STOP")
-#: Corrections and signal delays a reader would have to apply (:func:`_check_adjustments`).
-_CORRECTIONS = tuple(
-    f"correction_{name}"
-    for name in ("angle_1", "angle_2", "doppler", "range", "receive", "transmit",
-                 "aberration_yearly", "aberration_diurnal")
-)  # fmt: skip
-_DELAYS = tuple(f"{way}_delay_{n}" for way in ("transmit", "receive") for n in range(1, 6))
-#: The data keywords of CCSDS 503.0-B-2 (those ``ccsds-ndm`` reads).
-_DATA_KEYWORDS = {f.name.upper() for f in fields(TrackingDataObservationType)} - {"EPOCH"}
-_KVN_SEGMENT = re.compile(r"^\s*META_START\s*$")
-_LISTED_FRAMES = {member.value for member in RefFrameType}
 
 
 @dataclass(frozen=True, eq=False)
@@ -476,260 +441,6 @@ def write_tdm(
     return _write(path, text)
 
 
-def _kvn_frames(text):
-    """KVN text with unlisted REFERENCE_FRAME values swapped, and the originals by segment."""
-    lines, frames, segment = text.splitlines(), {}, 0
-    listed = sorted(_LISTED_FRAMES)[0]
-    for number, line in enumerate(lines):
-        if _KVN_SEGMENT.match(line):
-            segment += 1
-            continue
-        match = _KVN_FRAME.match(line)
-        if match and match[2] not in _LISTED_FRAMES:
-            frames[segment] = match[2]
-            lines[number] = match[1] + listed
-    return "\n".join(lines) + "\n", frames
-
-
-def _kvn_scan(path, text):
-    """Check the layout of a KVN TDM and its data lines; return the units they give.
-
-    ``ccsds-ndm`` drops what it does not understand: a segment whose ``DATA_STOP`` is
-    missing, a data line with an unknown (or lower-case) keyword or without exactly a
-    time tag and a value, and the units of every line. The text is read as its
-    tokenizer reads it (lines of ``str.splitlines``, units between the last ``[`` and a
-    final ``]``) and refused where the library would drop something, naming the line.
-
-    Returns
-    -------
-    dict
-        ``{(segment, keyword, time tag): units}`` of the data lines that give units.
-    """
-    version = _KVN_TDM_VERSION.match(text)
-    if version and version[1] not in ("1.0", "2.0"):
-        raise ValueError(
-            f"{path}, line 1, CCSDS_TDM_VERS: {version[1]!r} is not supported (1.0 or 2.0)"
-        )
-    units, segment, expected = {}, 0, 0
-    for number, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if line in _MARKERS:
-            if line != _MARKERS[expected]:
-                raise ValueError(
-                    f"{path}, line {number}: {line} where {_MARKERS[expected]} was expected"
-                )
-            segment += line == "META_START"
-            expected = (expected + 1) % len(_MARKERS)
-        elif _MARKERS[expected] == "DATA_STOP" and line and not line.startswith("COMMENT"):
-            key, rest = _data_line(line, f"{path}, segment {segment}, line {number}")
-            if rest.endswith("]") and "[" in rest:
-                bracket = rest.rfind("[")
-                units[segment, key, rest[:bracket].split()[0]] = rest[bracket + 1 : -1].strip()
-    if expected:
-        raise ValueError(f"{path}: the file ends before {_MARKERS[expected]}")
-    return units
-
-
-def _data_line(line, where):
-    """The keyword and the rest of a KVN data line ``KEYWORD = <time tag> <value> [units]``,
-    or ValueError naming ``where`` and what is wrong."""
-    key, equals, rest = (part.strip() for part in line.partition("="))
-    if not equals:
-        raise ValueError(f"{where}: {line!r} is not KEYWORD = <time tag> <value>")
-    if key not in _DATA_KEYWORDS:
-        raise ValueError(f"{where}, {key}: not a TDM data keyword (upper case, CCSDS 503.0-B-2)")
-    tokens = (rest[: rest.rfind("[")] if rest.endswith("]") and "[" in rest else rest).split()
-    if len(tokens) != 2:
-        raise ValueError(f"{where}, {key}: {rest!r} is not <time tag> <value> [units]")
-    try:
-        float(tokens[1])
-    except ValueError:
-        raise ValueError(f"{where}, {key}: {tokens[1]!r} is not a number") from None
-    return key, rest
-
-
-def _xml_units(text):
-    """``{(segment, keyword, time tag): units}`` of the XML observations with a ``units``
-    attribute (``ccsds-ndm`` keeps those of the angles only)."""
-    root = ElementTree.fromstring(text.encode("utf-8"))  # well-formed: parsed before
-    units = {}
-
-    def local(element):
-        return element.tag.rsplit("}", 1)[-1]
-
-    segments = [e for e in root.iter() if local(e) == "segment"]
-    for number, segment in enumerate(segments, 1):
-        for observation in (e for e in segment.iter() if local(e) == "observation"):
-            children = {local(child): child for child in observation}
-            epoch = (getattr(children.get("EPOCH"), "text", None) or "").strip()
-            for keyword, child in children.items():
-                if "units" in child.attrib:
-                    units[number, keyword, epoch] = child.attrib["units"].strip()
-    return units
-
-
-def _participants(meta, where):
-    """(sensor, object) from PARTICIPANT_1/2 and PATH: the sensor receives (last of PATH)."""
-    path = _value(meta.path, f"{where}, PATH")
-    if path is None:
-        raise ValueError(f"{where}, PATH: missing (it tells which participant is the sensor)")
-    order = path.replace(" ", "").split(",")
-    if set(order) != {"1", "2"} or order[0] == order[1] or order[-1] == order[-2]:
-        raise ValueError(
-            f"{where}, PATH: {path!r} is not supported (a sensor and an object: "
-            "1,2 / 2,1 one-way, 1,2,1 / 2,1,2 two-way)"
-        )
-    names = {}
-    for number in ("1", "2"):
-        name = _value(getattr(meta, f"participant_{number}"), f"{where}, PARTICIPANT_{number}")
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"{where}, PARTICIPANT_{number}: missing")
-        names[number] = name
-    for extra in (3, 4, 5):
-        if getattr(meta, f"participant_{extra}", None) is not None:
-            raise ValueError(f"{where}, PARTICIPANT_{extra}: only two participants are supported")
-    sensor = order[-1]
-    return names[sensor], names["2" if sensor == "1" else "1"]
-
-
-def _check_metadata(meta, where, frames, number):
-    """The kind of a segment from its metadata; ValueError on what is not supported."""
-    time_system = _value(meta.time_system, f"{where}, TIME_SYSTEM")
-    if time_system is None:
-        raise ValueError(f"{where}, TIME_SYSTEM: missing (UTC)")
-    if time_system != "UTC":
-        raise ValueError(f"{where}, TIME_SYSTEM: {time_system!r} is not supported (UTC)")
-    mode = _value(meta.mode, f"{where}, MODE")
-    if mode is not None and str(mode).upper() != "SEQUENTIAL":
-        raise ValueError(f"{where}, MODE: {mode!r} is not supported (SEQUENTIAL)")
-    angle_type = _value(meta.angle_type, f"{where}, ANGLE_TYPE")
-    angle_type = angle_type.upper() if isinstance(angle_type, str) else angle_type
-    kinds = {v: k for k, v in _ANGLE_TYPE.items()}
-    if angle_type not in kinds:
-        found = "missing" if angle_type is None else f"{angle_type!r} is not supported"
-        raise ValueError(
-            f"{where}, ANGLE_TYPE: {found} (AZEL for a radar, RADEC for an optical sensor)"
-        )
-    kind = kinds[angle_type]
-    frame = frames.get(number, _value(meta.reference_frame, f"{where}, REFERENCE_FRAME"))
-    if kind == "optical" and frame != OPTICAL_FRAME:
-        raise ValueError(
-            f"{where}, REFERENCE_FRAME: {frame!r} is not supported (RADEC angles in "
-            f"{OPTICAL_FRAME}; they are not rotated)"
-        )
-    units = _value(meta.range_units, f"{where}, RANGE_UNITS")
-    if kind == "radar" and units is not None and str(units).lower() != "km":
-        raise ValueError(f"{where}, RANGE_UNITS: {units!r} is not supported (km)")
-    _check_adjustments(meta, where)
-    return kind
-
-
-def _check_adjustments(meta, where):
-    """Refuse metadata that asks the reader to adjust the values: corrections not yet
-    applied, a range modulus (ambiguous ranges), signal delays; read_tdm adjusts nothing."""
-    applied = _value(meta.corrections_applied, f"{where}, CORRECTIONS_APPLIED")
-    reasons = {"range_modulus": "the ranges are known only modulo it"}
-    reasons |= {name: "a signal delay to take off the measurements" for name in _DELAYS}
-    if applied != "YES":
-        reasons |= {
-            n: f"given with CORRECTIONS_APPLIED = {applied or 'missing'}" for n in _CORRECTIONS
-        }
-    for name, reason in reasons.items():
-        value = getattr(meta, name, None)
-        keyword = f"{where}, {name.upper()}"
-        if value is not None and _number(value, keyword) != 0:
-            raise ValueError(
-                f"{keyword}: {_value(value, keyword)!r}, {reason}; read_tdm applies no "
-                "correction, modulus or delay (give the values as measured, corrected)"
-            )
-
-
-def _turns(comments, where):
-    """The data comments that record whole turns of an angle (module docstring), as
-    ``{(keyword, time tag): (turns, the comment)}``, and the other comments."""
-    turns, others = {}, []
-    for comment in comments:
-        match = _TURNS.fullmatch(comment.strip())
-        if match is None:
-            others.append(comment)
-            continue
-        key = (match[1], match[2])
-        if key in turns:
-            raise ValueError(
-                f"{where}, COMMENT {comment!r}: the turns of {key[0]} at {key[1]} given twice"
-            )
-        turns[key] = (int(match[3]), comment.strip())
-    return turns, tuple(others)
-
-
-def _observation_value(value, label, keyword, units, turns):
-    """The value of one observation in the package's units (rad, km, km/s)."""
-    number = _number(value, label)
-    accepted = _UNITS[keyword]
-    units = next(iter(accepted)) if units is None else units
-    if units.lower() not in accepted:
-        raise ValueError(
-            f"{label}: units {units!r} are not supported (for {keyword}: {' or '.join(accepted)})"
-        )
-    factor, turn = accepted[units.lower()]
-    return (number + turns * turn) * factor if turns else number * factor
-
-
-def _segment_data(segment, where, kind, units, number):
-    """A segment's time tags, rows (one per tag), ``{(tag, keyword): observation
-    number}`` and data comments other than the turns of angles."""
-    keywords = KINDS[kind]
-    turns, comments = _turns(segment.data.comment, where)
-    rows, cells, order = {}, {}, []
-    for k, observation in enumerate(segment.data.observation, 1):
-        present = [
-            name
-            for name, value in vars(observation).items()
-            if name != "epoch" and value is not None
-        ]
-        if len(present) != 1:
-            raise ValueError(f"{where}, observation {k}: {len(present)} values, expected one")
-        keyword = present[0].upper()
-        if keyword not in keywords:
-            raise ValueError(
-                f"{where}, observation {k}, {keyword}: not supported in a {kind} segment "
-                f"(expected {', '.join(keywords)})"
-            )
-        label = f"{where}, observation {k}, {keyword}"
-        if observation.epoch is None:
-            raise ValueError(f"{label}: EPOCH missing")
-        epoch = str(observation.epoch).strip()
-        value = _observation_value(
-            getattr(observation, present[0]),
-            label,
-            keyword,
-            units.get((number, keyword, epoch)),
-            turns.pop((keyword, epoch), (0,))[0],
-        )
-        row = rows.get(epoch)
-        if row is None:
-            row = rows[epoch] = {}
-            order.append(epoch)
-        if keyword in row:
-            raise ValueError(f"{label}: given twice at {epoch}")
-        row[keyword] = value
-        cells[epoch, keyword] = k
-    if not order:
-        raise ValueError(f"{where}: no observation")
-    if turns:
-        (keyword, _), (_, comment) = next(iter(turns.items()))
-        raise ValueError(f"{where}, COMMENT {comment!r}: no {keyword} observation at that time tag")
-    for tag in order:
-        missing = [k for k in keywords if k not in rows[tag]]
-        if missing:
-            raise ValueError(
-                f"{where}, {', '.join(missing)}: missing at {tag} (a {kind} segment has "
-                f"{', '.join(keywords)} at every time tag)"
-            )
-    values = np.array([[rows[tag][k] for k in keywords] for tag in order])
-    return order, values, cells, comments
-
-
 def read_tdm(path):
     """Read a CCSDS TDM (KVN or XML) into :class:`TrackingData` segments.
 
@@ -777,46 +488,7 @@ def read_tdm(path):
     CCSDS 503.0-B-2; parsed by ``ccsds-ndm`` (with the KVN ``REFERENCE_FRAME``
     workaround of the module docstring), the units read from the text.
     """
-    path, text = _read_message(path, "TDM")
-    units, frames = {}, {}
-    if _KVN_TDM_VERSION.match(text):  # else XML, or what the parser refuses
-        units = _kvn_scan(path, text)
-        text, frames = _kvn_frames(text)
-    tree = _parse(path, text, "TDM")
-    if not isinstance(tree, ndmxml1.TdmType | ndmxml4.TdmType):
-        raise ValueError(f"{path}: holds a CCSDS {_kind_of(tree)}, not a TDM")
-    segments = tree.body.segment
-    if not segments:
-        raise ValueError(f"{path}: the TDM has no segment")
-    if text.lstrip().startswith("<"):
-        units = _xml_units(text)
-    return [
-        _read_segment(segment, f"{path}, segment {n}", frames, units, n)
-        for n, segment in enumerate(segments, 1)
-    ]
+    # the reader builds this module's TrackingData: it imports this module, so not at the top
+    from ssa_privacy.sensors._tdm_reading import _read_tdm
 
-
-def _read_segment(segment, where, frames, units, number):
-    """One TrackingData of a parsed segment (:func:`read_tdm`)."""
-    meta = segment.metadata
-    kind = _check_metadata(meta, where, frames, number)
-    sensor, object_id = _participants(meta, where)
-    tags, values, cells, data_comments = _segment_data(segment, where, kind, units, number)
-    _check_span(tags, where, meta.start_time, meta.stop_time)
-    comments = [c.strip() for c in meta.comment]
-    release = RELEASE_COMMENT in comments
-    comments = [c for c in comments if c != RELEASE_COMMENT] + list(data_comments)
-    if not release:
-        found = _unphysical(kind, values)
-        if found is not None:
-            row, column, problem = found
-            keyword = KINDS[kind][column]
-            raise ValueError(
-                f"{where}, observation {cells[tags[row], keyword]}, {keyword}: {problem} "
-                f"(a segment of measurements; a release carries COMMENT {RELEASE_COMMENT})"
-            )
-    epoch_jd, times = parse_time_tags(tags, f"{where}, EPOCH", day_epoch=True)
-    try:
-        return TrackingData(sensor, object_id, kind, epoch_jd, times, values, comments, release)
-    except ValueError as error:  # a name or comment with a control character (e.g. a tab)
-        raise ValueError(f"{where}: {error}") from None
+    return _read_tdm(path)

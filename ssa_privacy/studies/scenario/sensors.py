@@ -8,9 +8,10 @@ import math
 import unicodedata
 from dataclasses import dataclass
 
+from ssa_privacy.sensors._site_checks import _name_problem
 from ssa_privacy.sensors.networks import ELEVATION_MASK, NOISE_STD
 from ssa_privacy.sensors.optical import ARCSEC, OpticalStation
-from ssa_privacy.sensors.stations import SITE_HEIGHT_RANGE_KM, GroundStation, _name_problem
+from ssa_privacy.sensors.stations import SITE_HEIGHT_RANGE_KM, GroundStation
 from ssa_privacy.studies.scenario.checks import (
     _MEASUREMENT_ROWS,
     SENSOR_KINDS,
