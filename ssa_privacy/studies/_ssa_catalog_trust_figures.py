@@ -199,7 +199,8 @@ def tradeoff_points(summaries, detectability, direction="unknown", scopes=("pass
     -------
     list of dict
         ``scope``, ``label`` (the level in words, with its unit), ``rmse_km``, ``auc``,
-        ``magnitude_m_s`` (levels without both left out).
+        ``magnitude_m_s`` (levels without both left out: without a truth, when the
+        measurements are given, the RMSE is NaN and no level has a point).
     """
     points = []
     for level, summary in summaries.items():
@@ -211,7 +212,7 @@ def tradeoff_points(summaries, detectability, direction="unknown", scopes=("pass
         for scope in scopes:
             table = detectability.get(level, {}).get(designer, {}).get(scope, {})
             for magnitude, entry in table.get(direction, {}).items():
-                if rmse is None or entry.get("auc") is None:
+                if rmse is None or not np.isfinite(rmse) or entry.get("auc") is None:
                     continue
                 points.append(
                     {

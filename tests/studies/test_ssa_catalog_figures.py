@@ -191,3 +191,13 @@ def test_detectability_labels_say_their_level_and_unit_apart():
     assert layout_problems(figure) == []
     labels = [t.get_text() for ax in figure.axes for t in ax.texts if t.get_text()]
     assert sorted(labels) == sorted(["no privacy", "25 nats", "10 nats"] * 2)
+
+
+@pytest.mark.parametrize("rmse", [0.05, np.nan, None], ids=["measured", "nan", "none"])
+def test_a_level_without_a_measured_rmse_has_no_tradeoff_point(rmse):
+    """Given measurements (no truth) the RMSE medians are NaN: no point may be drawn."""
+    summaries = {"none": {"none": {"position_rmse_km_median": rmse}}}
+    table = {"unknown": {"1": {"auc": 0.9}}}
+    detectability = {"none": {"none": {"pass": table, "day": table}}}
+    points = trust.tradeoff_points(summaries, detectability)
+    assert len(points) == (2 if rmse == 0.05 else 0)
