@@ -29,6 +29,7 @@ __all__ = [
     "MOVED_NAMES",
     "REMOVAL",
     "REPLACED_NAMES",
+    "deprecated_argument",
     "install",
     "moved_attribute",
 ]
@@ -332,6 +333,29 @@ class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             sys.modules[package].__class__ = _KeepsPublicNames
 
 
+def deprecated_argument(function, argument, instead, stacklevel):
+    """Warn that ``argument`` of ``function`` is deprecated (it is accepted until 0.3).
+
+    Parameters
+    ----------
+    function : str
+        The function or method, e.g. ``"J2Propagator.transition_matrices"``.
+    argument : str
+        The deprecated argument.
+    instead : str
+        What to do instead, named in the warning.
+    stacklevel : int
+        ``stacklevel`` of :func:`warnings.warn` seen from the caller of this function
+        (2 for the direct caller of ``function``).
+    """
+    warnings.warn(
+        f"the argument {argument!r} of {function} is deprecated and will be removed in "
+        f"ssa_privacy {REMOVAL}; use {instead}",
+        DeprecationWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
 def install():
     """Put the old-path import hook in front of :data:`sys.meta_path` (once)."""
     if not any(isinstance(finder, _MovedModuleFinder) for finder in sys.meta_path):
@@ -374,4 +398,10 @@ def moved_attribute(module, name):
 
 
 # The legacy names register themselves on import; they import nothing heavy.
-from ssa_privacy._compat import dp_gp, pml, posterior_sampling, synthetic_noise  # noqa: E402, F401
+from ssa_privacy._compat import (  # noqa: E402, F401
+    dp_gp,
+    orbits,
+    pml,
+    posterior_sampling,
+    synthetic_noise,
+)

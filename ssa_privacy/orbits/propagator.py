@@ -4,10 +4,15 @@ State ``(x, y, z, vx, vy, vz)`` in km and km/s, the z axis being Earth's rotatio
 with the dimensionless J2 of EGM-96 by default. The propagator also gives the conserved
 energy and the analytic J2 secular rates of the node and of the argument of perigee;
 conversions to and from orbital elements are in :mod:`ssa_privacy.orbits.elements`,
-element sets (TLEs) enter through :mod:`ssa_privacy.orbits.tle`. Many objects are propagated at
-once by :meth:`J2Propagator.propagate_many`: batches of them stacked into one system for
-scipy's DOP853, with the tolerance tightened so that each object's own error estimate
-meets it. See :doc:`/theory/orbits-and-sensors`.
+element sets (TLEs) enter through :mod:`ssa_privacy.orbits.tle`.
+
+Two backends integrate the motion. By default heyoka's Taylor integrator (batches of a
+fixed width, one step sequence per object, each object's result independent of the others;
+``ssa_privacy/orbits/_taylor.py``); where heyoka cannot be imported (it has wheels for Linux
+only) or the environment variable ``SSA_PRIVACY_PROPAGATOR`` is ``scipy``, scipy's DOP853
+(batches stacked into one system, the tolerance tightened so that each object's own error
+estimate meets it; ``ssa_privacy/orbits/_dop853.py``). Both give the transition matrices
+from the first-order variational equations. See :doc:`/theory/orbits-and-sensors`.
 
 References
 ----------
@@ -16,13 +21,15 @@ D. A. Vallado, "Fundamentals of Astrodynamics and Applications", 4th ed., 2013: 
 "Orbital Mechanics for Engineering Students", 3rd ed., §4.7 (J2 secular rates), Ch. 10.
 E. Hairer, S. P. Norsett and G. Wanner, "Solving Ordinary Differential Equations I",
 2nd ed., 1993, §II.4 (step-size control with a root-mean-square error norm).
+F. Biscani and D. Izzo, "Revisiting high-order Taylor methods for astrodynamics and
+celestial mechanics", MNRAS 504(2), 2021 (heyoka).
 """
 
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
+from ssa_privacy import _compat
 from ssa_privacy._internal.validation import (
     as_finite_array,
     non_negative,
@@ -31,11 +38,11 @@ from ssa_privacy._internal.validation import (
     real_array,
 )
 from ssa_privacy.constants import J2_EARTH, MU_EARTH, R_EARTH
+from ssa_privacy.orbits import _dop853, _taylor
 from ssa_privacy.orbits._checks import earth_orbits, vectors
 
 __all__ = [
     "BATCH",
-    "DIFFERENCE_STEPS",
     "J2Propagator",
     "LOOSEST_TOLERANCE",
     "TIGHT_TOLERANCE",
@@ -45,10 +52,13 @@ __all__ = [
 TIGHT_TOLERANCE = 1e-10
 #: Loosest tolerance :meth:`J2Propagator.propagate` accepts (for a filter's process model).
 LOOSEST_TOLERANCE = 1e-6
-#: Objects per stacked system of :meth:`J2Propagator.propagate_many`.
+#: Objects per stacked system of :meth:`J2Propagator.propagate_many` on the scipy backend.
 BATCH = 256
-#: Half-widths (km, km/s) of the central differences of :meth:`J2Propagator.transition_matrices`.
-DIFFERENCE_STEPS = (1.0e-3, 1.0e-6)
+
+
+def __getattr__(name):
+    """Serve the deprecated names (``DIFFERENCE_STEPS``) with a warning."""
+    return _compat.moved_attribute(__name__, name)
 
 
 def _tolerance(value, name):
@@ -75,36 +85,18 @@ def _output_times(times):
     return times
 
 
-class _SurfaceCrossing:
-    """Terminal event of ``solve_ivp``: the lowest object of a stacked system reaches the surface.
-
-    It also remembers the last time and states the integrator showed it, so that a failed
-    integration can say when and for which object it stopped.
-    """
-
-    terminal = True
-    direction = -1
-
-    def __init__(self, radius, t0, y0):
-        self.radius2 = radius**2
-        self.t, self.y = t0, y0
-
-    def __call__(self, t, y):
-        self.t, self.y = t, y
-        positions = y.reshape(-1, 6)[:, :3]
-        return np.min(np.einsum("ij,ij->i", positions, positions)) - self.radius2
-
-
-def _lowest(y):
-    """Index of the object of stacked states ``y`` (6 k,) nearest the Earth's centre."""
-    positions = y.reshape(-1, 6)[:, :3]
-    return int(np.argmin(np.einsum("ij,ij->i", positions, positions)))
-
-
 def _controls(rtol, atol, first_step):
     """Checked tolerances (at most :data:`LOOSEST_TOLERANCE`) and optional first step."""
     rtol, atol = _tolerance(rtol, "rtol"), _tolerance(atol, "atol")
     return rtol, atol, None if first_step is None else positive(first_step, "first_step")
+
+
+def _no_steps(steps, method):
+    """Warn if the deprecated ``steps`` of ``method`` was given (it is ignored)."""
+    if steps is not None:
+        _compat.deprecated_argument(
+            method, "steps", "nothing: the matrices come from the variational equations", 3
+        )
 
 
 @dataclass(frozen=True)
@@ -195,23 +187,25 @@ class J2Propagator:
         return out.ravel()
 
     def propagate(self, times, state0, rtol=TIGHT_TOLERANCE, atol=TIGHT_TOLERANCE, first_step=None):
-        """Integrate one or several initial states with ``scipy.integrate.solve_ivp`` (DOP853).
+        """Integrate one or several initial states.
 
         Parameters
         ----------
         times : array_like, shape (m,)
             Non-decreasing output times (s); the initial state is at ``times[0]``.
         state0 : array_like, shape (6,) or (k, 6)
-            Initial ECI state(s), km and km/s: bound Earth orbits (see the class). Several
-            states are integrated together as one system (the step size then follows the
-            most demanding one); :meth:`propagate_many` integrates each with its own step
-            size.
+            Initial ECI state(s), km and km/s: bound Earth orbits (see the class). On the
+            heyoka backend each state has its own step sequence, as in
+            :meth:`propagate_many`; on the scipy backend several states are integrated
+            together as one system.
         rtol, atol : float, optional
-            Tolerances of DOP853, default 1e-10, at most :data:`LOOSEST_TOLERANCE`.
-            Studies use 1e-10 for the truth; a filter's process model may use a looser one.
+            Tolerances, default 1e-10, at most :data:`LOOSEST_TOLERANCE`. Studies use
+            1e-10 for the truth; a filter's process model may use a looser one. heyoka's
+            single tolerance is ``1e-4 min(rtol, atol)`` (positions within 1 cm over a day
+            of a tight reference at the default, LEO to GEO).
         first_step : float, optional
-            Initial step size of DOP853 (s); by default ``solve_ivp`` chooses one (a
-            cautious choice that costs several short steps on a short interval).
+            Initial step size of DOP853 (s) on the scipy backend; by default ``solve_ivp``
+            chooses one. The Taylor integrator chooses its steps itself and ignores it.
 
         Returns
         -------
@@ -228,7 +222,8 @@ class J2Propagator:
             on a parabolic or hyperbolic orbit or has a perigee altitude below 80 km; if
             an object reaches the surface during the integration (naming it and the
             time); or if the integration fails or leaves the finite numbers (naming the
-            time and the object nearest the Earth's centre).
+            time and the object); or if ``SSA_PRIVACY_PROPAGATOR`` is neither ``heyoka``
+            nor ``scipy``.
         TypeError
             If an argument is not made of real numbers.
 
@@ -236,53 +231,32 @@ class J2Propagator:
         -----
         Cowell's method (direct integration of the perturbed motion), Vallado Ch. 8.
         """
-        rtol, atol, first_step = _controls(rtol, atol, first_step)
+        controls = _controls(rtol, atol, first_step)
         times = _output_times(times)
         state0 = self._orbits(state0, "state0", batch=False)
         label = (lambda n: "state0") if state0.ndim == 1 else "state0[{}]".format
-        path = self._integrate(times, np.atleast_2d(state0), rtol, atol, first_step, label)
+        states = np.atleast_2d(state0)
+        path, _ = self._flow(times, states, controls, max(len(states), 1), label, False)
         return path[0] if state0.ndim == 1 else path
 
     def _orbits(self, states, name, batch):
         """Initial states checked by :func:`~ssa_privacy.orbits._checks.earth_orbits`."""
         return earth_orbits(states, name, self.mu, self.R_e, batch)
 
-    def _integrate(self, times, states, rtol, atol, first_step, label):
-        """Integrate checked states ``(k, 6)`` as one stacked system: ``(k, m, 6)``.
+    def _flow(self, times, states, controls, batch, label, variational):
+        """Checked states ``(N, 6)`` integrated by the chosen backend: paths (N, m, 6)
+        and, if ``variational``, the transition matrices (N, m, 6, 6), else None.
 
-        ``label(n)`` names object n of the stack in error messages. The integration stops
-        with an error naming the object and the time if an object reaches the surface.
-        """
-        if times[-1] == times[0]:
-            return np.repeat(states[:, None, :], len(times), axis=1)
-        surface = _SurfaceCrossing(self.R_e, times[0], states.ravel())
-        solution = solve_ivp(
-            self._derivative,
-            (times[0], times[-1]),
-            states.ravel(),
-            method="DOP853",
-            t_eval=times,
-            events=surface,
-            rtol=rtol,
-            atol=atol,
-            first_step=first_step,
-        )
-        if solution.status == 1:
-            t, y = solution.t_events[0][0], solution.y_events[0][0]
-            raise ValueError(
-                f"{label(_lowest(y))}: the orbit reaches the Earth's surface at t = {t:.1f} s; "
-                "the J2 model does not hold there"
-            )
-        if not solution.success:
-            raise ValueError(
-                f"orbit integration failed at t = {surface.t:.1f} s (lowest object "
-                f"{label(_lowest(surface.y))}): {solution.message}"
-            )
-        finite = np.isfinite(solution.y).all(axis=1)
-        if not finite.all():
-            n = int(np.flatnonzero(~finite)[0]) // 6
-            raise ValueError(f"{label(n)}: the orbit integration left the finite numbers")
-        return solution.y.reshape(len(states), 6, len(times)).transpose(0, 2, 1)
+        ``label(n)`` names object n in error messages; ``batch`` is the scipy backend's
+        stacked-system size."""
+        if times[-1] == times[0] or not len(states):
+            paths = np.repeat(states[:, None, :], len(times), axis=1)
+            Phi = np.broadcast_to(np.eye(6), (len(states), len(times), 6, 6)).copy()
+            return paths, Phi if variational else None
+        if _taylor.available():
+            tol = _taylor.tolerance(*controls[:2])
+            return _taylor.integrate(self, times, states, tol, variational, label)
+        return _dop853.integrate(self, times, states, controls, batch, label, variational)
 
     def propagate_many(
         self,
@@ -293,7 +267,7 @@ class J2Propagator:
         first_step=None,
         batch=BATCH,
     ):
-        """Integrate many objects at once: batches stacked into one system each.
+        """Integrate many objects at once, in batches.
 
         Parameters
         ----------
@@ -304,13 +278,14 @@ class J2Propagator:
             Initial ECI states of the N objects, km and km/s: bound Earth orbits (see the
             class).
         rtol, atol : float, optional
-            Tolerances of DOP853 for each object, default 1e-10, at most
-            :data:`LOOSEST_TOLERANCE`.
+            Tolerances for each object, default 1e-10, at most
+            :data:`LOOSEST_TOLERANCE` (as :meth:`propagate`).
         first_step : float, optional
-            Initial step size (s), at most ``times[-1] - times[0]``; by default
-            ``solve_ivp`` chooses it.
+            Initial step size (s) of the scipy backend, at most ``times[-1] - times[0]``;
+            by default ``solve_ivp`` chooses it.
         batch : int, optional
-            Objects per stacked system (default :data:`BATCH`).
+            Objects per stacked system of the scipy backend (default :data:`BATCH`);
+            heyoka's batches have a fixed width.
 
         Returns
         -------
@@ -329,44 +304,26 @@ class J2Propagator:
 
         Notes
         -----
-        ``solve_ivp`` controls the step with the root-mean-square of the scaled error
-        estimate over all components (Hairer, Norsett and Wanner §II.4). Over a batch of
-        B objects that norm is ``sqrt(mean_n e_n^2)`` of the objects' own norms
-        ``e_n``, so with the tolerances divided by ``sqrt(B)`` every accepted step has
-        ``e_n <= 1`` for each object: each object's local error is controlled at least
-        as tightly as when it is integrated alone (the step follows the hardest object
-        of the batch). The results therefore differ from :meth:`propagate` of one
-        object by at most about that call's own integration error (about 1e-8 relative
-        over a day in LEO at 1e-10, ``benchmarks/bench_propagation.py``), and are closer
-        to the exact solution. Batches of :data:`BATCH` objects keep the tightening and
-        the effect of one demanding orbit on the others bounded.
+        heyoka integrates batches of a fixed width, each object with its own step
+        sequence: an object's result does not depend on the other objects. ``solve_ivp``
+        controls the step with the root-mean-square of the scaled error estimate over all
+        components (Hairer, Norsett and Wanner §II.4). Over a batch of B objects that
+        norm is ``sqrt(mean_n e_n^2)`` of the objects' own norms ``e_n``, so with the
+        tolerances divided by ``sqrt(B)`` every accepted step has ``e_n <= 1`` for each
+        object: each object's local error is controlled at least as tightly as when it is
+        integrated alone (the step follows the hardest object of the batch), and the
+        result is at least as close to the exact solution.
         """
-        rtol, atol, first_step = _controls(rtol, atol, first_step)
+        controls = _controls(rtol, atol, first_step)
         times = _output_times(times)
         states0 = self._orbits(states0, "states0", batch=True)
         span = times[-1] - times[0]
         if first_step is not None and first_step > span:
             raise ValueError(f"first_step must be at most the time span {span} s, got {first_step}")
         batch = positive_int(batch, "batch")
-        return self._batches(times, states0, rtol, atol, first_step, batch, "states0[{}]".format)
+        return self._flow(times, states0, controls, batch, "states0[{}]".format, False)[0]
 
-    def _batches(self, times, states, rtol, atol, first_step, batch, label):
-        """:meth:`_integrate` over batches of ``batch`` objects, tolerances shrunk by sqrt(B)."""
-        out = np.empty((len(states), len(times), 6))
-        for start in range(0, len(states), batch):
-            rows = slice(start, min(start + batch, len(states)))
-            shrink = np.sqrt(rows.stop - rows.start)
-            out[rows] = self._integrate(
-                times,
-                states[rows],
-                rtol / shrink,
-                atol / shrink,
-                first_step,
-                lambda n, start=start: label(start + n),
-            )
-        return out
-
-    def transition_matrices(self, times, states0, steps=DIFFERENCE_STEPS, rtol=1e-12, atol=1e-12):
+    def transition_matrices(self, times, states0, steps=None, rtol=1e-12, atol=1e-12):
         """State-transition matrices ``Phi(t, t0) = d state(t) / d state(t0)`` of many objects.
 
         Parameters
@@ -375,13 +332,12 @@ class J2Propagator:
             Non-decreasing output times (s); the initial states are at ``times[0]``.
         states0 : array_like, shape (N, 6)
             Initial ECI states (km, km/s) about which the flow is linearised: bound Earth
-            orbits, checked as in :meth:`propagate_many` (an error names ``states0[n]``,
-            never one of the perturbed states).
-        steps : tuple of 2 floats, optional
-            Half-widths of the central differences in position (km) and velocity (km/s),
-            default :data:`DIFFERENCE_STEPS` (1 m, 1 mm/s).
+            orbits, checked as in :meth:`propagate_many`.
+        steps : None, optional
+            Deprecated and ignored (the half-widths of the finite differences that gave
+            the matrices before the variational equations did); removed in 0.3.
         rtol, atol : float, optional
-            Tolerances of each object's integration (default 1e-12).
+            Tolerances of each object's integration (default 1e-12), as :meth:`propagate`.
 
         Returns
         -------
@@ -392,34 +348,33 @@ class J2Propagator:
         Raises
         ------
         ValueError
-            As :meth:`propagate_many`, or if a step is not positive.
+            As :meth:`propagate_many`.
 
         Notes
         -----
-        Central differences of :meth:`propagate_many` over the 12 states
-        ``x0 +- h e_j``, all integrated in one batch: column j is ``(x(t; x0 + h e_j) -
-        x(t; x0 - h e_j)) / (2 h)``. The truncation error is of order ``h^2`` times the
-        flow's third derivatives (negligible at 1 m in LEO); the integration error, about
-        ``rtol |x| / h``, is about 1e-5 in the position columns at the defaults. The flow
-        is Hamiltonian, so Phi is symplectic (``Phi^T Omega Phi = Omega``), which the
+        The first-order variational equations ``dPhi/dt = [[0, I], [G, 0]] Phi``,
+        ``Phi(t0) = I``, ``G`` the gradient of the acceleration, integrated with the
+        trajectory (heyoka's ``var_ode_sys``, or the analytic G on the scipy backend). The
+        flow is Hamiltonian, so Phi is symplectic (``Phi^T Omega Phi = Omega``), which the
         tests check (Vallado Ch. 10, the state-transition matrix).
         """
-        return self.propagate_with_transition(times, states0, steps, rtol, atol)[1]
+        _no_steps(steps, "J2Propagator.transition_matrices")
+        return self.propagate_with_transition(times, states0, None, rtol, atol)[1]
 
-    def propagate_with_transition(
-        self, times, states0, steps=DIFFERENCE_STEPS, rtol=1e-12, atol=1e-12
-    ):
-        """The trajectories of many objects and their state-transition matrices, in one batch.
+    def propagate_with_transition(self, times, states0, steps=None, rtol=1e-12, atol=1e-12):
+        """The trajectories of many objects and their state-transition matrices, in one pass.
 
         Parameters
         ----------
         times, states0, steps, rtol, atol
-            As :meth:`transition_matrices`.
+            As :meth:`transition_matrices` (``steps`` deprecated and ignored).
 
         Returns
         -------
         paths : ndarray, shape (N, m, 6)
-            The states at ``times`` (km, km/s), as :meth:`propagate_many`.
+            The states at ``times`` (km, km/s), as :meth:`propagate_many` (the step
+            sequence also controls the variational equations, so they differ from it by
+            the integration error).
         Phi : ndarray, shape (N, m, 6, 6)
             ``Phi(times[k], times[0])`` of each object, as :meth:`transition_matrices`.
 
@@ -430,26 +385,14 @@ class J2Propagator:
 
         Notes
         -----
-        The 13 states ``x0, x0 +- h e_j`` of each object are integrated together, in one
-        stacked system (batches of whole objects), so the trajectory costs one more state
-        per object than the matrices alone (an extended Kalman filter's prediction).
+        Each object's state and its 36 variational components are one system of 42
+        equations (an extended Kalman filter's prediction).
         """
-        rtol, atol, _ = _controls(rtol, atol, None)
+        _no_steps(steps, "J2Propagator.propagate_with_transition")
+        controls = _controls(rtol, atol, None)
         times = _output_times(times)
         states0 = self._orbits(states0, "states0", batch=True)
-        position, velocity = (positive(step, "steps") for step in steps)
-        h = np.repeat([position, velocity], 3)
-        offsets = np.concatenate([np.zeros((1, 6)), np.diag(h), -np.diag(h)])
-        starts = (states0[:, None, :] + offsets[None]).reshape(-1, 6)
-        # an object's 13 trajectories share one stacked system (one step sequence), or the
-        # differences would mix two integrations' errors
-        batch = 13 * (BATCH // 13)
-        paths = self._batches(
-            times, starts, rtol, atol, None, batch, lambda n: f"states0[{n // 13}]"
-        )
-        paths = paths.reshape(len(states0), 13, len(times), 6)
-        columns = (paths[:, 1:7] - paths[:, 7:]) / (2.0 * h)[None, :, None, None]
-        return paths[:, 0], np.moveaxis(columns, 1, 3)
+        return self._flow(times, states0, controls, BATCH, "states0[{}]".format, True)
 
     def energy(self, states):
         """Specific mechanical energy including the J2 potential (km^2/s^2).

@@ -62,13 +62,6 @@ case(
     ValueError,
     "times",
 )
-case(
-    "J2Propagator.propagate_with_transition-steps",
-    J2Propagator().propagate_with_transition,
-    {"times": [0.0, 60.0], "states0": STATE[None], "steps": (1e-3, 0.0)},
-    ValueError,
-    "steps",
-)
 
 
 test_bad_input_raises_a_one_line_error_naming_the_argument = corpus.refusal_test()
