@@ -1,6 +1,7 @@
 """Shared test configuration: the hypothesis profiles, a screenless plotting backend, the
 ``catalogue`` fixture (the shared active-satellite catalogue, or a skip without it) and
-the ``data`` marker.
+the ``data`` marker, and the ``propagator_backend`` fixture (a test using it runs once on
+heyoka and once on the scipy fallback, heyoka hidden as on a platform without its wheel).
 
 A test that reads files of the shared data folder is marked
 ``@pytest.mark.data("file", ...)``: it is skipped, with the places tried, when a file is
@@ -30,6 +31,7 @@ A property test takes its number of examples from the profile when it does not p
 """
 
 import os
+import sys
 
 import matplotlib
 import pytest
@@ -72,6 +74,16 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture(params=["heyoka", "scipy"])
+def propagator_backend(request, monkeypatch):
+    """Run the test on each backend of the J2 propagator: heyoka, then scipy's DOP853 with
+    ``import heyoka`` failing (``sys.modules['heyoka'] = None``)."""
+    monkeypatch.delenv("SSA_PRIVACY_PROPAGATOR", raising=False)
+    if request.param == "scipy":
+        monkeypatch.setitem(sys.modules, "heyoka", None)
+    return request.param
 
 
 @pytest.fixture(scope="module")

@@ -30,6 +30,7 @@ def eccentric_state():
 INVARIANT_RTOL = 1e-8
 
 
+@pytest.mark.usefixtures("propagator_backend")
 def test_two_body_motion_conserves_energy_and_angular_momentum():
     model = J2Propagator(J2=0.0)
     states = model.propagate(np.linspace(0.0, DAY, 400), eccentric_state())
@@ -38,6 +39,7 @@ def test_two_body_motion_conserves_energy_and_angular_momentum():
     assert np.max(np.linalg.norm(h - h[0], axis=1)) < INVARIANT_RTOL * np.linalg.norm(h[0])
 
 
+@pytest.mark.usefixtures("propagator_backend")
 def test_j2_motion_conserves_energy_and_polar_angular_momentum_but_not_the_plane():
     model = J2Propagator()
     states = model.propagate(np.linspace(0.0, DAY, 400), eccentric_state())
@@ -48,6 +50,7 @@ def test_j2_motion_conserves_energy_and_polar_angular_momentum_but_not_the_plane
     assert np.linalg.norm(h[-1] - h[0]) > 1e-3 * np.linalg.norm(h[0])
 
 
+@pytest.mark.usefixtures("propagator_backend")
 def test_two_body_orbit_closes_after_one_keplerian_period():
     model = J2Propagator(J2=0.0)
     period = 2 * np.pi / model.mean_motion(ECCENTRIC["a"])
@@ -56,6 +59,7 @@ def test_two_body_orbit_closes_after_one_keplerian_period():
     np.testing.assert_allclose(end, start, atol=1e-6)
 
 
+@pytest.mark.usefixtures("propagator_backend")
 def test_several_states_are_propagated_as_one_system_with_the_same_result():
     model = J2Propagator()
     starts = np.stack([eccentric_state(), elements_to_state(7000.0, 0.01, 1.0, 0.0, 0.0, 0.0)])
@@ -75,6 +79,7 @@ def leo_states(count, seed):
     return elements_to_state(a, e, np.arccos(rng.uniform(-1.0, 1.0, count)), *angles)
 
 
+@pytest.mark.usefixtures("propagator_backend")
 @pytest.mark.parametrize(("tolerance", "first_step"), [(1e-10, None), (1e-8, 30.0)])
 def test_many_objects_are_as_accurate_as_each_object_alone(tolerance, first_step):
     """Against a 1e-13 reference, no object of the batch is worse than alone (x 1.5).
@@ -97,6 +102,7 @@ def test_many_objects_are_as_accurate_as_each_object_alone(tolerance, first_step
         assert error_many <= 1.5 * error_alone + 1e-12
 
 
+@pytest.mark.usefixtures("propagator_backend")
 def test_many_objects_on_a_zero_span_or_with_no_object():
     model = J2Propagator()
     starts = leo_states(3, seed=1)
@@ -104,6 +110,7 @@ def test_many_objects_on_a_zero_span_or_with_no_object():
     assert model.propagate_many([0.0, 60.0], np.zeros((0, 6))).shape == (0, 2, 6)
 
 
+@pytest.mark.usefixtures("propagator_backend")
 def test_an_orbit_that_reaches_the_surface_names_the_object_and_the_time():
     """With J2 fifty times the Earth's, a 100 km perigee is pulled into the surface
     within the first revolution: the error names the object and the time, in both
@@ -245,6 +252,7 @@ def _normalised(Phi, state):
     return scale @ Phi @ np.linalg.inv(scale)
 
 
+@pytest.mark.usefixtures("propagator_backend")
 def test_transition_matrices_are_symplectic_compose_and_start_at_the_identity():
     """The J2 flow is Hamiltonian: Phi^T Omega Phi = Omega (in normalised units, to the
     accuracy of the central differences, about 1e-6 here); Phi(t2, t0) = Phi(t2, t1)
