@@ -43,6 +43,24 @@ def test_backends_agree_and_keep_task_order():
     assert serial == pool == expected
 
 
+def heyoka_threads(index):
+    """The number of threads heyoka may use while a task runs."""
+    import heyoka
+
+    return heyoka.get_nthreads()
+
+
+def test_a_task_compiles_heyoka_integrators_on_one_thread_and_the_count_is_restored():
+    """heyoka's TBB threads are pinned to one inside a task, as BLAS's (every backend runs
+    a task through the same function); a serial run restores the calling process's count
+    afterwards."""
+    heyoka = pytest.importorskip("heyoka")
+    before = heyoka.get_nthreads()
+    tasks = [Task(("i", i), {"index": i}) for i in range(2)]
+    assert Runner(workers=1, progress=False).map(heyoka_threads, tasks) == [1, 1]
+    assert heyoka.get_nthreads() == before
+
+
 def test_the_seed_keys_of_a_task_are_given_once_and_reach_its_function():
     """Task.seed_keys is what the function receives as ``seed_keys`` and what the runner
     records; the same keys in the arguments are refused."""

@@ -8,6 +8,7 @@ error names the tasks that were running: :class:`~ssa_privacy.engine.runner.Work
 a task's own error is re-raised as :class:`~ssa_privacy.engine.runner.TaskError`.
 """
 
+import importlib.util
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -38,12 +39,14 @@ def _drain(started, running):
 
 
 def _start_server(preload):
-    """Start the process's fork server if it is not running, importing this package and
-    ``preload`` in it (a running server keeps the modules it was started with)."""
+    """Start the process's fork server if it is not running, importing this package,
+    heyoka (where installed: every task limits its threads) and ``preload`` in it (a
+    running server keeps the modules it was started with)."""
     from multiprocessing import forkserver
 
+    heyoka = ["heyoka"] if importlib.util.find_spec("heyoka") else []
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["ssa_privacy.engine._process_pool", *preload])
+    context.set_forkserver_preload(["ssa_privacy.engine._process_pool", *heyoka, *preload])
     forkserver.ensure_running()
 
 

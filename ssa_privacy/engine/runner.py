@@ -33,7 +33,8 @@ The backends:
 Results do not depend on the backend or on the number of workers: every task carries
 its own seed keys, BLAS runs one thread per task in every backend (``threadpoolctl``;
 OpenBLAS threads competing for two cores slowed an ``eigh`` fifty-fold here, and the
-thread count can change the rounding of a product), and :meth:`Runner.map` returns the
+thread count can change the rounding of a product), so does heyoka's compiler of orbit
+integrators (``heyoka.set_nthreads(1)``, restored after a task run serially), and :meth:`Runner.map` returns the
 results in task order (:meth:`Runner.imap` yields them as they finish, each with its
 task's index, for a caller that writes them away instead of holding them). With a
 checkpoint folder, each finished task is stored there (written to a temporary name, then
@@ -49,6 +50,7 @@ a process pool or Dask, the worker's traceback); a worker process that dies whil
 running a task raises :class:`WorkerLost`, naming the task.
 """
 
+import contextlib
 import importlib.util
 import math
 import numbers
@@ -267,9 +269,27 @@ class WorkerLost(TaskError):
 
 
 def _run(function, arguments, shared):
-    """Run one task with one BLAS thread."""
-    with threadpool_limits(limits=1):
+    """Run one task with one BLAS thread and one heyoka (TBB) thread."""
+    with threadpool_limits(limits=1), _one_heyoka_thread():
         return function(**shared, **arguments)
+
+
+@contextlib.contextmanager
+def _one_heyoka_thread():
+    """Limit heyoka's TBB threads (its parallel compilation of integrators) to one during a
+    task, as BLAS's, and restore the previous count after it (a serial run's tasks run in
+    the calling process). Nothing where heyoka cannot be imported."""
+    try:
+        import heyoka
+    except ImportError:
+        yield
+        return
+    previous = heyoka.get_nthreads()
+    heyoka.set_nthreads(1)
+    try:
+        yield
+    finally:
+        heyoka.set_nthreads(previous)
 
 
 def _module_names(preload):
