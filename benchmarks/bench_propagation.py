@@ -1,31 +1,29 @@
-"""Timing of many-object J2 propagation against one-object propagation, in one run.
+"""Timing of the J2 propagator's two backends (heyoka's Taylor integrator, scipy's DOP853),
+and how far their numbers are apart, in one run.
 
-Objects: N random LEO orbits (perigee and apogee altitudes uniform in 400-1,500 km,
-inclination uniform on the sphere, node, perigee and anomaly uniform; seed 0), over one
-day with an output every ``--step`` seconds, at rtol = atol = ``--tolerance`` (default
-1e-12: at the propagator's default 1e-10 the one-object call is itself only accurate to
-about 1e-8 relative over a day, so no other integration can agree with it to 1e-9; at
-1e-12 both are within 1e-10 of the reference and the 1e-9 agreement is a real test).
-
-1. Baseline: :meth:`~ssa_privacy.orbits.propagator.J2Propagator.propagate` of one object
-   per call (one ``solve_ivp`` with a numpy right-hand side each), for the first B of the
-   objects (about 0.4 s an object): time per object.
-2. :meth:`~ssa_privacy.orbits.propagator.J2Propagator.propagate_many` of all N objects
-   (batches stacked into one system, tolerance over sqrt(batch)): time per object and
-   the ratio of the baseline to it (target >= 10).
-3. Accuracy of both over the B objects against a one-object reference at 1e-13: the
-   largest relative error ``|s - s_ref| / |s_ref|`` of the 6-state over objects and
-   times, and the largest difference between the two (of the order of the baseline's
-   own integration error; target <= 1e-9).
+1. One LEO object (600 km, near circular) over 24 h on the 30 s grid at the default
+   tolerance (1e-10): :meth:`~ssa_privacy.orbits.propagator.J2Propagator.propagate` on
+   scipy, the baseline, and on heyoka (its integrator compiled beforehand; the one-off
+   compilation is printed apart): the ratio scipy / heyoka (the speed-up).
+2. Its transition matrices over the same day and grid
+   (:meth:`~ssa_privacy.orbits.propagator.J2Propagator.propagate_with_transition`, the
+   variational equations, default tolerance 1e-12): the ratio scipy / heyoka.
+3. ``propagate_many`` of N random LEO objects (perigee and apogee altitudes uniform in
+   400-1,500 km, seed 0) on both backends, per object, and the position errors of both
+   against an independent DOP853 reference at 1e-13 over the day, and their difference.
 
 Run: ``OPENBLAS_NUM_THREADS=1 python benchmarks/bench_propagation.py [--objects N]
-[--baseline-objects B] [--step S] [--tolerance T] [--repeats R]``.
+[--repeats R]``.
 """
 
 import argparse
+import contextlib
+import os
+import time
 
 import numpy as np
 from _timing import best_time
+from scipy.integrate import solve_ivp
 
 from ssa_privacy.constants import R_EARTH
 from ssa_privacy.orbits.elements import elements_to_state
@@ -43,48 +41,78 @@ def leo_states(count, seed=0):
     return elements_to_state(a, e, np.arccos(rng.uniform(-1.0, 1.0, count)), *angles)
 
 
-def timed(function, repeats):
-    """Best time of ``repeats`` calls (:func:`_timing.best_time`) and the last call's result."""
-    results = []
-    seconds = best_time(lambda: results.append(function()), repeats)
-    return seconds, results[-1]
+@contextlib.contextmanager
+def backend(name):
+    """Run the propagator on ``name`` (``heyoka`` or ``scipy``)."""
+    previous = os.environ.get("SSA_PRIVACY_PROPAGATOR")
+    os.environ["SSA_PRIVACY_PROPAGATOR"] = name
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ["SSA_PRIVACY_PROPAGATOR"]
+        else:
+            os.environ["SSA_PRIVACY_PROPAGATOR"] = previous
 
 
-def relative_difference(states, reference):
-    """Largest ``|s - s_ref| / |s_ref|`` of the 6-states over objects and times."""
-    return np.max(np.linalg.norm(states - reference, axis=-1) / np.linalg.norm(reference, axis=-1))
+def both(function, repeats):
+    """Best times of ``function`` on scipy and on heyoka (compiled first) and their results."""
+    out = {}
+    for name in ("scipy", "heyoka"):
+        with backend(name):
+            results = []
+            out[name] = best_time(lambda: results.append(function()), repeats), results[-1]
+    return out
+
+
+def position_error(paths, reference):
+    """Largest position difference (km) over objects and times."""
+    return float(np.max(np.linalg.norm(paths[..., :3] - reference[..., :3], axis=-1)))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--objects", type=int, default=1000)
-    parser.add_argument("--baseline-objects", type=int, default=50)
-    parser.add_argument("--step", type=float, default=60.0, help="output spacing (s)")
-    parser.add_argument("--tolerance", type=float, default=1e-12)
+    parser.add_argument("--objects", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    model, tol = J2Propagator(), args.tolerance
-    starts = leo_states(args.objects)
-    few = starts[: args.baseline_objects]
-    times = np.arange(0.0, DAY + args.step / 2, args.step)
-    print(f"{args.objects} LEO objects, 1 day, {len(times)} output times, rtol = atol = {tol:g}")
-
-    one_time, one = timed(lambda: np.stack([model.propagate(times, s, tol, tol) for s in few]), 1)
-    one_each = one_time / len(few)
-    print(f"one object per call ({len(few)} objects): {1e3 * one_each:.1f} ms per object")
-
-    many_time, many = timed(lambda: model.propagate_many(times, starts, tol, tol), args.repeats)
-    many_each = many_time / len(starts)
+    model = J2Propagator()
+    times = np.arange(0.0, DAY + 15.0, 30.0)
+    leo = elements_to_state(R_EARTH + 600.0, 0.001, 0.9, 0.3, 0.5, 0.2)
+    with backend("heyoka"):
+        start = time.perf_counter()
+        model.propagate(times[:2], leo)
+        model.propagate_with_transition(times[:2], leo[None])
+        print(f"heyoka: compiling both integrators {time.perf_counter() - start:.2f} s (once)")
+    timings = both(lambda: model.propagate(times, leo), args.repeats)
+    (scipy, _), (heyoka, _) = timings["scipy"], timings["heyoka"]
     print(
-        f"propagate_many ({len(starts)} objects): {1e3 * many_each:.2f} ms per object, "
-        f"ratio {one_each / many_each:.0f} (target >= 10)"
+        f"one LEO object, 24 h on the 30 s grid: scipy {1e3 * scipy:.1f} ms, heyoka "
+        f"{1e3 * heyoka:.2f} ms, ratio scipy / heyoka {scipy / heyoka:.0f}"
     )
-    reference = np.stack([model.propagate(times, s, 1e-13, 1e-13) for s in few])
+    timings = both(lambda: model.propagate_with_transition(times, leo[None]), args.repeats)
+    (scipy, _), (heyoka, _) = timings["scipy"], timings["heyoka"]
     print(
-        f"max relative error against the 1e-13 reference: one object per call "
-        f"{relative_difference(one, reference):.1e}, propagate_many "
-        f"{relative_difference(many[: len(few)], reference):.1e}; difference between them "
-        f"{relative_difference(many[: len(few)], one):.1e}"
+        f"its transition matrices: scipy {1e3 * scipy:.0f} ms, heyoka {1e3 * heyoka:.1f} ms, "
+        f"ratio scipy / heyoka {scipy / heyoka:.0f}"
+    )
+    starts = leo_states(args.objects)
+    timings = both(lambda: model.propagate_many(times, starts), 1)
+    (scipy, on_scipy), (heyoka, on_heyoka) = timings["scipy"], timings["heyoka"]
+    print(
+        f"propagate_many ({args.objects} LEO objects): scipy {1e3 * scipy / args.objects:.1f} "
+        f"ms, heyoka {1e3 * heyoka / args.objects:.2f} ms an object, ratio {scipy / heyoka:.0f}"
+    )
+    reference = np.stack(
+        [
+            solve_ivp(model._derivative, (0.0, DAY), s, "DOP853", times, rtol=1e-13, atol=1e-13).y.T
+            for s in starts
+        ]
+    )
+    print(
+        f"largest position error over the day against DOP853 at 1e-13: heyoka "
+        f"{1e5 * position_error(on_heyoka, reference):.3f} cm, scipy "
+        f"{1e5 * position_error(on_scipy, reference):.2f} cm; heyoka - scipy "
+        f"{1e5 * position_error(on_heyoka, on_scipy):.2f} cm"
     )
 
 
