@@ -1,7 +1,7 @@
 """Legacy names of the orbit propagator, kept until 0.3.
 
 The transition matrices of :class:`~ssa_privacy.orbits.propagator.J2Propagator` come from
-the variational equations since 0.2, no longer from central differences: their half-widths
+the variational equations, no longer from central differences: their half-widths
 and the ``steps`` argument are gone (the argument is still accepted, ignored, with a
 warning).
 """
