@@ -102,7 +102,7 @@ def _integrator(key):
         try:
             with open(path, "rb") as handle:
                 integrator = pickle.load(handle)
-        except (OSError, pickle.UnpicklingError, EOFError):
+        except Exception:  # a damaged or foreign file: compile again and replace it
             integrator = None
     if integrator is None:
         mu, J2, R_e, tol, _, variational = key

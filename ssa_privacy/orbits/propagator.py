@@ -134,7 +134,9 @@ class J2Propagator:
     Notes
     -----
     Vallado Ch. 8 (J2 acceleration of the zonal geopotential) and Ch. 9 (secular
-    rates); Curtis §4.7 and Ch. 10.
+    rates); Curtis §4.7 and Ch. 10. On the heyoka backend the compiled integrators are
+    cached per process and hold their state between calls: they are not thread-safe, so
+    a process must not propagate from two threads at once (processes are fine).
     """
 
     mu: float = MU_EARTH
