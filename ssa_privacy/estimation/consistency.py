@@ -205,11 +205,11 @@ def _normalized_square(vectors, covariances, name, covariance_name, jitter):
         L = np.linalg.cholesky(correlations)
     except np.linalg.LinAlgError:
         smallest = np.linalg.eigvalsh(correlations)[..., 0]
-        first = np.unravel_index(np.argmin(smallest), smallest.shape)
+        first = tuple(int(i) for i in np.unravel_index(np.argmin(smallest), smallest.shape))
+        where = f" (matrix {first} of the stack)" if first else ""
         raise ValueError(
-            f"{covariance_name} is not positive definite: matrix {first} has a correlation "
-            f"matrix (plus jitter {jitter:g}) with smallest eigenvalue "
-            f"{float(smallest[first]):.3g}"
+            f"{covariance_name} is not positive definite{where}: its correlation matrix "
+            f"(plus jitter {jitter:g}) has smallest eigenvalue {float(smallest[first]):.3g}"
         ) from None
     z = _forward_substitution(np.broadcast_to(L, (*shape, *L.shape[-2:])), v / s)
     return np.sum(z**2, axis=-1)
