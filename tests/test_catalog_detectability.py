@@ -17,6 +17,7 @@ from scipy import stats
 from ssa_privacy.attacks.manoeuvre import known_direction
 from ssa_privacy.engine.data import data_file
 from ssa_privacy.orbits.catalog import read_element_sets, sgp4_states
+from ssa_privacy.orbits.frames import rsw_frame
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
 from ssa_privacy.orbits.tle import ACTIVE_CATALOGUE_FILE
 from ssa_privacy.privacy.pml.passes import PassMechanism
@@ -34,7 +35,6 @@ from ssa_privacy.studies._ssa_catalog_detectability import (
     manoeuvre_velocities,
     nonlinear_shifts,
     object_detectability,
-    rsw_frame,
 )
 from ssa_privacy.studies.scenario import default_scenario
 from ssa_privacy.studies.ssa_catalog import Scenario, choose_objects
@@ -326,7 +326,7 @@ def test_bad_input_is_refused(case):
     with pytest.raises(ValueError, match="one entry per pass"):
         object_detectability(*args, filters, [[None]], case["accounts"][:1], (0,))
     assert object_detectability(*args[:3], [], [], [], [], (0,)) == []
-    with pytest.raises(ValueError, match="parallel"):
-        rsw_frame(np.r_[7000.0, 0, 0, 1.0, 0, 0])
+    with pytest.raises(ValueError, match="zero angular momentum"):
+        manoeuvre_velocities(np.r_[7000.0, 0, 0, 1.0, 0, 0])
     with pytest.raises(ValueError, match="direction"):
         brute_force_check(case["scenario"], case["nominal"], case["found"][0], None, "up")

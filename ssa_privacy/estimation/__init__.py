@@ -7,12 +7,24 @@ Every public name of the modules below is importable from ``ssa_privacy.estimati
 - :mod:`ssa_privacy.estimation.ukf`
 - :mod:`ssa_privacy.estimation.ekf`
 - :mod:`ssa_privacy.estimation.contact_noise`
+- :mod:`ssa_privacy.estimation.contact_update`
+- :mod:`ssa_privacy.estimation.consistency`
 - :mod:`ssa_privacy.estimation.orbit_determination`
 """
 
 from ssa_privacy import _compat
-from ssa_privacy.estimation import contact_noise, ekf, kalman, orbit_determination, ukf
+from ssa_privacy.estimation import (
+    consistency,
+    contact_noise,
+    contact_update,
+    ekf,
+    kalman,
+    orbit_determination,
+    ukf,
+)
+from ssa_privacy.estimation.consistency import *  # noqa: F403
 from ssa_privacy.estimation.contact_noise import *  # noqa: F403
+from ssa_privacy.estimation.contact_update import *  # noqa: F403
 from ssa_privacy.estimation.ekf import *  # noqa: F403
 from ssa_privacy.estimation.kalman import *  # noqa: F403
 from ssa_privacy.estimation.orbit_determination import *  # noqa: F403
@@ -23,6 +35,8 @@ __all__ = [
     *ukf.__all__,
     *ekf.__all__,
     *contact_noise.__all__,
+    *contact_update.__all__,
+    *consistency.__all__,
     *orbit_determination.__all__,
 ]
 

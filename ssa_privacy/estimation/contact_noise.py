@@ -53,12 +53,28 @@ class ContactNoise:
 
     def __getitem__(self, f):
         if np.ndim(f) == 0:
-            blocks = []
-            for R, K, mechanism in self.terms[f]:
-                block = np.kron(np.eye(K), R)
-                blocks.append(block if mechanism is None else block + mechanism.Theta)
-            return linalg.block_diag(*blocks)
+            return linalg.block_diag(*self.blocks(f))
         return ContactNoise([self.terms[int(k)] for k in np.asarray(f).ravel()])
+
+    def blocks(self, f):
+        """Filter f's diagonal blocks, one per pass, in order.
+
+        Parameters
+        ----------
+        f : int
+            The filter.
+
+        Returns
+        -------
+        list of ndarray
+            Per pass, ``kron(I_K, R) + Theta``, shape (m K, m K) (release units squared):
+            filter f's (M, M) matrix is their block diagonal. New arrays each call.
+        """
+        blocks = []
+        for R, K, mechanism in self.terms[f]:
+            block = np.kron(np.eye(K), R)
+            blocks.append(block if mechanism is None else block + mechanism.Theta)
+        return blocks
 
     def __array__(self, dtype=None, copy=None):
         dense = np.array([self[f] for f in range(len(self))])

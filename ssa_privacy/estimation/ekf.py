@@ -3,8 +3,7 @@
 A catalogue study tracks each object from its passes over a network (a *contact* is a
 group of passes that overlap in time, :func:`~ssa_privacy.sensors.streams.contacts`).
 :func:`track_contacts` runs several filters of one object at once (one per privacy
-level, the same contacts and times, different measurements and noises) with filterpy's
-:class:`~filterpy.kalman.ExtendedKalmanFilter`:
+level, the same contacts and times, different measurements and noises):
 
 - *prediction*: each estimate is propagated by the J2 model from the end of the previous
   contact through the next one, with its state-transition matrix, all filters in one
@@ -21,7 +20,9 @@ level, the same contacts and times, different measurements and noises) with filt
 - *update*: all measurements of the contact at once, linearised about the predicted
   track (``H_k Phi(t_k, t_end)`` maps a change of the state at the contact's end to
   measurement k), with the full noise covariance of the contact's releases (a pass-level
-  design correlates the noise across the pass);
+  design correlates the noise across the pass), in information form, whitened by the
+  noise's blocks per pass without any matrix of the contact's size
+  (:func:`~ssa_privacy.estimation.contact_update.information_update`);
 - *orbit determination*: at the first contact, and at any contact whose predicted
   position is uncertain beyond :data:`RELINEARISE_KM`, the update is replaced by the
   maximum a posteriori state of batch least squares on the contact's releases
@@ -51,7 +52,6 @@ estimate at a time uses only the contacts that ended by then.
 """
 
 import numpy as np
-from filterpy.kalman import ExtendedKalmanFilter
 
 from ssa_privacy._internal.validation import (
     as_matrix,
@@ -62,6 +62,7 @@ from ssa_privacy._internal.validation import (
 )
 from ssa_privacy.constants import MU_EARTH, R_EARTH
 from ssa_privacy.estimation.contact_noise import ContactNoise
+from ssa_privacy.estimation.contact_update import information_update
 from ssa_privacy.estimation.orbit_determination import (
     contact_orbit_determination,
     linearised_contact,
@@ -158,7 +159,8 @@ class ContactMeasurements:
         :class:`~ssa_privacy.estimation.contact_noise.ContactNoise` keeps them as the
         passes' blocks (not materialized).
     scale : ndarray, shape (M,)
-        A typical standard deviation of each row (the sensor's), to condition the update.
+        A typical standard deviation of each row (the sensor's), to condition the batch
+        least squares of orbit determination.
     reference : ndarray, shape (M,)
         The public prediction of each row (from the nominal orbit). A released azimuth
         is a real number (the noise may exceed a turn); it is given on the branch
@@ -249,28 +251,21 @@ def _concatenated(noises):
     return np.concatenate([np.asarray(n, dtype=float) for n in noises])
 
 
-def _update(ekf, x_pred, P_pred, contact, f, h, maps):
-    """One EKF update from the prediction, linearised about it; None if it is rejected.
+def _update(x_pred, P_pred, contact, f, h, maps):
+    """One update from the prediction, linearised about it
+    (:func:`~ssa_privacy.estimation.contact_update.information_update`, whitened by the
+    noise's blocks per pass); the updated state and covariance, or None if the update is
+    rejected, and the update's NIS and rows.
 
-    The prediction's azimuths are put on the release's branch (that of the reference);
-    the rows are divided by the contact's ``scale`` (the sensor noise standard
-    deviations), so that S is not ill-conditioned by the mix of radians and kilometres.
+    The prediction's azimuths are put on the release's branch (that of the reference).
     The update is rejected when the updated orbit is not plausible (:func:`plausible`).
     """
-    scale, noise = contact.scale, contact.noise[f]
+    noise = contact.noise
+    blocks = noise.blocks(f) if isinstance(noise, ContactNoise) else [noise[f]]
     on_branch = contact.reference + measurement_residual(h, contact.reference, contact.wrapped)
-    y = (contact.z[f] - on_branch) / scale
-    H = maps / scale[:, None]
-    ekf.x, ekf.P = x_pred.copy(), P_pred.copy()
-    ekf.update(
-        y,
-        HJacobian=lambda x: H,
-        Hx=lambda x: H @ (x - x_pred),
-        R=noise / np.outer(scale, scale),
-    )
-    if not plausible(ekf.x):
-        return None
-    return ekf.x, 0.5 * (ekf.P + ekf.P.T)
+    update = information_update(x_pred, P_pred, maps, contact.z[f] - on_branch, blocks)
+    nis = (update.nis, update.dof)
+    return ((update.x, update.P) if plausible(update.x) else None), nis
 
 
 def plausible(state):
@@ -404,7 +399,6 @@ def track_contacts(
                 f"({contacts[n - 1].end})"
             )
     x, P = np.tile(x0, (F, 1)), np.tile(P0, (F, 1, 1))
-    ekfs = [ExtendedKalmanFilter(6, 4) for _ in range(F)]
     estimates, previous = np.empty((F, len(evaluate), 6)), 0
     record = _Diagnostics(F, len(evaluate), evaluate) if diagnostics else None
     rejected = np.zeros(F, dtype=int)
@@ -439,8 +433,7 @@ def track_contacts(
                 h, maps = linearised_contact(
                     stations, earth, contact, times, paths[f], Phi[f], position
                 )
-                updated = _update(ekfs[f], predicted[0][f], predicted[1][f], contact, f, h, maps)
-                nis = (float(ekfs[f].mahalanobis) ** 2, len(ekfs[f].y))
+                updated, nis = _update(predicted[0][f], predicted[1][f], contact, f, h, maps)
             if record:
                 record.add_innovation(f, *nis)
             rejected[f] += updated is None
@@ -476,8 +469,7 @@ class _Diagnostics:
             self.P[:, e] = 0.5 * (predicted + np.swapaxes(predicted, 1, 2))
 
     def add_innovation(self, f, nis, rows):
-        """Add an update's ``nu^T S^-1 nu`` (for filterpy's updates its Mahalanobis
-        distance, squared: the rows' common scaling cancels) and its row count."""
+        """Add an update's ``nu^T S^-1 nu`` and its row count."""
         self.nis[f] += nis
         self.dof[f] += rows
 

@@ -3,7 +3,8 @@
 The adversary knows the public nominal orbit and the release noise (sensor plus privacy
 noise, independent across passes) and tests H0 (no manoeuvre) against H1 (a Delta-v of
 :data:`MAGNITUDES` at the window start, radial, along-track or cross-track in the
-nominal's RSW frame (:func:`rsw_frame`), or uniform on the sphere, ``"unknown"``).
+nominal's RSW frame (:func:`~ssa_privacy.orbits.frames.rsw_frame`), or uniform on the
+sphere, ``"unknown"``).
 :func:`object_detectability` gives per filter, scope (first pass, or day) and manoeuvre:
 ``auc``/``tpr``, the exact power of the Neyman-Pearson test of the NONLINEAR shift (the
 manoeuvred orbit propagated and measured, minus the nominal measurements;
@@ -33,6 +34,7 @@ from ssa_privacy.attacks.manoeuvre import (
     unknown_direction,
 )
 from ssa_privacy.estimation.ukf import measurement_residual
+from ssa_privacy.orbits.frames import rsw_frame
 from ssa_privacy.privacy.pml.stream import ReleaseStream
 from ssa_privacy.studies._ssa_catalog_rows import NO_PRIVACY
 
@@ -50,12 +52,11 @@ __all__ = [
     "manoeuvre_velocities",
     "nonlinear_shifts",
     "object_detectability",
-    "rsw_frame",
 ]
 
 #: Delta-v magnitudes of the manoeuvres, m/s.
 MAGNITUDES = (0.1, 0.3, 1.0, 3.0)
-#: The known directions, the rows of :func:`rsw_frame`.
+#: The known directions, the rows of :func:`~ssa_privacy.orbits.frames.rsw_frame`.
 DIRECTIONS = ("radial", "along-track", "cross-track")
 #: Name of the direction uniform on the sphere.
 UNKNOWN = "unknown"
@@ -84,37 +85,6 @@ WHAT = {
 }
 
 
-def rsw_frame(state):
-    """The radial, along-track and cross-track unit vectors of an orbit state.
-
-    Parameters
-    ----------
-    state : array_like, shape (6,)
-        ECI position and velocity (km, km/s).
-
-    Returns
-    -------
-    ndarray, shape (3, 3)
-        Rows: radial ``r / |r|``, along-track (the velocity's part perpendicular to the
-        radial, normalised), cross-track ``r x v / |r x v|`` (Vallado, *Fundamentals of
-        Astrodynamics and Applications*, §3.3).
-
-    Raises
-    ------
-    ValueError
-        If ``state`` is not 6 finite numbers or its position and velocity are parallel.
-    """
-    state = np.asarray(state, dtype=float)
-    if state.shape != (6,) or not np.all(np.isfinite(state)):
-        raise ValueError(f"state must be 6 finite numbers (km, km/s), got shape {state.shape}")
-    r, v = state[:3], state[3:]
-    normal = np.cross(r, v)
-    if np.linalg.norm(normal) <= 1e-12 * np.linalg.norm(r) * np.linalg.norm(v):
-        raise ValueError("state has parallel position and velocity: no orbit plane")
-    radial, cross = r / np.linalg.norm(r), normal / np.linalg.norm(normal)
-    return np.array([radial, np.cross(cross, radial), cross])
-
-
 def manoeuvre_velocities(state0):
     """The Delta-v vectors of every manoeuvre, known directions first (km/s).
 
@@ -133,7 +103,7 @@ def manoeuvre_velocities(state0):
     Raises
     ------
     ValueError
-        As :func:`rsw_frame`.
+        As :func:`~ssa_privacy.orbits.frames.rsw_frame`.
     """
     frame = rsw_frame(state0)
     speeds = 1e-3 * np.asarray(MAGNITUDES)

@@ -4,7 +4,8 @@
 columns, the scaled designer's beside them, :data:`RESULTS_COLUMNS`),
 :func:`per_measurement_rows` ``per_measurement.csv`` and :func:`consistency_rows`
 ``consistency.csv``; the tracking columns come from :func:`tracking_errors` (RMSE) and
-:func:`normalized_errors` (NEES), taken at the times :func:`evaluation_indices` gives.
+:func:`~ssa_privacy.estimation.consistency.nees` (NEES, with the jitter
+:data:`CORRELATION_FLOOR`), taken at the times :func:`evaluation_indices` gives.
 
 Evaluation rule: an object's filters are judged at the run's evaluation times (every
 ``EVALUATION_STEP`` seconds over the second half of the window) that are at or after
@@ -15,8 +16,8 @@ after the last evaluation time, has no RMSE and no NEES.
 """
 
 import numpy as np
-from scipy import stats
 
+from ssa_privacy.estimation.consistency import chi_square_band
 from ssa_privacy.orbits.catalog import regime, utc_text
 from ssa_privacy.privacy.pml.passes import per_measurement_epsilons
 from ssa_privacy.sensors.streams import contacts
@@ -33,7 +34,6 @@ __all__ = [
     "contact_columns",
     "evaluation_indices",
     "level_rows",
-    "normalized_errors",
     "number",
     "pass_filters",
     "per_measurement_rows",
@@ -90,7 +90,11 @@ _UNSUFFIXED = (
 RESULTS_COLUMNS = _UNSUFFIXED + tuple(
     (f"{name}_scaled", kind) for name, kind in _UNSUFFIXED if name in DESIGNER_COLUMNS
 )
-#: Least eigenvalue of a covariance's correlation matrix the NEES divides by: 64 n u.
+#: Jitter added to a covariance's correlation matrix before the NEES's Cholesky
+#: factorisation (:func:`~ssa_privacy.estimation.consistency.nees`): 64 n u, the
+#: round-off of a 6 x 6 matrix of unit scale. Over a day the J2 flow stretches a
+#: covariance until one combination of along-track position and semi-major axis is
+#: known that well.
 CORRELATION_FLOOR = 64 * 6 * np.finfo(float).eps
 
 
@@ -103,37 +107,6 @@ def tracking_errors(errors, filters):
     position = np.sqrt(np.mean(np.sum(errors[..., :3] ** 2, axis=-1), axis=-1))
     velocity = 1e3 * np.sqrt(np.mean(np.sum(errors[..., 3:] ** 2, axis=-1), axis=-1))
     return position, velocity
-
-
-def normalized_errors(errors, covariances):
-    """The NEES ``e^T P^-1 e`` of each filter's estimate at each evaluation time.
-
-    Parameters
-    ----------
-    errors : ndarray, shape (F, E, 6)
-        Estimate minus truth (km, km/s).
-    covariances : ndarray, shape (F, E, 6, 6)
-        The filters' covariances at those times, positive definite.
-
-    Returns
-    -------
-    ndarray, shape (F, E)
-        Chi-square with 6 degrees of freedom at each time for a consistent filter
-        (Bar-Shalom, Li and Kirubarajan, 2001, §5.4.2).
-
-    Notes
-    -----
-    Computed on the correlation matrix (the covariance divided by its standard
-    deviations), whose eigenvalues below :data:`CORRELATION_FLOOR` (round-off of a
-    6 x 6 matrix of unit scale; over a day the J2 flow stretches a covariance until
-    one combination of along-track position and semi-major axis is known that well)
-    are raised to it.
-    """
-    scale = np.sqrt(np.einsum("...ii->...i", covariances))
-    correlations = covariances / (scale[..., :, None] * scale[..., None, :])
-    values, vectors = np.linalg.eigh(0.5 * (correlations + np.swapaxes(correlations, -1, -2)))
-    whitened = np.einsum("...ji,...j->...i", vectors, errors / scale)
-    return np.sum(whitened**2 / np.maximum(values, CORRELATION_FLOOR), axis=-1)
 
 
 def evaluation_indices(scenario, found):
@@ -283,11 +256,11 @@ def consistency_rows(norad, filters, diagnostics, status):
         ``nees_mean`` (over the evaluation times measured, None without one) in that of
         one epoch (:func:`~ssa_privacy.studies._ssa_catalog_summaries.nees_band`).
     """
-    low_e, high_e = stats.chi2.ppf([0.025, 0.975], 6)
+    low_e, high_e = chi_square_band(6)
     rows = []
     for f, (label, _, designer) in enumerate(filters):
         dof = int(diagnostics["nis_dof"][f])
-        low, high = stats.chi2.ppf([0.025, 0.975], dof) / dof if dof else (None, None)
+        low, high = chi_square_band(1, dof) if dof else (None, None)  # NIS per row
         nis = float(diagnostics["nis"][f]) / dof if dof else None
         nees = _measured_mean(diagnostics["nees"][f]) if "nees" in diagnostics else None
         rows.append(

@@ -6,8 +6,8 @@ fractions and maxima: they leak nothing and have no RMSE or NEES.
 """
 
 import numpy as np
-from scipy import stats
 
+from ssa_privacy.estimation.consistency import chi_square_band, median_chi_square_band
 from ssa_privacy.studies._ssa_catalog_rows import NO_CONTACT, NO_PRIVACY, SUFFIXES, TRACKED
 
 __all__ = [
@@ -17,8 +17,6 @@ __all__ = [
     "day_summaries",
     "level_summaries",
     "measurement_summaries",
-    "median_nees_band",
-    "nees_band",
     "percentile",
     "regime_summaries",
 ]
@@ -158,59 +156,6 @@ def measurement_summaries(rows):
     return out
 
 
-def nees_band(objects, dof=6, confidence=0.95):
-    """Two-sided chi-square band of the NEES averaged over ``objects`` independent objects.
-
-    Parameters
-    ----------
-    objects : int
-        N, the objects averaged (1 for one object's time average).
-    dof : int
-        The state dimension (6).
-    confidence : float
-        Probability inside the band.
-
-    Returns
-    -------
-    tuple of float
-        ``F^{-1}_{chi^2_{dof N}}((1 -+ confidence) / 2) / N``. For one object the band is
-        that of one epoch's NEES: a time average of NEES values that are each chi-square
-        with ``dof`` degrees of freedom is smaller in convex order than one of them
-        (Jensen), so the band holds it at least as tightly as the spread allows
-        (Bar-Shalom, Li and Kirubarajan, 2001, §5.4.2).
-    """
-    tail = (1.0 - confidence) / 2.0
-    low, high = stats.chi2.ppf([tail, 1.0 - tail], dof * objects) / objects
-    return float(low), float(high)
-
-
-def median_nees_band(objects, dof=6, confidence=0.95):
-    """Two-sided band of the median NEES of ``objects`` independent consistent filters.
-
-    Parameters
-    ----------
-    objects : int
-        N, the objects.
-    dof : int
-        The state dimension (6).
-    confidence : float
-        Probability inside the band.
-
-    Returns
-    -------
-    tuple of float
-        The chi-square quantiles at the ``(1 -+ confidence) / 2`` quantiles of
-        ``Beta(k, N + 1 - k)``, ``k = (N + 1) / 2``: the sample median is the k-th order
-        statistic, and ``F(X_(k))`` of N independent draws is so distributed (David and
-        Nagaraja, *Order Statistics*, 2003, §2.2). Unlike the mean's band it is not moved
-        by the few filters that lose their object.
-    """
-    k = (objects + 1) / 2.0
-    tail = (1.0 - confidence) / 2.0
-    low, high = stats.beta.ppf([tail, 1.0 - tail], k, objects + 1 - k)
-    return float(stats.chi2.ppf(low, dof)), float(stats.chi2.ppf(high, dof))
-
-
 def consistency_summary(rows):
     """Per level and designer: how many objects' time-averaged NEES lie in the band.
 
@@ -226,8 +171,17 @@ def consistency_summary(rows):
         ``{level: {designer: {...}}}`` with ``objects`` (those with a NEES),
         ``objects_without_contact``, ``band`` (one object's), ``fraction_inside``,
         ``below`` and ``above`` (counts), ``mean`` and ``median`` over the objects with a
-        NEES, with their bands (:func:`nees_band`, :func:`median_nees_band`); the
-        statistics are None when no object has a NEES.
+        NEES, with their bands
+        (:func:`~ssa_privacy.estimation.consistency.chi_square_band`,
+        :func:`~ssa_privacy.estimation.consistency.median_chi_square_band`, 95%, 6
+        degrees of freedom); the statistics are None when no object has a NEES.
+
+    Notes
+    -----
+    One object's band is that of one epoch's NEES: a time average of NEES values that
+    are each chi-square with 6 degrees of freedom is smaller in convex order than one of
+    them (Jensen), so the band holds it at least as tightly as the spread allows
+    (Bar-Shalom, Li and Kirubarajan, 2001, §5.4.2).
     """
     groups = {}
     for row in rows:
@@ -235,7 +189,7 @@ def consistency_summary(rows):
         group[1] += row["status"] == NO_CONTACT
         if row["nees_mean"] is not None:
             group[0].append(row["nees_mean"])
-    low, high = nees_band(1)
+    low, high = chi_square_band(6)
     return {
         level: {
             designer: {
@@ -260,9 +214,9 @@ def _nees_statistics(values, low, high):
         "below": int(np.sum(values < low)),
         "above": int(np.sum(values > high)),
         "mean": float(values.mean()),
-        "mean_band": list(nees_band(len(values))),
+        "mean_band": list(chi_square_band(6, len(values))),
         "median": float(np.median(values)),
-        "median_band": list(median_nees_band(len(values))),
+        "median_band": list(median_chi_square_band(6, len(values))),
     }
 
 

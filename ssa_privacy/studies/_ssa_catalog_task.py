@@ -42,6 +42,7 @@ covariances. The day budgets' designs are not written as messages; their trackin
 import numpy as np
 
 from ssa_privacy._internal.random import random_generator
+from ssa_privacy.estimation import consistency
 from ssa_privacy.orbits.catalog import regime, sgp4_states
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
 from ssa_privacy.orbits.tle import ElementSet
@@ -63,12 +64,12 @@ from ssa_privacy.studies._ssa_catalog_releases import (
     track_object,
 )
 from ssa_privacy.studies._ssa_catalog_rows import (
+    CORRELATION_FLOOR,
     NO_PRIVACY,
     consistency_rows,
     contact_columns,
     evaluation_indices,
     level_rows,
-    normalized_errors,
     pass_filters,
     per_measurement_rows,
     tracking_errors,
@@ -213,7 +214,8 @@ def _tracking(scenario, nominal, truth, Sigma_XX, contact, count, evaluated):
         series = np.full((count, len(scenario.evaluate)), np.nan)
         if len(evaluated):
             errors = np.ascontiguousarray(estimates[:, kept]) - truth[evaluated]
-            measured = normalized_errors(errors, diagnostics["covariances"][:, kept])
+            covariances = diagnostics["covariances"][:, kept]
+            measured = consistency.nees(errors, covariances, jitter=CORRELATION_FLOOR)
             series[:, np.searchsorted(scenario.evaluate, evaluated)] = measured
             nees = measured.mean(axis=1)
         diagnostics["nees"] = series

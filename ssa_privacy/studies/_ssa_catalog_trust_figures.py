@@ -11,8 +11,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ssa_privacy.engine.figures import COLUMN_WIDTH, label_points, legend_below, log_axis
+from ssa_privacy.estimation.consistency import median_chi_square_band
 from ssa_privacy.studies._ssa_catalog_figures import COLOURS, left_out, level_colour
-from ssa_privacy.studies._ssa_catalog_summaries import median_nees_band
 
 __all__ = [
     "MARKERS",
@@ -52,7 +52,8 @@ def consistency(series, hours):
     Figure
         One line per level and designer (no privacy, the log-det pass design, else the
         scaled one, and the day designs); the shaded band is the two-sided 95% band of
-        the median of N consistent filters' NEES, 6 dof (:func:`median_nees_band`): the
+        the median of N consistent filters' NEES, 6 dof
+        (:func:`~ssa_privacy.estimation.consistency.median_chi_square_band`): the
         median, not the mean, so that the few filters that lose their object do not hide
         the rest. Objects without contact (no finite NEES) are left out and counted; the
         median at a time is over the objects with a NEES then.
@@ -72,7 +73,7 @@ def consistency(series, hours):
         median = _median_over_measured(values[seen])
         ax.plot(hours, median, color=level_colour(n, private), label=label)
         n += private
-    low, high = median_nees_band(max(count, 1))
+    low, high = median_chi_square_band(6, max(count, 1))
     ax.axhspan(low, high, color="0.85", label=f"95% band (median of {count})")
     ax.set_xlabel("time from the window start (h)")
     ax.set_ylabel("median NEES (dimensionless)")

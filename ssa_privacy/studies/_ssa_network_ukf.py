@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ssa_privacy._internal.random import random_generator
+from ssa_privacy.estimation.consistency import nees
 from ssa_privacy.estimation.ukf import OrbitTracker
 from ssa_privacy.sensors.stations import GroundStation
 
@@ -195,8 +196,7 @@ def _rmse_per_run(errors, evaluate, block):
 def _nees(errors, covariances, evaluate):
     """Mean position NEES ``e^T P^{-1} e`` over runs and evaluation epochs (3 if consistent)."""
     e = np.asarray(errors)[:, evaluate, :3]
-    P = np.asarray(covariances)[:, evaluate, :3, :3]
-    return float(np.mean(np.sum(e * np.linalg.solve(P, e[..., None])[..., 0], axis=-1)))
+    return float(np.mean(nees(e, np.asarray(covariances)[:, evaluate, :3, :3])))
 
 
 def _standard_error(values):
