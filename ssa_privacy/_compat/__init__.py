@@ -374,4 +374,10 @@ def moved_attribute(module, name):
 
 
 # The legacy names register themselves on import; they import nothing heavy.
-from ssa_privacy._compat import dp_gp, pml, posterior_sampling, synthetic_noise  # noqa: E402, F401
+from ssa_privacy._compat import (  # noqa: E402, F401
+    dp_gp,
+    estimation,
+    pml,
+    posterior_sampling,
+    synthetic_noise,
+)

@@ -8,14 +8,26 @@ Every public name of the modules below is importable from ``ssa_privacy.estimati
 - :mod:`ssa_privacy.estimation.ekf`
 - :mod:`ssa_privacy.estimation.contact_noise`
 - :mod:`ssa_privacy.estimation.orbit_determination`
+- :mod:`ssa_privacy.estimation.contacts`
+- :mod:`ssa_privacy.estimation.tracking`
 """
 
 from ssa_privacy import _compat
-from ssa_privacy.estimation import contact_noise, ekf, kalman, orbit_determination, ukf
+from ssa_privacy.estimation import (
+    contact_noise,
+    contacts,
+    ekf,
+    kalman,
+    orbit_determination,
+    tracking,
+    ukf,
+)
 from ssa_privacy.estimation.contact_noise import *  # noqa: F403
+from ssa_privacy.estimation.contacts import *  # noqa: F403
 from ssa_privacy.estimation.ekf import *  # noqa: F403
 from ssa_privacy.estimation.kalman import *  # noqa: F403
 from ssa_privacy.estimation.orbit_determination import *  # noqa: F403
+from ssa_privacy.estimation.tracking import *  # noqa: F403
 from ssa_privacy.estimation.ukf import *  # noqa: F403
 
 __all__ = [
@@ -24,6 +36,8 @@ __all__ = [
     *ekf.__all__,
     *contact_noise.__all__,
     *orbit_determination.__all__,
+    *contacts.__all__,
+    *tracking.__all__,
 ]
 
 

@@ -3,8 +3,10 @@
 :func:`level_rows` gives ``results.csv`` (one row per level: the log-det designer's
 columns, the scaled designer's beside them, :data:`RESULTS_COLUMNS`),
 :func:`per_measurement_rows` ``per_measurement.csv`` and :func:`consistency_rows`
-``consistency.csv``; the tracking columns come from :func:`tracking_errors` (RMSE) and
-:func:`normalized_errors` (NEES), taken at the times :func:`evaluation_indices` gives.
+``consistency.csv``; the tracking columns are the RMSE and NEES of the filters
+(:func:`~ssa_privacy.estimation.tracking.rmse`,
+:func:`~ssa_privacy.estimation.tracking.normalized_errors`), taken at the times
+:func:`evaluation_indices` gives.
 
 Evaluation rule: an object's filters are judged at the run's evaluation times (every
 ``EVALUATION_STEP`` seconds over the second half of the window) that are at or after
@@ -22,7 +24,6 @@ from ssa_privacy.privacy.pml.passes import per_measurement_epsilons
 from ssa_privacy.sensors.streams import contacts
 
 __all__ = [
-    "CORRELATION_FLOOR",
     "DESIGNER_COLUMNS",
     "NO_CONTACT",
     "NO_PRIVACY",
@@ -33,11 +34,9 @@ __all__ = [
     "contact_columns",
     "evaluation_indices",
     "level_rows",
-    "normalized_errors",
     "number",
     "pass_filters",
     "per_measurement_rows",
-    "tracking_errors",
 ]
 
 NO_PRIVACY = "none"
@@ -90,50 +89,6 @@ _UNSUFFIXED = (
 RESULTS_COLUMNS = _UNSUFFIXED + tuple(
     (f"{name}_scaled", kind) for name, kind in _UNSUFFIXED if name in DESIGNER_COLUMNS
 )
-#: Least eigenvalue of a covariance's correlation matrix the NEES divides by: 64 n u.
-CORRELATION_FLOOR = 64 * 6 * np.finfo(float).eps
-
-
-def tracking_errors(errors, filters):
-    """Position (km) and velocity (m/s) RMSE over the evaluation times, shape (F, E, 6).
-
-    Without a truth (recorded measurements, ``errors`` None), None for each of the filters."""
-    if errors is None:
-        return [None] * filters, [None] * filters
-    position = np.sqrt(np.mean(np.sum(errors[..., :3] ** 2, axis=-1), axis=-1))
-    velocity = 1e3 * np.sqrt(np.mean(np.sum(errors[..., 3:] ** 2, axis=-1), axis=-1))
-    return position, velocity
-
-
-def normalized_errors(errors, covariances):
-    """The NEES ``e^T P^-1 e`` of each filter's estimate at each evaluation time.
-
-    Parameters
-    ----------
-    errors : ndarray, shape (F, E, 6)
-        Estimate minus truth (km, km/s).
-    covariances : ndarray, shape (F, E, 6, 6)
-        The filters' covariances at those times, positive definite.
-
-    Returns
-    -------
-    ndarray, shape (F, E)
-        Chi-square with 6 degrees of freedom at each time for a consistent filter
-        (Bar-Shalom, Li and Kirubarajan, 2001, §5.4.2).
-
-    Notes
-    -----
-    Computed on the correlation matrix (the covariance divided by its standard
-    deviations), whose eigenvalues below :data:`CORRELATION_FLOOR` (round-off of a
-    6 x 6 matrix of unit scale; over a day the J2 flow stretches a covariance until
-    one combination of along-track position and semi-major axis is known that well)
-    are raised to it.
-    """
-    scale = np.sqrt(np.einsum("...ii->...i", covariances))
-    correlations = covariances / (scale[..., :, None] * scale[..., None, :])
-    values, vectors = np.linalg.eigh(0.5 * (correlations + np.swapaxes(correlations, -1, -2)))
-    whitened = np.einsum("...ji,...j->...i", vectors, errors / scale)
-    return np.sum(whitened**2 / np.maximum(values, CORRELATION_FLOOR), axis=-1)
 
 
 def evaluation_indices(scenario, found):
@@ -269,7 +224,8 @@ def consistency_rows(norad, filters, diagnostics, status):
     filters : list of tuple
         ``(label, epsilon, designer)`` per filter.
     diagnostics : dict
-        :func:`~ssa_privacy.estimation.ekf.track_contacts`'s, with ``nees`` (F, E) when
+        ``covariances``, ``nis`` and ``nis_dof`` per filter (F,) (the NIS summed over the
+        contacts, :class:`~ssa_privacy.estimation.tracking.TrackResult`), with ``nees`` (F, E) when
         there is a truth: NaN at the evaluation times not measured
         (:func:`evaluation_indices`).
     status : str
