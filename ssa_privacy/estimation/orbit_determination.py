@@ -280,13 +280,14 @@ def contact_orbit_determination(model, x_prior, P_prior, contact, tolerance, spl
     if P_prior.shape != (len(x_prior), 6, 6):
         raise ValueError(f"P_prior must have shape ({len(x_prior)}, 6, 6), got {P_prior.shape}")
     tolerance = positive(tolerance, "tolerance")
+    split = flag(split, "split")
     if isinstance(model, tuple):
         model, start = _compat.estimation.tracking_model(model)
     start = non_negative_int(start, "start")
     if start >= len(model.times):
         raise ValueError(f"start must index the time grid of {len(model.times)} epochs")
     model = (model.propagator, model.stations, model.earth, model.times, start)
-    if flag(split, "split"):
+    if split:
         return _split_solution(model, x_prior, P_prior, contact, tolerance)
     return _solve(model, x_prior, P_prior, contact, tolerance)[0]
 
