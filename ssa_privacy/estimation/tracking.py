@@ -220,7 +220,10 @@ class TrackResult:
 
     @property
     def total_nis(self):
-        """The NIS summed over the contacts, shape (F,) (in time order)."""
+        """The NIS summed over the contacts, shape (F,) (in time order; a ValueError for a
+        run without diagnostics)."""
+        if self.nis is None:
+            raise ValueError("the run kept no NIS: track it with diagnostics=True")
         if not self.nis.shape[1]:
             return np.zeros(len(self.nis))
         return np.cumsum(self.nis, axis=1)[:, -1]
@@ -228,6 +231,8 @@ class TrackResult:
     @property
     def total_dof(self):
         """The degrees of freedom of :attr:`total_nis` (int)."""
+        if self.nis_dof is None:
+            raise ValueError("the run kept no NIS: track it with diagnostics=True")
         return int(np.sum(self.nis_dof))
 
     def filters(self, order):
@@ -363,9 +368,18 @@ class Simulation:
 
 
 def simulate_and_track(
-    model, truth, passes, mechanisms, seed, *, nominal, prior, evaluate, recorded=None,
+    model,
+    truth,
+    passes,
+    mechanisms,
+    seed,
+    *,
+    nominal,
+    prior,
+    evaluate,
+    recorded=None,
     diagnostics=True,
-):  # fmt: skip
+):
     """A network measures an object's truth, releases its passes and the filters track it.
 
     Parameters

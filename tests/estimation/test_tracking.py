@@ -109,6 +109,7 @@ def _library_columns(model, element_set, record, evaluate):
     return (*rmse(errors), nees)
 
 
+@pytest.mark.slow  # the study's run takes about 40 s on two cores
 @pytest.mark.data(ACTIVE_CATALOGUE_FILE)
 def test_three_objects_of_a_tle_file_track_as_in_the_study(study_run):
     sets, rows, record = study_run
@@ -189,10 +190,8 @@ def test_simulate_and_track_gives_each_truth_its_filters_and_contact_nis(iss):
     truths = np.array([nominal, nominal])
     mechanisms = [[None] * len(found), [None] * len(found)]
     evaluate = np.arange(0, len(model.times), 10)
-    simulation = simulate_and_track(
-        model, truths, found, mechanisms, (1, (1, 2)), nominal=nominal, prior=prior,
-        evaluate=evaluate,
-    )  # fmt: skip
+    common = {"nominal": nominal, "prior": prior, "evaluate": evaluate}
+    simulation = simulate_and_track(model, truths, found, mechanisms, (1, (1, 2)), **common)
     track = simulation.track
     count = len(contacts(found))
     assert track.estimates.shape == (4, len(evaluate), 6)
@@ -229,10 +228,10 @@ def test_the_orbit_determination_tuple_and_the_old_contact_path_are_deprecated(i
     with pytest.warns(DeprecationWarning, match="use ssa_privacy.estimation.contacts"):
         assert ekf.ContactMeasurements is ContactMeasurements
     model, nominal, prior, found = iss
+    common = {"nominal": nominal, "prior": prior, "evaluate": np.array([0])}
     simulation = simulate_and_track(
-        model, nominal, found, [[None] * len(found)], (1, (2,)), nominal=nominal, prior=prior,
-        evaluate=np.array([0]),
-    )  # fmt: skip
+        model, nominal, found, [[None] * len(found)], (1, (2,)), **common
+    )
     contact = simulation.contacts[0]
     old = (model.propagator, model.stations, model.earth, model.times, 0)
     with pytest.warns(DeprecationWarning, match="TrackingModel and start="):
@@ -250,3 +249,28 @@ def test_rmse_is_the_root_mean_square_of_position_and_velocity_errors():
     position, velocity = rmse(errors)
     np.testing.assert_allclose(position, [np.sqrt(12.5)])
     np.testing.assert_allclose(velocity, [np.sqrt(2.0)])
+
+
+def test_linearised_about_the_nominal_a_contact_predicts_its_references(iss):
+    """The contact's references are the nominal's measurements; its maps at the contact's
+    end are the stations' Jacobians carried by the transition matrices."""
+    model, nominal, prior, found = iss
+    common = {"nominal": nominal, "prior": prior, "evaluate": np.array([0])}
+    simulation = simulate_and_track(
+        model, nominal, found, [[None] * len(found)], (1, (2,)), **common
+    )
+    contact = simulation.contacts[0]
+    grid = np.unique(np.concatenate([[0], contact.indices]))
+    paths, Phi = model.propagator.propagate_with_transition(
+        model.times[grid], nominal[0][None], rtol=TOLERANCE, atol=TOLERANCE
+    )
+    position = dict(zip(grid.tolist(), range(len(grid)), strict=True))
+    h, maps = model.linearise(contact, paths[0], Phi[0], position, at_end=False)
+    np.testing.assert_allclose(h, contact.reference, rtol=0, atol=1e-7)
+    assert maps.shape == (len(contact.reference), 6)
+    first = model.stations[contact.stations[0]]
+    k = contact.indices[0]
+    jacobian = first.jacobian(nominal[k][None], model.times[k][None], model.earth)[0]
+    np.testing.assert_allclose(maps[:4], jacobian @ Phi[0, position[int(k)]], rtol=1e-6)
+    with pytest.raises(ValueError, match="diagnostics=True"):
+        model.track(nominal[0], prior, [], np.array([0]), 1, diagnostics=False).total_nis  # noqa: B018
