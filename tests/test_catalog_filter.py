@@ -6,12 +6,8 @@ import pytest
 from scipy import linalg, stats
 
 from ssa_privacy.estimation import ekf
-from ssa_privacy.estimation.ekf import (
-    FILTER_PSD,
-    ContactMeasurements,
-    process_noise,
-    track_contacts,
-)
+from ssa_privacy.estimation.contacts import ContactMeasurements
+from ssa_privacy.estimation.ekf import FILTER_PSD, process_noise, track_contacts
 from ssa_privacy.estimation.ukf import measurement_residual
 from ssa_privacy.orbits.frames import hill_to_inertial
 from ssa_privacy.orbits.propagator import J2Propagator

@@ -6,7 +6,8 @@ import pytest
 from scipy import linalg
 
 from ssa_privacy.estimation.contact_noise import ContactNoise
-from ssa_privacy.estimation.ekf import ContactMeasurements, track_contacts
+from ssa_privacy.estimation.contacts import ContactMeasurements
+from ssa_privacy.estimation.ekf import track_contacts
 from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
 from ssa_privacy.orbits.tle import iss_element_set

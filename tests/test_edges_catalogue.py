@@ -15,7 +15,8 @@ from sgp4.api import jday
 from sgp4.io import fix_checksum
 
 from ssa_privacy.cli import main
-from ssa_privacy.estimation.ekf import ContactMeasurements, process_noise, track_contacts
+from ssa_privacy.estimation.contacts import ContactMeasurements
+from ssa_privacy.estimation.ekf import process_noise, track_contacts
 from ssa_privacy.orbits.catalog import (
     newest_element_sets,
     parse_utc,

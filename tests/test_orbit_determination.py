@@ -14,6 +14,7 @@ from scipy import linalg, stats
 
 from ssa_privacy.estimation.ekf import track_contacts
 from ssa_privacy.estimation.orbit_determination import contact_orbit_determination, split_prior
+from ssa_privacy.estimation.tracking import TrackingModel
 from ssa_privacy.estimation.ukf import measurement_residual
 from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
@@ -67,7 +68,7 @@ def test_the_solution_minimises_the_map_objective_and_filters_do_not_interact(is
     times, earth, stations, model, nominal, Sigma_XX, _, measured = iss_window
     contact = measured[0]
     F = 3
-    problem = (model, stations, earth, times, 0)
+    problem = TrackingModel(model, stations, earth, times)
     prior = np.tile(nominal[0], (F, 1)), np.tile(Sigma_XX, (F, 1, 1))
     together = contact_orbit_determination(problem, *prior, contact.subset(np.arange(F)), TOLERANCE)
     alone = contact_orbit_determination(
@@ -165,7 +166,7 @@ def test_a_split_prior_on_a_well_measured_contact_gives_the_single_solution(iss_
     position variance)."""
     times, earth, stations, model, nominal, Sigma_XX, _, measured = iss_window
     contact = measured[0].subset(np.array([0]))
-    problem = (model, stations, earth, times, 0)
+    problem = TrackingModel(model, stations, earth, times)
     prior = nominal[None, 0], Sigma_XX[None]
     single = contact_orbit_determination(problem, *prior, contact, TOLERANCE)
     merged = contact_orbit_determination(problem, *prior, contact, TOLERANCE, split=True)

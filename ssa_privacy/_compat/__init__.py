@@ -400,6 +400,7 @@ def moved_attribute(module, name):
 # The legacy names register themselves on import; they import nothing heavy.
 from ssa_privacy._compat import (  # noqa: E402, F401
     dp_gp,
+    estimation,
     orbits,
     pml,
     posterior_sampling,

@@ -10,6 +10,8 @@ Every public name of the modules below is importable from ``ssa_privacy.estimati
 - :mod:`ssa_privacy.estimation.contact_update`
 - :mod:`ssa_privacy.estimation.consistency`
 - :mod:`ssa_privacy.estimation.orbit_determination`
+- :mod:`ssa_privacy.estimation.contacts`
+- :mod:`ssa_privacy.estimation.tracking`
 """
 
 from ssa_privacy import _compat
@@ -17,17 +19,21 @@ from ssa_privacy.estimation import (
     consistency,
     contact_noise,
     contact_update,
+    contacts,
     ekf,
     kalman,
     orbit_determination,
+    tracking,
     ukf,
 )
 from ssa_privacy.estimation.consistency import *  # noqa: F403
 from ssa_privacy.estimation.contact_noise import *  # noqa: F403
 from ssa_privacy.estimation.contact_update import *  # noqa: F403
+from ssa_privacy.estimation.contacts import *  # noqa: F403
 from ssa_privacy.estimation.ekf import *  # noqa: F403
 from ssa_privacy.estimation.kalman import *  # noqa: F403
 from ssa_privacy.estimation.orbit_determination import *  # noqa: F403
+from ssa_privacy.estimation.tracking import *  # noqa: F403
 from ssa_privacy.estimation.ukf import *  # noqa: F403
 
 __all__ = [
@@ -38,6 +44,8 @@ __all__ = [
     *contact_update.__all__,
     *consistency.__all__,
     *orbit_determination.__all__,
+    *contacts.__all__,
+    *tracking.__all__,
 ]
 
 

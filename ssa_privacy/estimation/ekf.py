@@ -53,6 +53,7 @@ estimate at a time uses only the contacts that ended by then.
 
 import numpy as np
 
+from ssa_privacy import _compat
 from ssa_privacy._internal.validation import (
     as_matrix,
     non_negative,
@@ -67,11 +68,11 @@ from ssa_privacy.estimation.orbit_determination import (
     contact_orbit_determination,
     linearised_contact,
 )
+from ssa_privacy.estimation.tracking import TrackingModel
 from ssa_privacy.estimation.ukf import measurement_residual
 from ssa_privacy.orbits._checks import earth_orbits
 
 __all__ = [
-    "ContactMeasurements",
     "FILTER_PSD",
     "FILTER_TOLERANCE",
     "PERIGEE_FLOOR_KM",
@@ -95,6 +96,11 @@ PERIGEE_FLOOR_KM = 80.0
 #: the noise of a radar. Above it, the prediction's linearisation error is also
 #: measured and added to its covariance.
 RELINEARISE_KM = 1.0
+
+
+def __getattr__(name):
+    """Serve the names that moved to :mod:`ssa_privacy.estimation.contacts` (with a warning)."""
+    return _compat.moved_attribute(__name__, name)
 
 
 def process_noise(dt, psd=FILTER_PSD):
@@ -139,116 +145,6 @@ def process_noise(dt, psd=FILTER_PSD):
             "covariance beyond double precision (dt^3 psd / 3 overflows)"
         )
     return Q
-
-
-class ContactMeasurements:
-    """The releases of one contact, for each of F filters.
-
-    Parameters
-    ----------
-    stations : ndarray of int, shape (N,)
-        The station of each of the contact's N measurements: a radar's has four rows
-        (azimuth, elevation, range, range rate), an optical sensor's two (right ascension,
-        declination); M rows in all, in the order of the measurements.
-    indices : ndarray of int, shape (N,)
-        Its index in the time grid.
-    z : ndarray, shape (F, M)
-        The released measurements of each filter (rad, km, km/s as the rows' units).
-    noise : ndarray, shape (F, M, M), or ContactNoise
-        Their noise covariances (sensor and privacy), positive definite; a
-        :class:`~ssa_privacy.estimation.contact_noise.ContactNoise` keeps them as the
-        passes' blocks (not materialized).
-    scale : ndarray, shape (M,)
-        A typical standard deviation of each row (the sensor's), to condition the batch
-        least squares of orbit determination.
-    reference : ndarray, shape (M,)
-        The public prediction of each row (from the nominal orbit). A released azimuth
-        is a real number (the noise may exceed a turn); it is given on the branch
-        nearest to the reference azimuth, and the filter compares it with its own
-        prediction on that branch.
-    wrapped : ndarray of bool, shape (M,), optional
-        The rows that are angles taken modulo 2 pi (azimuth, right ascension). Default:
-        every fourth row from 0 (radar measurements only).
-    """
-
-    def __init__(self, stations, indices, z, noise, scale, reference, wrapped=None):
-        self.wrapped = None if wrapped is None else np.asarray(wrapped, dtype=bool)
-        self.scale = np.asarray(scale, dtype=float)
-        self.reference = np.asarray(reference, dtype=float)
-        self.stations = np.asarray(stations)
-        self.indices = np.asarray(indices)
-        self.z = np.asarray(z, dtype=float)
-        self.noise = noise if isinstance(noise, ContactNoise) else np.asarray(noise, dtype=float)
-
-    def subset(self, filters):
-        """The same contact with the releases of some filters only.
-
-        Parameters
-        ----------
-        filters : ndarray of int
-            The filters kept, in order.
-
-        Returns
-        -------
-        ContactMeasurements
-            Their releases and noises, the rest shared.
-        """
-        return ContactMeasurements(
-            self.stations,
-            self.indices,
-            self.z[filters],
-            self.noise[filters],
-            self.scale,
-            self.reference,
-            self.wrapped,
-        )
-
-    def stacked(self, others):
-        """The same contact with the filters of ``others`` after this one's.
-
-        Parameters
-        ----------
-        others : sequence of ContactMeasurements
-            Releases of the same measurements (stations, grid indices, scale, reference)
-            for other filters, e.g. of other simulated truths.
-
-        Returns
-        -------
-        ContactMeasurements
-            All their filters' releases and noises, in order.
-
-        Raises
-        ------
-        ValueError
-            If one of ``others`` is not the same contact's (other stations or indices).
-        """
-        for other in others:
-            if not (
-                np.array_equal(other.stations, self.stations)
-                and np.array_equal(other.indices, self.indices)
-            ):
-                raise ValueError("others must hold the same contact's measurements")
-        return ContactMeasurements(
-            self.stations,
-            self.indices,
-            np.concatenate([self.z, *(o.z for o in others)]),
-            _concatenated([self.noise, *(o.noise for o in others)]),
-            self.scale,
-            self.reference,
-            self.wrapped,
-        )
-
-    @property
-    def end(self):
-        """The grid index of the contact's last measurement."""
-        return int(self.indices.max())
-
-
-def _concatenated(noises):
-    """The filters of several contacts' noises, in order (a ContactNoise if all are)."""
-    if all(isinstance(n, ContactNoise) for n in noises):
-        return ContactNoise([t for n in noises for t in n.terms])
-    return np.concatenate([np.asarray(n, dtype=float) for n in noises])
 
 
 def _update(x_pred, P_pred, contact, f, h, maps):
@@ -368,7 +264,8 @@ def track_contacts(
         ``covariances`` (F, E, 6, 6), the filters' covariances at the evaluation times
         (km^2, km^2/s, km^2/s^2); ``nis`` (F,), the sum over the contacts of
         ``nu^T S^-1 nu`` (nu the innovation, S its predicted covariance, every update
-        counted, rejected or not); ``nis_dof`` (F,), the sum of the updates' row counts.
+        counted, rejected or not); ``nis_dof`` (F,), the sum of the updates' row counts;
+        ``contact_nis`` (F, C) and ``contact_dof`` (C,), the same per contact.
         For a consistent filter ``nis`` is chi-square with ``nis_dof`` degrees of
         freedom (Bar-Shalom, Li and Kirubarajan, "Estimation with Applications to
         Tracking and Navigation", 2001, §5.4).
@@ -419,9 +316,15 @@ def track_contacts(
         predicted = paths[:, end], Phi[:, end] @ P @ np.swapaxes(Phi[:, end], 1, 2) + Q
         batch = _needs_batch(predicted[1], n == 0) if orbit_determination else []
         if len(batch):
-            model = (propagator, stations, earth, times, previous)
+            model = TrackingModel(propagator, stations, earth, times, psd)
             solution = contact_orbit_determination(
-                model, x[batch], P[batch], contact.subset(batch), FILTER_TOLERANCE, split=True
+                model,
+                x[batch],
+                P[batch],
+                contact.subset(batch),
+                FILTER_TOLERANCE,
+                split=True,
+                start=previous,
             )
         for f in range(F):
             if f in batch:
@@ -459,6 +362,7 @@ class _Diagnostics:
         self.evaluate = evaluate
         self.P = np.empty((filters, count, 6, 6))
         self.nis, self.dof = np.zeros(filters), np.zeros(filters, dtype=int)
+        self.contact_nis, self.contact_dof = [], []
 
     def covariances(self, times, first, last, P, Phi, position, psd, model_error):
         """Predicted covariances ``Phi P Phi^T + Q`` at the evaluation indices in [first, last)."""
@@ -469,12 +373,24 @@ class _Diagnostics:
             self.P[:, e] = 0.5 * (predicted + np.swapaxes(predicted, 1, 2))
 
     def add_innovation(self, f, nis, rows):
-        """Add an update's ``nu^T S^-1 nu`` and its row count."""
+        """Add an update's ``nu^T S^-1 nu`` and its row count; the
+        filters of a contact are added in order, from filter 0."""
+        if f == 0:
+            self.contact_nis.append(np.zeros(len(self.nis)))
+            self.contact_dof.append(rows)
+        self.contact_nis[-1][f] = nis
         self.nis[f] += nis
         self.dof[f] += rows
 
     def result(self):
-        return {"covariances": self.P, "nis": self.nis.copy(), "nis_dof": self.dof.copy()}
+        count = len(self.nis)
+        return {
+            "covariances": self.P,
+            "nis": self.nis.copy(),
+            "nis_dof": self.dof.copy(),
+            "contact_nis": np.array(self.contact_nis).reshape(-1, count).T,
+            "contact_dof": np.array(self.contact_dof, dtype=int),
+        }
 
 
 def _needs_batch(P_predicted, first):

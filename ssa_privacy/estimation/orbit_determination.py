@@ -27,12 +27,19 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, optimize
 
+from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import (
     covariance_stack,
     pd_cholesky,
     symmetric_matrix,
 )
-from ssa_privacy._internal.validation import as_finite_array, flag, nonempty, positive
+from ssa_privacy._internal.validation import (
+    as_finite_array,
+    flag,
+    non_negative_int,
+    nonempty,
+    positive,
+)
 from ssa_privacy.estimation.ukf import measurement_residual
 
 __all__ = [
@@ -65,7 +72,7 @@ def linearised_contact(stations, earth, contact, times, path, Phi, position, at_
     earth : EarthRotation
         The Earth's orientation.
     contact : ContactMeasurements
-        The contact (:class:`~ssa_privacy.estimation.ekf.ContactMeasurements`).
+        The contact (:class:`~ssa_privacy.estimation.contacts.ContactMeasurements`).
     times : ndarray, shape (m,)
         The time grid (s).
     path : ndarray, shape (g, 6)
@@ -211,14 +218,16 @@ class _Problem:
         return linalg.block_diag(*blocks)
 
 
-def contact_orbit_determination(model, x_prior, P_prior, contact, tolerance, split=False):
+def contact_orbit_determination(model, x_prior, P_prior, contact, tolerance, split=False, start=0):
     """The MAP states of F filters from their prior and one contact's releases.
 
     Parameters
     ----------
-    model : tuple
-        ``(propagator, stations, earth, times, start)``: the J2 propagator, the network,
-        the Earth's orientation, the time grid (s) and the grid index of the prior.
+    model : TrackingModel
+        The J2 propagator, the network, the Earth's orientation and the time grid (s)
+        (:class:`~ssa_privacy.estimation.tracking.TrackingModel`). The tuple
+        ``(propagator, stations, earth, times, start)`` of earlier versions is deprecated
+        (a DeprecationWarning; its ``start`` is used).
     x_prior : ndarray, shape (F, 6)
         Each filter's prior mean at ``times[start]`` (km, km/s).
     P_prior : ndarray, shape (F, 6, 6)
@@ -234,6 +243,8 @@ def contact_orbit_determination(model, x_prior, P_prior, contact, tolerance, spl
         releases of a strongly privatized contact constrain the state to a curved valley
         whose extent one Laplace covariance underestimates; the merged covariance spans
         the components' solutions along it.
+    start : int, optional
+        The grid index of the prior, before the contact (default 0).
 
     Returns
     -------
@@ -247,8 +258,8 @@ def contact_orbit_determination(model, x_prior, P_prior, contact, tolerance, spl
         If ``split`` is not a bool, or a prior is not made of real numbers.
     ValueError
         If ``x_prior`` is not (F, 6) and finite, ``P_prior`` not F symmetric positive
-        definite 6 x 6 matrices, ``tolerance`` not finite and positive, or as the
-        propagator (a trial state that falls into the Earth).
+        definite 6 x 6 matrices, ``tolerance`` not finite and positive, ``start`` not a
+        grid index, or as the propagator (a trial state that falls into the Earth).
     numpy.linalg.LinAlgError
         If a noise covariance of the contact is not positive definite.
 
@@ -269,7 +280,14 @@ def contact_orbit_determination(model, x_prior, P_prior, contact, tolerance, spl
     if P_prior.shape != (len(x_prior), 6, 6):
         raise ValueError(f"P_prior must have shape ({len(x_prior)}, 6, 6), got {P_prior.shape}")
     tolerance = positive(tolerance, "tolerance")
-    if flag(split, "split"):
+    split = flag(split, "split")
+    if isinstance(model, tuple):
+        model, start = _compat.estimation.tracking_model(model)
+    start = non_negative_int(start, "start")
+    if start >= len(model.times):
+        raise ValueError(f"start must index the time grid of {len(model.times)} epochs")
+    model = (model.propagator, model.stations, model.earth, model.times, start)
+    if split:
         return _split_solution(model, x_prior, P_prior, contact, tolerance)
     return _solve(model, x_prior, P_prior, contact, tolerance)[0]
 

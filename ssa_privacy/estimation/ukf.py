@@ -22,6 +22,7 @@ from ssa_privacy._internal.matrix_validation import pd_cholesky, symmetric_matri
 from ssa_privacy._internal.validation import as_finite_array, non_negative, scalar
 from ssa_privacy.orbits.propagator import J2Propagator, _tolerance
 from ssa_privacy.sensors.geodesy import _earth_rotation
+from ssa_privacy.sensors.simulation import wrap_angles
 from ssa_privacy.sensors.stations import GroundStation
 
 __all__ = [
@@ -40,19 +41,6 @@ SIGMA_POINT_PARAMETERS = (1.0, 2.0, 0.0)
 
 #: Largest initial integration step of the tracker's process model (s).
 FIRST_STEP = 60.0
-
-
-def _wrap_azimuth(values, wrapped=None):
-    """Wrap the angle entries of stacked measurements into (-pi, pi].
-
-    ``wrapped`` is a boolean mask over the last axis (the rows that are angles taken
-    modulo 2 pi); by default every fourth entry from 0 (the azimuths of radar rows)."""
-    values = np.array(values, dtype=float)
-    if wrapped is None:
-        values[..., 0::4] = np.angle(np.exp(1j * values[..., 0::4]))
-    else:
-        values[..., wrapped] = np.angle(np.exp(1j * values[..., wrapped]))
-    return values
 
 
 def measurement_residual(z, z_ref, wrapped=None):
@@ -84,7 +72,7 @@ def measurement_residual(z, z_ref, wrapped=None):
             raise ValueError(
                 f"z and z_ref must have one shape (4 k,), got {z.shape} and {z_ref.shape}"
             )
-        return _wrap_azimuth(z - z_ref)
+        return wrap_angles(z - z_ref)
     if z.shape != z_ref.shape or z.ndim != 1:
         raise ValueError(f"z and z_ref must have one shape (M,), got {z.shape} and {z_ref.shape}")
     wrapped = np.asarray(wrapped)
@@ -93,7 +81,7 @@ def measurement_residual(z, z_ref, wrapped=None):
             f"wrapped must be a boolean mask of shape {z.shape}, got {wrapped.dtype} "
             f"of shape {wrapped.shape}"
         )
-    return _wrap_azimuth(z - z_ref, wrapped)
+    return wrap_angles(z - z_ref, wrapped)
 
 
 def measurement_mean(sigmas, weights):

@@ -12,6 +12,7 @@ Every public name of the modules below is importable from ``ssa_privacy.sensors`
 - :mod:`ssa_privacy.sensors.visibility`
 - :mod:`ssa_privacy.sensors.networks`
 - :mod:`ssa_privacy.sensors.streams`
+- :mod:`ssa_privacy.sensors.simulation`
 
 Tracking Data Messages are read and written by :mod:`ssa_privacy.sensors.tdm`, imported
 by its own path (it loads the CCSDS library).
@@ -24,6 +25,7 @@ from ssa_privacy.sensors import (
     illumination,
     networks,
     optical,
+    simulation,
     stations,
     streams,
     visibility,
@@ -33,6 +35,7 @@ from ssa_privacy.sensors.geodesy import *  # noqa: F403
 from ssa_privacy.sensors.illumination import *  # noqa: F403
 from ssa_privacy.sensors.networks import *  # noqa: F403
 from ssa_privacy.sensors.optical import *  # noqa: F403
+from ssa_privacy.sensors.simulation import *  # noqa: F403
 from ssa_privacy.sensors.stations import *  # noqa: F403
 from ssa_privacy.sensors.streams import *  # noqa: F403
 from ssa_privacy.sensors.visibility import *  # noqa: F403
@@ -46,6 +49,7 @@ __all__ = [
     *visibility.__all__,
     *networks.__all__,
     *streams.__all__,
+    *simulation.__all__,
 ]
 
 

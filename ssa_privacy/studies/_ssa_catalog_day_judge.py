@@ -25,14 +25,8 @@ on a draw), and that design tracked better in reality for 4 of them.
 import numpy as np
 
 from ssa_privacy._internal.random import random_generator
-from ssa_privacy.studies._ssa_catalog_releases import (
-    contact_releases,
-    measured_passes,
-    release_passes,
-    sensor_noise,
-    track_object,
-)
-from ssa_privacy.studies._ssa_catalog_rows import evaluation_indices, tracking_errors
+from ssa_privacy.estimation.tracking import rmse, simulate_and_track
+from ssa_privacy.studies._ssa_catalog_rows import evaluation_indices
 from ssa_privacy.studies._ssa_catalog_summaries import TRACKED_KM
 
 __all__ = ["JUDGE_DRAWS", "filter_judge"]
@@ -94,22 +88,16 @@ def simulated_rmse(scenario, nominal, Sigma_XX, found, candidates, keys, truth_t
     truths = scenario.propagator.propagate_many(
         scenario.times, nominal[0] + deviations, truth_tolerance, truth_tolerance
     )
-    members = [m.passes for m in candidates]
-    per_draw = []
-    for draw, truth in enumerate(truths):
-        noise = sensor_noise(found, rng)
-        measured, references = measured_passes(scenario, nominal, truth, found, noise, None)
-        releases = release_passes(members, measured, (*keys, draw))
-        per_draw.append(
-            contact_releases(scenario.stations, found, measured, references, members, releases)
-        )
-    contacts = [
-        per_draw[0][j].stacked([d[j] for d in per_draw[1:]]) for j in range(len(per_draw[0]))
-    ]
-    estimates, _ = track_object(
-        scenario, nominal, Sigma_XX, contacts, JUDGE_DRAWS * len(candidates)
+    simulation = simulate_and_track(
+        scenario.tracking,
+        truths,
+        found,
+        [m.passes for m in candidates],
+        (rng, keys),
+        nominal=nominal,
+        prior=Sigma_XX,
+        evaluate=scenario.ephemeris,
+        diagnostics=False,
     )
-    kept = np.searchsorted(scenario.ephemeris, evaluated)
-    truth = np.repeat(truths[:, evaluated], len(candidates), axis=0)
-    position, _ = tracking_errors(estimates[:, kept] - truth, len(estimates))
+    position, _ = rmse(simulation.track.errors(truths, evaluated))
     return np.asarray(position).reshape(JUDGE_DRAWS, len(candidates))

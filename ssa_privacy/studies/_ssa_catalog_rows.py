@@ -3,9 +3,10 @@
 :func:`level_rows` gives ``results.csv`` (one row per level: the log-det designer's
 columns, the scaled designer's beside them, :data:`RESULTS_COLUMNS`),
 :func:`per_measurement_rows` ``per_measurement.csv`` and :func:`consistency_rows`
-``consistency.csv``; the tracking columns come from :func:`tracking_errors` (RMSE) and
-:func:`~ssa_privacy.estimation.consistency.nees` (NEES, with the jitter
-:data:`CORRELATION_FLOOR`), taken at the times :func:`evaluation_indices` gives.
+``consistency.csv``; the tracking columns are the RMSE and NEES of the filters
+(:func:`~ssa_privacy.estimation.tracking.rmse`,
+:func:`~ssa_privacy.estimation.consistency.nees`), taken at the times
+:func:`evaluation_indices` gives.
 
 Evaluation rule: an object's filters are judged at the run's evaluation times (every
 ``EVALUATION_STEP`` seconds over the second half of the window) that are at or after
@@ -23,7 +24,6 @@ from ssa_privacy.privacy.pml.passes import per_measurement_epsilons
 from ssa_privacy.sensors.streams import contacts
 
 __all__ = [
-    "CORRELATION_FLOOR",
     "DESIGNER_COLUMNS",
     "NO_CONTACT",
     "NO_PRIVACY",
@@ -37,7 +37,6 @@ __all__ = [
     "number",
     "pass_filters",
     "per_measurement_rows",
-    "tracking_errors",
 ]
 
 NO_PRIVACY = "none"
@@ -90,23 +89,6 @@ _UNSUFFIXED = (
 RESULTS_COLUMNS = _UNSUFFIXED + tuple(
     (f"{name}_scaled", kind) for name, kind in _UNSUFFIXED if name in DESIGNER_COLUMNS
 )
-#: Jitter added to a covariance's correlation matrix before the NEES's Cholesky
-#: factorisation (:func:`~ssa_privacy.estimation.consistency.nees`): 64 n u, the
-#: round-off of a 6 x 6 matrix of unit scale. Over a day the J2 flow stretches a
-#: covariance until one combination of along-track position and semi-major axis is
-#: known that well.
-CORRELATION_FLOOR = 64 * 6 * np.finfo(float).eps
-
-
-def tracking_errors(errors, filters):
-    """Position (km) and velocity (m/s) RMSE over the evaluation times, shape (F, E, 6).
-
-    Without a truth (recorded measurements, ``errors`` None), None for each of the filters."""
-    if errors is None:
-        return [None] * filters, [None] * filters
-    position = np.sqrt(np.mean(np.sum(errors[..., :3] ** 2, axis=-1), axis=-1))
-    velocity = 1e3 * np.sqrt(np.mean(np.sum(errors[..., 3:] ** 2, axis=-1), axis=-1))
-    return position, velocity
 
 
 def evaluation_indices(scenario, found):
@@ -242,7 +224,8 @@ def consistency_rows(norad, filters, diagnostics, status):
     filters : list of tuple
         ``(label, epsilon, designer)`` per filter.
     diagnostics : dict
-        :func:`~ssa_privacy.estimation.ekf.track_contacts`'s, with ``nees`` (F, E) when
+        ``covariances``, ``nis`` and ``nis_dof`` per filter (F,) (the NIS summed over the
+        contacts, :class:`~ssa_privacy.estimation.tracking.TrackResult`), with ``nees`` (F, E) when
         there is a truth: NaN at the evaluation times not measured
         (:func:`evaluation_indices`).
     status : str

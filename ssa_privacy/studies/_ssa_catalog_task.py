@@ -19,7 +19,8 @@ scenario):
    every pass is released through its mechanism's ``release``, with the same standard
    normals at every level (common random numbers);
 5. the fusion centre's extended Kalman filters of all levels at once
-   (:func:`~ssa_privacy.estimation.ekf.track_contacts`) and their RMSE and NEES against
+   (:func:`~ssa_privacy.estimation.tracking.simulate_and_track`: the stations measure
+   the truth, the passes are released and tracked) and their RMSE and NEES against
    the truth at the object's evaluation times
    (:func:`~ssa_privacy.studies._ssa_catalog_rows.evaluation_indices`: from the end of its
    first contact on);
@@ -43,6 +44,7 @@ import numpy as np
 
 from ssa_privacy._internal.random import random_generator
 from ssa_privacy.estimation import consistency
+from ssa_privacy.estimation.tracking import CORRELATION_FLOOR, rmse, simulate_and_track
 from ssa_privacy.orbits.catalog import regime, sgp4_states
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
 from ssa_privacy.orbits.tle import ElementSet
@@ -56,15 +58,7 @@ from ssa_privacy.studies._ssa_catalog_detectability import (
     first_pass,
     object_detectability,
 )
-from ssa_privacy.studies._ssa_catalog_releases import (
-    contact_releases,
-    measured_passes,
-    release_passes,
-    sensor_noise,
-    track_object,
-)
 from ssa_privacy.studies._ssa_catalog_rows import (
-    CORRELATION_FLOOR,
     NO_PRIVACY,
     consistency_rows,
     contact_columns,
@@ -72,7 +66,6 @@ from ssa_privacy.studies._ssa_catalog_rows import (
     level_rows,
     pass_filters,
     per_measurement_rows,
-    tracking_errors,
 )
 
 __all__ = [
@@ -86,10 +79,10 @@ TRUTH_TOLERANCE = 1.0e-10
 
 
 def _object_setup(scenario, element_set, nominal, Phi, seed, recorded):
-    """Prior, truth start, passes and sensor noise of one object.
+    """Prior, truth start and passes of one object.
 
     With recorded measurements (``recorded``: station index -> (grid indices, values)),
-    the passes are the recorded samples and there is no truth: no deviation, no noise."""
+    the passes are the recorded samples and there is no truth: no deviation."""
     norad = element_set.norad_id
     Sigma_XX = manoeuvre_prior(nominal[0], 2.0 * np.pi / element_set.period)
     x0 = np.linalg.cholesky(Sigma_XX) @ random_generator((seed, norad, 0)).standard_normal(6)
@@ -107,10 +100,7 @@ def _object_setup(scenario, element_set, nominal, Phi, seed, recorded):
         scenario.longest_pass,
         visible,
     )
-    if recorded is not None:
-        return norad, Sigma_XX, None, found, None
-    noise = sensor_noise(found, random_generator((seed, norad, 1)))
-    return norad, Sigma_XX, x0, found, noise
+    return norad, Sigma_XX, None if recorded is not None else x0, found
 
 
 def _level_mechanisms(scenario, Sigma_XX, found):
@@ -158,7 +148,8 @@ def certificate_counts(filters, releases):
     filters : list of tuple
         ``(label, epsilon, designer)`` per filter, as :func:`_level_mechanisms` gives them.
     releases : list of list
-        Per filter, the passes' releases (:func:`~ssa_privacy.studies._ssa_catalog_releases.release_passes`).
+        Per filter, the passes' releases
+        (:func:`~ssa_privacy.sensors.simulation.release_passes`).
 
     Returns
     -------
@@ -201,27 +192,31 @@ def _ccsds(norad, filters, found, measured, releases, estimates, diagnostics):
     }
 
 
-def _tracking(scenario, nominal, truth, Sigma_XX, contact, count, evaluated):
-    """Run the filters of one object; per filter RMSE, rejections, NEES and NIS columns,
-    the errors taken at the grid indices ``evaluated`` (a subset of the run's evaluation
-    times); ``diagnostics["nees"]`` (with a truth) has NaN at the others."""
-    estimates, rejected, diagnostics = track_object(
-        scenario, nominal, Sigma_XX, contact, count, diagnostics=True
-    )
+def _tracking(scenario, truth, track, evaluated):
+    """Per filter RMSE, rejections, NEES and NIS columns of a TrackResult, the errors
+    taken at the grid indices ``evaluated`` (a subset of the run's evaluation times), and
+    the rows' diagnostics; ``diagnostics["nees"]`` (with a truth) has NaN at the others."""
+    count = len(track.estimates)
+    diagnostics = {
+        "covariances": track.covariances,
+        "nis": track.total_nis,
+        "nis_dof": np.full(count, track.total_dof),
+    }
     errors, nees = None, [None] * count
     if truth is not None:
-        kept = np.searchsorted(scenario.ephemeris, evaluated)
         series = np.full((count, len(scenario.evaluate)), np.nan)
         if len(evaluated):
-            errors = np.ascontiguousarray(estimates[:, kept]) - truth[evaluated]
-            covariances = diagnostics["covariances"][:, kept]
-            measured = consistency.nees(errors, covariances, jitter=CORRELATION_FLOOR)
+            errors = track.errors(truth, evaluated)
+            kept = np.searchsorted(scenario.ephemeris, evaluated)
+            measured = consistency.nees(
+                errors, track.covariances[:, kept], jitter=CORRELATION_FLOOR
+            )
             series[:, np.searchsorted(scenario.evaluate, evaluated)] = measured
             nees = measured.mean(axis=1)
         diagnostics["nees"] = series
     nis = [n / d if d else None for n, d in zip(diagnostics["nis"], diagnostics["nis_dof"])]
-    position, velocity = tracking_errors(errors, count)
-    return (position, velocity, rejected, nees, nis), estimates, diagnostics
+    position, velocity = ([None] * count,) * 2 if errors is None else rmse(errors)
+    return (position, velocity, track.rejected, nees, nis), track.estimates, diagnostics
 
 
 def _expanded(tracking, estimates, diagnostics, order):
@@ -233,7 +228,7 @@ def _expanded(tracking, estimates, diagnostics, order):
 
 def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
     """Design, release and track one object; its rows and what its messages hold."""
-    norad, Sigma_XX, _, found, noise = setup
+    norad, Sigma_XX, _, found = setup
     filters, mechanisms, accounts = _level_mechanisms(scenario, Sigma_XX, found)
     judge = filter_judge(scenario, nominal, Sigma_XX, found, (seed, norad, 4), TRUTH_TOLERANCE)
     day, day_mechanisms, infeasible = day_filters(scenario, Sigma_XX, found, judge)
@@ -253,24 +248,24 @@ def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
         (seed, norad, 3),
         norad_id=norad,
     )
-    measured, references = measured_passes(scenario, nominal, truth, found, noise, recorded)
-    releases = release_passes(mechanisms + members, measured, (seed, norad, 2))
-    contact = contact_releases(
-        scenario.stations, found, measured, references, mechanisms + members, releases
-    )
     order = np.arange(len(filters) + len(day))
     for f, common in day_aliases(day, day_mechanisms).items():
         order[len(filters) + f] = len(filters) + common
     tracked, order = np.unique(order, return_inverse=True)
-    results = _tracking(
-        scenario,
-        nominal,
+    every = mechanisms + members
+    simulation = simulate_and_track(
+        scenario.tracking,
         truth,
-        Sigma_XX,
-        [c.subset(tracked) for c in contact],
-        len(tracked),
-        evaluation_indices(scenario, found),
+        found,
+        [every[k] for k in tracked],
+        ((seed, norad, 1), (seed, norad, 2)),
+        nominal=nominal,
+        prior=Sigma_XX,
+        evaluate=scenario.ephemeris,
+        recorded=recorded,
     )
+    releases = simulation.releases[0]  # the pass filters come first among the tracked
+    results = _tracking(scenario, truth, simulation.track, evaluation_indices(scenario, found))
     tracking, estimates, diagnostics = _expanded(*results, order)
     mine = [column[: len(filters)] for column in tracking]
     seen = contact_columns(scenario, found)
@@ -297,7 +292,9 @@ def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
         },
     }
     if scenario.ccsds:
-        out["ccsds"] = _ccsds(norad, filters, found, measured, releases, estimates, diagnostics)
+        out["ccsds"] = _ccsds(
+            norad, filters, found, simulation.measured[0], releases, estimates, diagnostics
+        )
     return out
 
 

@@ -59,6 +59,7 @@ from ssa_privacy.engine.figures import save_figures
 from ssa_privacy.engine.output import StudyOutput
 from ssa_privacy.engine.runner import Runner, Task
 from ssa_privacy.engine.transaction import transactional
+from ssa_privacy.estimation.tracking import TrackingModel
 from ssa_privacy.orbits.catalog import (
     STALENESS_DAYS,
     START_SPREAD_DAYS,
@@ -191,6 +192,10 @@ class Scenario:
         self.designers = tuple(privacy.designers)
         self.delta, self.convention = privacy.delta, privacy.convention
         self.process_noise_psd = spec.filter.process_noise_psd
+        #: The filters' model: J2, the network, the Earth, the grid and the process noise.
+        self.tracking = TrackingModel(
+            self.propagator, self.stations, self.earth, self.times, self.process_noise_psd
+        )
         self.longest_pass = max(1, round(window.longest_pass_min * 60.0 / window.step_s))
         self.ccsds = ccsds
         #: The object whose detectability is checked against a brute-force Monte Carlo.

@@ -1,0 +1,59 @@
+"""Legacy forms of the catalogue's tracking code, kept until 0.3.
+
+The contact container moved from ``estimation.ekf`` to ``estimation.contacts``, and
+orbit determination takes a :class:`~ssa_privacy.estimation.tracking.TrackingModel`
+instead of a tuple. Each imports what it needs when called, so that ``import
+ssa_privacy`` stays light.
+"""
+
+import importlib
+
+from ssa_privacy._compat import MOVED_NAMES, _warn
+
+__all__ = ["tracking_model"]
+
+# ``catalog_filter`` of 0.1 is served as ``estimation.ekf`` by the import hook, whose
+# missing names land here.
+for _module in ("ssa_privacy.estimation.ekf", "ssa_privacy.catalog_filter"):
+    MOVED_NAMES[_module, "ContactMeasurements"] = (
+        "ssa_privacy.estimation.contacts:ContactMeasurements"
+    )
+
+
+def tracking_model(model):
+    """The TrackingModel and start index of a deprecated orbit-determination tuple.
+
+    .. deprecated:: 0.2
+        ``contact_orbit_determination(model, ...)`` takes a
+        :class:`~ssa_privacy.estimation.tracking.TrackingModel` and ``start=``; removed
+        in 0.3.
+
+    Parameters
+    ----------
+    model : tuple
+        ``(propagator, stations, earth, times, start)``.
+
+    Returns
+    -------
+    model : TrackingModel
+        Its propagator, stations, Earth and time grid.
+    start : int
+        The grid index of the prior.
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is not a tuple of five.
+    """
+    if len(model) != 5:
+        raise ValueError(
+            "model must be a TrackingModel (or the deprecated tuple (propagator, "
+            f"stations, earth, times, start)), got a tuple of {len(model)}"
+        )
+    _warn(
+        "contact_orbit_determination with a model tuple",
+        "ssa_privacy.estimation.tracking.TrackingModel and start=",
+    )
+    tracking = importlib.import_module("ssa_privacy.estimation.tracking")
+    propagator, stations, earth, times, start = model
+    return tracking.TrackingModel(propagator, stations, earth, times), start
