@@ -10,7 +10,6 @@ Every public name of the modules below is importable from ``ssa_privacy.estimati
 - :mod:`ssa_privacy.estimation.orbit_determination`
 """
 
-from ssa_privacy import _compat
 from ssa_privacy.estimation import contact_noise, ekf, kalman, orbit_determination, ukf
 from ssa_privacy.estimation.contact_noise import *  # noqa: F403
 from ssa_privacy.estimation.ekf import *  # noqa: F403
@@ -25,8 +24,3 @@ __all__ = [
     *contact_noise.__all__,
     *orbit_determination.__all__,
 ]
-
-
-def __getattr__(name):
-    """Serve the names that moved in 0.2 from their old place (with a warning)."""
-    return _compat.moved_attribute(__name__, name)
