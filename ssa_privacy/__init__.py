@@ -9,14 +9,11 @@ estimators (:mod:`ssa_privacy.gp`, :mod:`ssa_privacy.estimation`) -> evaluation
 command. See ``docs/architecture.rst``.
 """
 
-from ssa_privacy import _compat
-
 __version__ = "0.2.0"
 __all__ = ["__version__"]
 
+# The old paths and names of 0.1 are served by ssa_privacy/_compat alone, with a warning:
+# its import hook, installed here, is the one link of the package to it.
+from ssa_privacy import _compat
+
 _compat.install()
-
-
-def __getattr__(name):
-    """Serve the modules that moved in 0.2 from their old paths (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

@@ -42,7 +42,6 @@ import control
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import covariance_stack, psd_matrix, schur_stable
 from ssa_privacy._internal.random import random_generator
 from ssa_privacy._internal.validation import (
@@ -588,8 +587,3 @@ def white_noise_covariance(A, B, psd, dt):
     F = linalg.expm(np.block([[-A, B @ W @ B.T], [np.zeros((n, n)), A.T]]) * dt)
     Q = F[n:, n:].T @ F[:n, n:]
     return 0.5 * (Q + Q.T)
-
-
-def __getattr__(name):
-    """Serve the names that moved in 0.2 from their old place (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

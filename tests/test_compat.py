@@ -3,15 +3,21 @@
 Checks the promises of ``docs/changelog.rst``: every module path and public name that moved
 still imports, warns with a :class:`DeprecationWarning` naming its new place and the removal
 version, and gives the very object at the new place; no module of the package imports an
-old path; every module declares ``__all__`` without private names; a subpackage gathers
-the public names of the modules its docstring lists.
+old path, and none but the package's ``__init__`` imports the compatibility package
+``_compat`` (whose import hook gives the modules their old names); every module declares
+``__all__`` without private names; a subpackage gathers the public names of the modules its
+docstring lists.
 """
 
 import ast
 import importlib
+import inspect
+import pickle
 import pkgutil
 import re
+import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -49,6 +55,90 @@ def test_replaced_name_is_the_legacy_function_with_a_warning(key):
     with pytest.warns(DeprecationWarning, match="will be removed in ssa_privacy 0.3; use"):
         assert getattr(importlib.import_module(module), name) is function
     assert instead
+
+
+class _Probe:
+    """An instance whose every attribute is missing: a legacy method must warn before use."""
+
+    def __getattr__(self, name):
+        raise LookupError(name)
+
+
+@pytest.mark.parametrize("key", sorted(_compat.REPLACED_METHODS), ids="{0[1]}.{0[2]}".format)
+def test_replaced_method_is_the_legacy_method_with_a_warning_when_called(key):
+    module, owner, name = key
+    method = getattr(getattr(importlib.import_module(module), owner), name)
+    assert method is _compat.REPLACED_METHODS[key]
+    assert pickle.loads(pickle.dumps(method)) is method
+    with pytest.warns(DeprecationWarning, match=rf"{owner}\.{name} is deprecated .* 0\.3; use"):
+        with pytest.raises(LookupError):
+            method(_Probe())
+
+
+OLD_NAMES = sorted({*_compat.MOVED_NAMES, *_compat.REPLACED_NAMES} - set(_compat.MOVED_MODULES))
+
+
+@pytest.mark.parametrize("key", OLD_NAMES, ids="{0[0]}.{0[1]}".format)
+def test_from_import_of_an_old_name_gives_the_attribute_and_warns_at_the_import(key):
+    """``from package import name`` reads the name twice (``hasattr``, then ``getattr``)."""
+    module, name = key
+    namespace = {}
+    with warnings.catch_warnings(record=True) as imported:
+        warnings.simplefilter("always")
+        exec(f"from {module} import {name}", namespace)
+    with warnings.catch_warnings(record=True) as read:
+        warnings.simplefilter("always")
+        value = getattr(importlib.import_module(module), name)
+    assert namespace[name] is value and name not in dir(importlib.import_module(module))
+    assert 1 <= len(imported) <= 2 and len(read) == 1
+    assert {(w.category, w.filename) for w in imported} == {(DeprecationWarning, "<string>")}
+    assert (read[0].category, read[0].filename) == (DeprecationWarning, __file__)
+
+
+def _imported_modules(path):
+    """Every module an ``import`` statement of ``path`` imports or imports from, resolved."""
+    package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if path.name != "__init__.py":
+        package = package.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+            module = ".".join(filter(None, (base, node.module)))
+            yield module
+            yield from (f"{module}.{alias.name}" for alias in node.names)
+
+
+COMPAT = "ssa_privacy._compat"
+
+
+@pytest.mark.parametrize(
+    "path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE))
+)
+def test_only_the_package_face_imports_the_compatibility_package(path):
+    imported = [m for m in _imported_modules(path) if m == COMPAT or m.startswith(COMPAT + ".")]
+    if path.parent.name == "_compat":
+        return
+    assert imported == ([COMPAT] if path == PACKAGE / "__init__.py" else [])
+
+
+def test_importing_the_package_loads_only_its_face_and_the_compatibility_package():
+    code = "import sys, ssa_privacy; print(*sorted(sys.modules), ssa_privacy.__file__)"
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PACKAGE.parent
+    ).stdout.split()
+    assert loaded.pop() == ssa_privacy.__file__
+    ours = {m for m in loaded if m.partition(".")[0] == "ssa_privacy"}
+    assert {m for m in ours if m != COMPAT and not m.startswith(COMPAT + ".")} == {"ssa_privacy"}
+
+
+def test_a_module_serving_old_names_keeps_its_own_source_and_file():
+    module = importlib.import_module("ssa_privacy.privacy.pml")
+    source = Path(module.__file__).read_text(encoding="utf-8")
+    assert module.__loader__.get_source(module.__name__) == source
+    assert inspect.getsource(module) == source
+    assert module.__spec__.origin == module.__file__ == str(PACKAGE / "privacy/pml/__init__.py")
 
 
 def test_an_unknown_name_is_an_attribute_error():

@@ -2,8 +2,7 @@
 
 A study is what a user would write, so its source may take from the library only public
 names: no private helper of a privacy module (which could draw noise outside a mechanism),
-no legacy function kept for old scripts (only ``_compat``, through which a study serves its
-own deprecated names). The studies' own tests check that each study
+no legacy function kept for old scripts. The studies' own tests check that each study
 records the class of every mechanism it released through (``parameters.mechanisms`` of
 ``results.json``).
 """
@@ -30,9 +29,7 @@ def _library_imports(path):
 
 @pytest.mark.parametrize("path", STUDIES, ids=lambda p: p.name)
 def test_a_study_uses_only_public_library_names(path):
-    private = [
-        f"{m}.{n}" for m, n in _library_imports(path) if n.startswith("_") and n != "_compat"
-    ]
+    private = [f"{m}.{n}" for m, n in _library_imports(path) if n.startswith("_")]
     assert not private
 
 

@@ -1,17 +1,27 @@
 """Deprecated import paths and names of ``ssa_privacy``, kept working until version 0.3.
 
 The package was rebuilt around its pipeline in 0.2 (``docs/changelog.rst``). Every module
-path and public name that moved keeps working through this one package:
+path and public name that moved keeps working through this one package, and through
+nothing else: no module of the package imports this one (a test parses every module's
+imports); ``ssa_privacy/__init__.py`` installs its import hook, :class:`_CompatFinder`,
+once, at its end (:func:`install`). The hook serves
 
-- an old **module path** (``import ssa_privacy.runner``) is served by an import hook
-  (:class:`_MovedModuleFinder`, installed by ``ssa_privacy/__init__.py``) as an alias of
-  the new module, with a :class:`DeprecationWarning` naming the new place;
-- an old **name** in a module that still exists (``ssa_privacy.plants.cw_plant``) is
-  served by that module's ``__getattr__``, which calls :func:`moved_attribute`: from its
-  new place (:data:`MOVED_NAMES`), or, for a function the package no longer has (a thin
-  wrapper of a mechanism), from the legacy function kept in this package
-  (:data:`REPLACED_NAMES`, registered by :func:`_legacy` in this package's modules, one
-  per family of mechanisms).
+- an old **module path** (``import ssa_privacy.runner``) as an alias of the new module,
+  with a :class:`DeprecationWarning` naming the new place;
+- an old **name** of a module that still exists (``ssa_privacy.plants.cw_plant``): when
+  such a module is imported, the hook gives it a module ``__getattr__`` that calls
+  :func:`moved_attribute`, which serves the name from its new place
+  (:data:`MOVED_NAMES`), or, for a function the package no longer has (a thin wrapper
+  of a mechanism), the legacy function kept in this package (:data:`REPLACED_NAMES`,
+  registered by :func:`_legacy` in this package's modules, one per family of
+  mechanisms); the package of an old module path serves it as an attribute too;
+- an old **method name** (``ReleaseStream.merge``): when its class's module is imported,
+  the hook sets the legacy method kept in this package on the class
+  (:data:`REPLACED_METHODS`, registered by :func:`_legacy_method`);
+- an old **call form** (an argument that is gone, a tuple in place of an object): when
+  the function's module is imported, the hook puts an adapter in the function's place
+  that accepts the old form with a warning (:data:`LEGACY_CALLS`, registered by
+  :func:`_legacy_call`).
 
 Nothing inside the package imports an old path (a test walks every module's imports).
 Private names (a leading underscore) were never part of the interface and are not kept.
@@ -26,8 +36,10 @@ import warnings
 
 __all__ = [
     "MOVED_MODULES",
+    "LEGACY_CALLS",
     "MOVED_NAMES",
     "REMOVAL",
+    "REPLACED_METHODS",
     "REPLACED_NAMES",
     "deprecated_argument",
     "install",
@@ -227,8 +239,16 @@ MOVED_NAMES = {
 }
 
 
-#: (module, old name) -> (legacy function kept in this module, what to use instead).
+#: (module, old name) -> (legacy function kept in this package, what to use instead).
 REPLACED_NAMES = {}
+
+#: (module, class, old method name) -> legacy method kept in this package (it warns).
+REPLACED_METHODS = {}
+
+#: (module, qualified name) -> adapter: ``adapter(function)`` is the function that also
+#: takes its deprecated call forms (a tuple of old arguments, a dropped argument), warns
+#: and calls ``function``; set in its place when ``module`` is imported.
+LEGACY_CALLS = {}
 
 
 def _legacy(modules, name, instead):
@@ -257,6 +277,57 @@ def _legacy(modules, name, instead):
     return register
 
 
+def _legacy_method(module, owner):
+    """Register the decorated function as the legacy method of the class ``owner``.
+
+    The method keeps its name and is set on the class when ``module`` is imported, as if
+    defined there (so that it pickles by reference); it warns itself (:func:`_warn`) when
+    called.
+
+    Parameters
+    ----------
+    module : str
+        The module that defines the class.
+    owner : str
+        The name of the class in ``module``.
+
+    Returns
+    -------
+    callable
+        The decorator.
+    """
+
+    def register(function):
+        function.__module__, function.__qualname__ = module, f"{owner}.{function.__name__}"
+        REPLACED_METHODS[(module, owner, function.__name__)] = function
+        return function
+
+    return register
+
+
+def _legacy_call(module, qualname):
+    """Register the decorated adapter of the function ``qualname`` of ``module``.
+
+    Parameters
+    ----------
+    module : str
+        The module that defines the function (or the method's class).
+    qualname : str
+        The function's qualified name, e.g. ``"J2Propagator.transition_matrices"``.
+
+    Returns
+    -------
+    callable
+        The decorator; the adapter takes the function and returns its replacement.
+    """
+
+    def register(adapter):
+        LEGACY_CALLS[(module, qualname)] = adapter
+        return adapter
+
+    return register
+
+
 def _caller_stacklevel():
     """The ``stacklevel`` of the first frame outside the import system and the old-name hooks.
 
@@ -268,7 +339,8 @@ def _caller_stacklevel():
         if frame.f_code.co_filename.startswith("<frozen importlib"):
             frame = frame.f_back
             continue
-        internal = frame.f_globals.get("__name__") in (__name__, "importlib")
+        module = frame.f_globals.get("__name__", "")
+        internal = module == "importlib" or (module + ".").startswith(__name__ + ".")
         if not internal and frame.f_code.co_name != "__getattr__":
             break
         frame = frame.f_back
@@ -313,12 +385,94 @@ class _KeepsPublicNames(types.ModuleType):
         super().__setattr__(name, value)
 
 
-class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Import hook serving :data:`MOVED_MODULES` as aliases of their new modules."""
+def _served_modules():
+    """The modules that serve an old name: a moved or replaced name, an old submodule path.
+
+    Returns
+    -------
+    set of str
+        The module names (old module paths excluded: :class:`_MovedModule` serves those).
+    """
+    modules = {module for module, _ in MOVED_NAMES} | {module for module, _ in REPLACED_NAMES}
+    modules |= {old.rpartition(".")[0] for old in MOVED_MODULES}
+    return modules - set(MOVED_MODULES)
+
+
+def _serve(module):
+    """Give a module that was just imported its old names and its classes' old methods.
+
+    Parameters
+    ----------
+    module : module
+        A module of :func:`_served_modules` or of :data:`REPLACED_METHODS`.
+    """
+    name = module.__name__
+    if name in _served_modules():
+
+        def __getattr__(attribute):
+            """Serve the names that moved in 0.2 from their old place (with a warning)."""
+            return moved_attribute(name, attribute)
+
+        module.__getattr__ = __getattr__
+    for (owner, cls, method), function in REPLACED_METHODS.items():
+        if owner == name:
+            setattr(getattr(module, cls), method, function)
+    for (owner, qualname), adapter in LEGACY_CALLS.items():
+        if owner == name:
+            *path, attribute = qualname.split(".")
+            parent = module
+            for part in path:
+                parent = getattr(parent, part)
+            setattr(parent, attribute, adapter(getattr(parent, attribute)))
+
+
+class _ServingLoader:
+    """The loader of a module that serves old names: its own loader, then :func:`_serve`.
+
+    Everything but ``exec_module`` is the own loader's (``get_source``, resources...).
+    """
+
+    def __init__(self, loader):
+        self.loader = loader
+
+    def __getattr__(self, name):
+        return getattr(self.loader, name)
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        self.loader.exec_module(module)
+        _serve(module)
+
+
+class _CompatFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Import hook: old module paths as aliases, old names where a module is imported.
+
+    An old module path of :data:`MOVED_MODULES` is loaded by this finder as a
+    :class:`_MovedModule`; a module that serves old names (:func:`_served_modules`,
+    :data:`REPLACED_METHODS`, :data:`LEGACY_CALLS`) is found by the finders after this one and loaded by its
+    own loader, wrapped in a :class:`_ServingLoader`.
+    """
+
+    def __init__(self):
+        self.served = (
+            _served_modules()
+            | {module for module, _, _ in REPLACED_METHODS}
+            | {module for module, _ in LEGACY_CALLS}
+        )
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname in MOVED_MODULES:
             return importlib.machinery.ModuleSpec(fullname, self)
+        if fullname not in self.served:
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            spec = None if finder is self or find is None else find(fullname, path, target)
+            if spec is not None and spec.loader is not None:
+                spec.loader = _ServingLoader(spec.loader)
+                return spec
         return None
 
     def create_module(self, spec):
@@ -357,9 +511,17 @@ def deprecated_argument(function, argument, instead, stacklevel):
 
 
 def install():
-    """Put the old-path import hook in front of :data:`sys.meta_path` (once)."""
-    if not any(isinstance(finder, _MovedModuleFinder) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _MovedModuleFinder())
+    """Put the import hook in front of :data:`sys.meta_path` (once).
+
+    Called by ``ssa_privacy/__init__.py`` at its end; the modules that serve old names
+    and are already imported (the package itself) are served at once.
+    """
+    if any(isinstance(finder, _CompatFinder) for finder in sys.meta_path):
+        return
+    finder = _CompatFinder()
+    sys.meta_path.insert(0, finder)
+    for name in finder.served & set(sys.modules):
+        _serve(sys.modules[name])
 
 
 def moved_attribute(module, name):

@@ -6,9 +6,10 @@ instead of a tuple. Each imports what it needs when called, so that ``import
 ssa_privacy`` stays light.
 """
 
+import functools
 import importlib
 
-from ssa_privacy._compat import MOVED_NAMES, _warn
+from ssa_privacy._compat import MOVED_NAMES, _legacy_call, _warn
 
 __all__ = ["tracking_model"]
 
@@ -57,3 +58,16 @@ def tracking_model(model):
     tracking = importlib.import_module("ssa_privacy.estimation.tracking")
     propagator, stations, earth, times, start = model
     return tracking.TrackingModel(propagator, stations, earth, times), start
+
+
+@_legacy_call("ssa_privacy.estimation.orbit_determination", "contact_orbit_determination")
+def _model_from_tuple(function):
+    """``contact_orbit_determination`` that also takes the deprecated model tuple."""
+
+    @functools.wraps(function)
+    def adapted(model, *args, **kwargs):
+        if isinstance(model, tuple):
+            model, kwargs["start"] = tracking_model(model)
+        return function(model, *args, **kwargs)
+
+    return adapted

@@ -5,9 +5,9 @@ Each imports what it needs when called, so that ``import ssa_privacy`` stays lig
 
 import types
 
-from ssa_privacy._compat import MOVED_NAMES, _legacy
+from ssa_privacy._compat import MOVED_NAMES, _legacy, _legacy_method, _warn
 
-#: Served through :data:`ssa_privacy._compat.REPLACED_NAMES` only.
+#: Served through :data:`ssa_privacy._compat.REPLACED_NAMES` and ``REPLACED_METHODS`` only.
 __all__ = []
 
 #: Where the pass noise of 0.1 was importable: the module ``pass_privacy.py`` of 0.1, its
@@ -131,3 +131,24 @@ def _pass_noise(item, Sigma_XX, epsilon, delta, designer="logdet", convention="e
         mechanism.designer,
         mechanism.certificate(),
     )
+
+
+@_legacy_method("ssa_privacy.privacy.pml.stream", "ReleaseStream")
+def merge(self, *others):
+    """:meth:`compose`, under its name before 0.2.
+
+    .. deprecated:: 0.2
+        Use :meth:`compose`; ``merge`` will be removed in 0.3.
+
+    Parameters
+    ----------
+    *others : ReleaseStream
+        As :meth:`compose`.
+
+    Returns
+    -------
+    ReleaseStream
+        ``self.compose(*others)``.
+    """
+    _warn("ReleaseStream.merge", "ReleaseStream.compose")
+    return self.compose(*others)

@@ -15,7 +15,6 @@ Every public name of the modules below is importable from ``ssa_privacy.attacks`
 - :mod:`ssa_privacy.attacks.nonlinear_restoration`
 """
 
-from ssa_privacy import _compat
 from ssa_privacy.attacks import (
     manoeuvre,
     membership,
@@ -42,8 +41,3 @@ __all__ = [
     *nonlinear_evidence.__all__,
     *nonlinear_restoration.__all__,
 ]
-
-
-def __getattr__(name):
-    """Serve the names that moved in 0.2 from their old place (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special, stats
 
-from ssa_privacy import _compat
 from ssa_privacy._internal.random import random_generator
 from ssa_privacy._internal.validation import (
     as_finite_array,
@@ -532,8 +531,3 @@ class LiRA:
                 raise ValueError(f"v_hat has shape {v_hat.shape} but f_hat has {f_hat.shape}")
             score = score + self.v_in.logpdf(v_hat) - self.v_out.logpdf(v_hat)
         return score
-
-
-def __getattr__(name):
-    """Serve the names that moved in 0.2 from their old place (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ssa_privacy import __version__, _compat
+from ssa_privacy import __version__
 from ssa_privacy.engine.transaction import RESULTS_FILE, current_call, writing_folder
 
 __all__ = [
@@ -485,8 +485,3 @@ class StudyOutput:
         self.write_csv("results.csv", [_without_times(row) for row in rows])
         payload = {**self.metadata(), "results": rows, **extra}
         self.write_json(RESULTS_FILE, payload)
-
-
-def __getattr__(name):
-    """Serve the names that moved in 0.2 from their old place (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

@@ -14,7 +14,6 @@ Every public name of the modules below is importable from ``ssa_privacy.estimati
 - :mod:`ssa_privacy.estimation.tracking`
 """
 
-from ssa_privacy import _compat
 from ssa_privacy.estimation import (
     consistency,
     contact_noise,
@@ -47,8 +46,3 @@ __all__ = [
     *contacts.__all__,
     *tracking.__all__,
 ]
-
-
-def __getattr__(name):
-    """Serve the names that moved in 0.2 from their old place (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

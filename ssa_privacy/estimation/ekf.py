@@ -53,7 +53,6 @@ estimate at a time uses only the contacts that ended by then.
 
 import numpy as np
 
-from ssa_privacy import _compat
 from ssa_privacy._internal.validation import (
     as_matrix,
     non_negative,
@@ -96,11 +95,6 @@ PERIGEE_FLOOR_KM = 80.0
 #: the noise of a radar. Above it, the prediction's linearisation error is also
 #: measured and added to its covariance.
 RELINEARISE_KM = 1.0
-
-
-def __getattr__(name):
-    """Serve the names that moved to :mod:`ssa_privacy.estimation.contacts` (with a warning)."""
-    return _compat.moved_attribute(__name__, name)
 
 
 def process_noise(dt, psd=FILTER_PSD):

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, optimize
 
-from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import (
     covariance_stack,
     pd_cholesky,
@@ -281,8 +280,6 @@ def contact_orbit_determination(model, x_prior, P_prior, contact, tolerance, spl
         raise ValueError(f"P_prior must have shape ({len(x_prior)}, 6, 6), got {P_prior.shape}")
     tolerance = positive(tolerance, "tolerance")
     split = flag(split, "split")
-    if isinstance(model, tuple):
-        model, start = _compat.estimation.tracking_model(model)
     start = non_negative_int(start, "start")
     if start >= len(model.times):
         raise ValueError(f"start must index the time grid of {len(model.times)} epochs")

@@ -17,7 +17,6 @@ Orbit Ephemeris and Orbit Mean-Elements Messages are read and written by
 (they load the CCSDS library).
 """
 
-from ssa_privacy import _compat
 from ssa_privacy.orbits import (
     catalog,
     elements,
@@ -47,8 +46,3 @@ __all__ = [
     *tle.__all__,
     *catalog.__all__,
 ]
-
-
-def __getattr__(name):
-    """Serve the names that moved in 0.2 from their old place (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

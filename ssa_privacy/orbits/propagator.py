@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ssa_privacy import _compat
 from ssa_privacy._internal.validation import (
     as_finite_array,
     non_negative,
@@ -54,11 +53,6 @@ TIGHT_TOLERANCE = 1e-10
 LOOSEST_TOLERANCE = 1e-6
 #: Objects per stacked system of :meth:`J2Propagator.propagate_many` on the scipy backend.
 BATCH = 256
-
-
-def __getattr__(name):
-    """Serve the deprecated names (``DIFFERENCE_STEPS``) with a warning."""
-    return _compat.moved_attribute(__name__, name)
 
 
 def _tolerance(value, name):
@@ -89,14 +83,6 @@ def _controls(rtol, atol, first_step):
     """Checked tolerances (at most :data:`LOOSEST_TOLERANCE`) and optional first step."""
     rtol, atol = _tolerance(rtol, "rtol"), _tolerance(atol, "atol")
     return rtol, atol, None if first_step is None else positive(first_step, "first_step")
-
-
-def _no_steps(steps, method):
-    """Warn if the deprecated ``steps`` of ``method`` was given (it is ignored)."""
-    if steps is not None:
-        _compat.deprecated_argument(
-            method, "steps", "nothing: the matrices come from the variational equations", 3
-        )
 
 
 @dataclass(frozen=True)
@@ -325,7 +311,7 @@ class J2Propagator:
         batch = positive_int(batch, "batch")
         return self._flow(times, states0, controls, batch, "states0[{}]".format, False)[0]
 
-    def transition_matrices(self, times, states0, steps=None, rtol=1e-12, atol=1e-12):
+    def transition_matrices(self, times, states0, *, rtol=1e-12, atol=1e-12):
         """State-transition matrices ``Phi(t, t0) = d state(t) / d state(t0)`` of many objects.
 
         Parameters
@@ -335,9 +321,6 @@ class J2Propagator:
         states0 : array_like, shape (N, 6)
             Initial ECI states (km, km/s) about which the flow is linearised: bound Earth
             orbits, checked as in :meth:`propagate_many`.
-        steps : None, optional
-            Deprecated and ignored (the half-widths of the finite differences that gave
-            the matrices before the variational equations did); removed in 0.3.
         rtol, atol : float, optional
             Tolerances of each object's integration (default 1e-12), as :meth:`propagate`.
 
@@ -360,16 +343,15 @@ class J2Propagator:
         flow is Hamiltonian, so Phi is symplectic (``Phi^T Omega Phi = Omega``), which the
         tests check (Vallado Ch. 10, the state-transition matrix).
         """
-        _no_steps(steps, "J2Propagator.transition_matrices")
-        return self.propagate_with_transition(times, states0, None, rtol, atol)[1]
+        return self.propagate_with_transition(times, states0, rtol=rtol, atol=atol)[1]
 
-    def propagate_with_transition(self, times, states0, steps=None, rtol=1e-12, atol=1e-12):
+    def propagate_with_transition(self, times, states0, *, rtol=1e-12, atol=1e-12):
         """The trajectories of many objects and their state-transition matrices, in one pass.
 
         Parameters
         ----------
-        times, states0, steps, rtol, atol
-            As :meth:`transition_matrices` (``steps`` deprecated and ignored).
+        times, states0, rtol, atol
+            As :meth:`transition_matrices`.
 
         Returns
         -------
@@ -390,7 +372,6 @@ class J2Propagator:
         Each object's state and its 36 variational components are one system of 42
         equations (an extended Kalman filter's prediction).
         """
-        _no_steps(steps, "J2Propagator.propagate_with_transition")
         controls = _controls(rtol, atol, None)
         times = _output_times(times)
         states0 = self._orbits(states0, "states0", batch=True)

@@ -27,7 +27,6 @@ step builds a :class:`Mechanism`; its ``release(data, *, seed=None)`` returns a
   PML/DP/MI relations, used by every mechanism above.
 """
 
-from ssa_privacy import _compat
 from ssa_privacy.privacy.dp_gp.binning import LaplaceBinningMechanism
 from ssa_privacy.privacy.dp_gp.cloaking import CloakingMechanism
 from ssa_privacy.privacy.dp_gp.hall import StandardDPGPMechanism
@@ -83,8 +82,3 @@ __all__ = [
     "sample_synthetic_noise",
     "uniform_noise_covariance",
 ]
-
-
-def __getattr__(name):
-    """Serve the names that moved in 0.2 from their old place (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

@@ -37,7 +37,6 @@ import functools
 import numpy as np
 from scipy import linalg, optimize, special, stats
 
-from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix
 from ssa_privacy._internal.validation import (
     as_finite_array,
@@ -716,8 +715,3 @@ def mi_to_pml_epsilon(epsilon_MI, delta, l, convention="exact"):
     open_interval(delta, "delta")
     _degrees(l)
     return _epsilon_for_bound(-2.0 * epsilon_MI, delta, l, convention)
-
-
-def __getattr__(name):
-    """Serve the names that left this module in 0.2 (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

@@ -18,7 +18,6 @@ Tracking Data Messages are read and written by :mod:`ssa_privacy.sensors.tdm`, i
 by its own path (it loads the CCSDS library).
 """
 
-from ssa_privacy import _compat
 from ssa_privacy.sensors import (
     earth_orientation,
     geodesy,
@@ -51,8 +50,3 @@ __all__ = [
     *streams.__all__,
     *simulation.__all__,
 ]
-
-
-def __getattr__(name):
-    """Serve the names that moved in 0.2 from their old place (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

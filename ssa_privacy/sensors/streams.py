@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ssa_privacy import _compat
 from ssa_privacy.sensors.visibility import passes, split_passes
 
 __all__ = [
@@ -162,8 +161,3 @@ def contacts(found):
         groups[-1].append(i)
         end = max(end, found[i].indices[-1])
     return groups
-
-
-def __getattr__(name):
-    """Serve the names that moved in 0.2 from their old place (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

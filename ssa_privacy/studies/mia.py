@@ -22,7 +22,6 @@ measured attack stays inside the region any (epsilon, delta)-DP release allows.
 import numpy as np
 from scipy import stats
 
-from ssa_privacy import _compat
 from ssa_privacy.attacks.membership import LiRA, MeanThresholdAttack, release_statistics
 from ssa_privacy.attacks.roc import (
     DEFAULT_FPRS,
@@ -71,11 +70,6 @@ CHECK_LEVEL = 1e-3
 RELEASE_RTOL = 1e-6
 #: The data sets of each group: shadow (to fit the attacks) and evaluation, in and out.
 _KEYS = ("shadow_in", "shadow_out", "eval_in", "eval_out")
-
-
-def __getattr__(name):
-    """Serve the names that left this module in 0.2 (with a warning)."""
-    return _compat.moved_attribute(__name__, name)
 
 
 def add_arguments(parser):

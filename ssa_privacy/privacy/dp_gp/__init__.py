@@ -14,7 +14,6 @@ Every public name of the modules below is importable from ``ssa_privacy.privacy.
 - :mod:`ssa_privacy.privacy.dp_gp.laplace`
 """
 
-from ssa_privacy import _compat
 from ssa_privacy.privacy.dp_gp import (
     binning,
     cloaking,
@@ -47,8 +46,3 @@ __all__ = [
     *gaussian_delta.__all__,
     *laplace.__all__,
 ]
-
-
-def __getattr__(name):
-    """Serve the names that moved in 0.2 from their old place (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

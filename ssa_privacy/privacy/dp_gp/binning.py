@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special
 
-from ssa_privacy import _compat
 from ssa_privacy._internal.random import random_generator
 from ssa_privacy._internal.validation import (
     as_finite_array,
@@ -536,8 +535,3 @@ def integral_binning_predict(binned, X_star, restarts=3, seed=None):
         raise ValueError("the integral-binning likelihood fit failed from every start")
     mean, _ = model(best.x).fit(boxes, targets).predict(np.hstack([X_star, X_star]))
     return mean + offset
-
-
-def __getattr__(name):
-    """Serve the names that left this module in 0.2 (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

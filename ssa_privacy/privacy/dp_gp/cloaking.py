@@ -18,7 +18,6 @@ import copy
 
 import numpy as np
 
-from ssa_privacy import _compat
 from ssa_privacy._internal.validation import positive, scalar
 from ssa_privacy.privacy.accounting import CALIBRATIONS, analytic_gaussian_ratio, noise_multiplier
 from ssa_privacy.privacy.dp_gp.ellipsoid import minimum_volume_ellipsoid
@@ -401,8 +400,3 @@ class CloakingMechanism:
             "null_variance": s.null_variance,
             "jitter": self.jitter,
         }
-
-
-def __getattr__(name):
-    """Serve the names that left this module in 0.2 (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

@@ -41,7 +41,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy import _compat
 from ssa_privacy._internal.random import random_generator
 from ssa_privacy._internal.validation import (
     as_matrix,
@@ -483,8 +482,3 @@ def projected_gradient_design(C, *, learning_rate=0.05, tol=1e-5, max_iter=1000,
         if step < tol:
             break
     return lambdas, iteration, float(np.max(leverages(lambdas)))
-
-
-def __getattr__(name):
-    """Serve the names that left this module in 0.2 (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

@@ -15,7 +15,6 @@ import copy
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import psd_matrix
 from ssa_privacy._internal.validation import positive, scalar
 from ssa_privacy.gp.regression import cholesky_with_jitter
@@ -545,8 +544,3 @@ def _scale_to_sensitivity(Delta, c, lower, upper):
     if not np.isfinite(m):
         return m, 0.0
     return m, max(high - m, m - low) * (1 + 2 * u)
-
-
-def __getattr__(name):
-    """Serve the names that left this module in 0.2 (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import psd_matrix
 from ssa_privacy._internal.validation import (
     as_finite_array,
@@ -535,8 +534,3 @@ def mahalanobis_sensitivity(noise_covariance, shifts):
         If ``shifts`` is not a finite, non-empty (m, n) matrix.
     """
     return mahalanobis_enclosure(noise_covariance, shifts)[0]
-
-
-def __getattr__(name):
-    """Serve the names that left this module in 0.2 (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

@@ -17,7 +17,6 @@ Every public name of the modules below is importable from ``ssa_privacy.privacy.
 - :mod:`ssa_privacy.privacy.pml.aggregation`
 """
 
-from ssa_privacy import _compat
 from ssa_privacy.privacy.pml import (
     aggregation,
     certificate,
@@ -59,8 +58,3 @@ __all__ = [
     *day_design.__all__,
     *aggregation.__all__,
 ]
-
-
-def __getattr__(name):
-    """Serve the names that moved in 0.2 from their old place (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

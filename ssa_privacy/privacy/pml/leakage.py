@@ -30,7 +30,6 @@ from collections import namedtuple
 import numpy as np
 from scipy import linalg, stats
 
-from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix
 from ssa_privacy._internal.random import random_generator
 from ssa_privacy._internal.validation import (
@@ -477,8 +476,3 @@ def monte_carlo_leakage_probability(
     return MonteCarloProbability(
         1.0 - failures / samples, interval.low, interval.high, failures, int(samples)
     )
-
-
-def __getattr__(name):
-    """Serve the names that moved in 0.2 from their old place (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

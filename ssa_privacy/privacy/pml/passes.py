@@ -41,7 +41,6 @@ import functools
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import pd_cholesky
 from ssa_privacy._internal.random import random_generator, seed_record
 from ssa_privacy._internal.validation import as_finite_array, positive, scalar, unit_interval
@@ -437,8 +436,3 @@ def per_measurement_epsilons(Sigma_XX, found, epsilon, delta, convention="exact"
     if not streams:
         return np.array(reached), 0.0
     return np.array(reached), streams[0].compose(*streams[1:]).epsilon(Sigma_XX, delta, convention)
-
-
-def __getattr__(name):
-    """Serve the names that moved in 0.2 from their old place (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, stats
 
-from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import covariance_stack, pd_cholesky, psd_matrix
 from ssa_privacy._internal.validation import (
     as_finite_array,
@@ -262,25 +261,6 @@ class ReleaseStream:
 
     def __add__(self, other):
         return self.compose(other)
-
-    def merge(self, *others):
-        """:meth:`compose`, under its name before 0.2.
-
-        .. deprecated:: 0.2
-            Use :meth:`compose`; ``merge`` will be removed in 0.3.
-
-        Parameters
-        ----------
-        *others : ReleaseStream
-            As :meth:`compose`.
-
-        Returns
-        -------
-        ReleaseStream
-            ``self.compose(*others)``.
-        """
-        _compat._warn("ReleaseStream.merge", "ReleaseStream.compose")
-        return self.compose(*others)
 
     def epsilon(self, Sigma_XX, delta, convention="exact"):
         """The smallest epsilon at which the stream is (epsilon, delta)-PML private, nats.

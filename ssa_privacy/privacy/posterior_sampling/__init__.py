@@ -11,7 +11,6 @@ Every public name of the modules below is importable from ``ssa_privacy.privacy.
 - :mod:`ssa_privacy.privacy.posterior_sampling.divergence`
 """
 
-from ssa_privacy import _compat
 from ssa_privacy.privacy.posterior_sampling import (
     bound,
     certificate,
@@ -35,8 +34,3 @@ __all__ = [
     *paths.__all__,
     *divergence.__all__,
 ]
-
-
-def __getattr__(name):
-    """Serve the names that moved in 0.2 from their old place (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

@@ -10,7 +10,6 @@ Every public name of the modules below is importable from ``ssa_privacy.privacy.
 - :mod:`ssa_privacy.privacy.synthetic_noise.tightening`
 """
 
-from ssa_privacy import _compat
 from ssa_privacy.privacy.synthetic_noise import certificate, design, lanczos, mechanism, tightening
 from ssa_privacy.privacy.synthetic_noise.certificate import *  # noqa: F403
 from ssa_privacy.privacy.synthetic_noise.design import *  # noqa: F403
@@ -25,8 +24,3 @@ __all__ = [
     *lanczos.__all__,
     *tightening.__all__,
 ]
-
-
-def __getattr__(name):
-    """Serve the names that moved in 0.2 from their old place (with a warning)."""
-    return _compat.moved_attribute(__name__, name)

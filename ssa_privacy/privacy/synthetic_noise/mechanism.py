@@ -26,7 +26,6 @@ import copy
 
 import numpy as np
 
-from ssa_privacy import _compat
 from ssa_privacy._internal.matrix_validation import psd_matrix
 from ssa_privacy._internal.random import random_generator
 from ssa_privacy._internal.validation import (
@@ -442,8 +441,3 @@ def privacy_aware_gp(gp, X, W, Sigma):
     Sigma = as_factored(Sigma, len(W), "Sigma").matrix()
     noise = noise_matrix(gp.noise, len(Sigma)) + Sigma
     return GaussianProcess(gp.kernel, gp.mean, noise).fit(X, W)
-
-
-def __getattr__(name):
-    """Serve the names that left this module in 0.2 (with a warning)."""
-    return _compat.moved_attribute(__name__, name)
