@@ -34,6 +34,7 @@ from ssa_privacy._internal.matrix_validation import (
 )
 from ssa_privacy._internal.validation import as_finite_array, flag, nonempty, positive
 from ssa_privacy.estimation.ukf import measurement_residual
+from ssa_privacy.sensors.stations import GroundStation, radar_measurements
 
 __all__ = [
     "REFUSED_RESIDUAL",
@@ -90,16 +91,29 @@ def linearised_contact(stations, earth, contact, times, path, Phi, position, at_
     Each station gives its own number of rows per measurement (4 for a radar, 2 for an
     optical sensor); the rows follow the order of the measurements.
     """
-    rows = np.array([position[int(k)] for k in contact.indices])
-    sizes = np.array([stations[s].noise_covariance.shape[0] for s in contact.stations])
+    rows = np.array([position[k] for k in contact.indices.tolist()], dtype=int)
+    used, inverse = np.unique(contact.stations, return_inverse=True)
+    sizes = np.array([len(stations[s].noise_std) for s in used.tolist()], dtype=int)[inverse]
+    radar = np.array([isinstance(stations[s], GroundStation) for s in used.tolist()])[inverse]
     first = np.cumsum(sizes) - sizes
     h, maps = np.empty(sizes.sum()), np.empty((sizes.sum(), 6))
-    for s in np.unique(contact.stations):
-        mine = contact.stations == s
-        j, t = rows[mine], times[contact.indices[mine]]
-        where = (first[mine][:, None] + np.arange(sizes[mine][0])).ravel()
-        h[where] = stations[s].measure(path[j], t, earth).ravel()
-        maps[where] = (stations[s].jacobian(path[j], t, earth) @ Phi[j]).reshape(-1, 6)
+    t = times[contact.indices]
+    groups = [(radar, None)] + [
+        (contact.stations == s, s) for s in np.unique(contact.stations[~radar])
+    ]
+    for mine, s in groups:
+        if not mine.any():
+            continue
+        j, where = rows[mine], (first[mine][:, None] + np.arange(sizes[mine][0])).ravel()
+        if s is None:  # all radars at once, the Earth's rotation once per epoch
+            values, H = radar_measurements(
+                stations, contact.stations[mine], path[j], t[mine], earth
+            )
+        else:
+            values = stations[s].measure(path[j], t[mine], earth)
+            H = stations[s].jacobian(path[j], t[mine], earth)
+        h[where] = values.ravel()
+        maps[where] = (H @ Phi[j]).reshape(-1, 6)
     if at_end:
         # H_k Phi(t_k, t_first) Phi(t_end, t_first)^{-1}: the maps of the state at the end
         maps = linalg.solve(Phi[position[contact.end]].T, maps.T).T
