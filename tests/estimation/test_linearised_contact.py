@@ -66,3 +66,20 @@ def test_the_contact_is_the_per_epoch_computation(optical, at_end):
     # each map row to rounding of its own size (rows differ by orders of magnitude)
     scale = np.abs(maps_ref).max(axis=1)
     np.testing.assert_array_less(np.abs(maps - maps_ref).max(axis=1), RELATIVE * scale)
+
+
+@pytest.mark.parametrize("at_end", [False, True])
+def test_stacked_filters_are_each_filter_alone(at_end):
+    """Three filters' paths and transitions at once: each filter's per-epoch computation."""
+    stations, earth, contact, times, path, Phi, position = _scene(True)
+    rng = np.random.default_rng(4)
+    paths = path + rng.normal(0.0, [5.0, 5.0, 5.0, 0.005, 0.005, 0.005], (3, *path.shape))
+    Phis = Phi + 0.01 * rng.standard_normal((3, *Phi.shape))
+    h, maps = linearised_contact(stations, earth, contact, times, paths, Phis, position, at_end)
+    assert h.shape[0] == maps.shape[0] == 3
+    for f in range(3):
+        scene = (stations, earth, contact, times, paths[f], Phis[f], position)
+        h_ref, maps_ref = _reference(*scene, at_end)
+        np.testing.assert_allclose(h[f], h_ref, rtol=RELATIVE, atol=0)
+        scale = np.abs(maps_ref).max(axis=1)
+        np.testing.assert_array_less(np.abs(maps[f] - maps_ref).max(axis=1), RELATIVE * scale)
