@@ -30,32 +30,28 @@ Compare ratios of one run only: the baseline moves between machines and runs. Ru
 N] [--hours H] [--batch B] [--scale-objects N] [--workers W] [--efficiency-objects M]``.
 """
 
+import argparse
+import collections
+import json
+import math
 import os
+import resource
+import signal
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
 
-for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_threads, "1")
+import numpy as np
+from _dask_processes import DaskProcesses
 
-import argparse  # noqa: E402
-import collections  # noqa: E402
-import json  # noqa: E402
-import math  # noqa: E402
-import resource  # noqa: E402
-import signal  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-from concurrent.futures import ProcessPoolExecutor  # noqa: E402
-from multiprocessing import get_context  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-import numpy as np  # noqa: E402
-from _dask_processes import DaskProcesses  # noqa: E402
-
-from ssa_privacy.engine.runner import Runner  # noqa: E402
-from ssa_privacy.orbits.catalog import read_element_sets, select_objects, sgp4_states  # noqa: E402
-from ssa_privacy.orbits.propagator import J2Propagator  # noqa: E402
-from ssa_privacy.orbits.tle import load_catalogue  # noqa: E402
-from ssa_privacy.studies import ssa_catalog  # noqa: E402
-from ssa_privacy.studies._ssa_catalog_options import CatalogOptions  # noqa: E402
+from ssa_privacy.engine.runner import Runner
+from ssa_privacy.orbits.catalog import read_element_sets, select_objects, sgp4_states
+from ssa_privacy.orbits.propagator import J2Propagator
+from ssa_privacy.orbits.tle import load_catalogue
+from ssa_privacy.studies import ssa_catalog
+from ssa_privacy.studies._ssa_catalog_options import CatalogOptions
 
 #: CPU seconds per object as a multiple of the baseline, at most, per regime.
 TARGETS = {"leo": 6.0, "meo": 35.0, "geo": 15.0}
@@ -67,11 +63,13 @@ INTERVAL = 0.005
 TASK = "ssa_privacy.studies._ssa_catalog_task.catalog_task"
 #: The stages of an object's task, in order of precedence: a sample belongs to the first
 #: stage whose every pattern is a prefix of some function on its stack (functions named
-#: ``module.qualname``). Update the patterns when functions move.
+#: ``module.qualname``); stages of one label add up. Update the patterns when functions
+#: move.
 STAGES = (
     ("check (first object only)", ("ssa_privacy.studies._ssa_catalog_task._checks",)),
     ("detectability Monte Carlo", ("ssa_privacy.studies._ssa_catalog_detectability",)),
     ("certificates", ("ssa_privacy.privacy.pml.certificate",)),
+    ("certificates", ("ssa_privacy.privacy.pml.stream.stream_certificate",)),
     ("day designs and judge", ("ssa_privacy.studies._ssa_catalog_day",)),
     ("pass designs", ("ssa_privacy.privacy.pml",)),
     ("contact geometry", ("ssa_privacy.estimation.orbit_determination.linearised_contact",)),
@@ -224,7 +222,7 @@ def regime_costs(counts, baseline, options):
             f"{costs[regime] / baseline:.1f} baselines (target <= {TARGETS[regime]:g}); "
             f"peak resident memory {peak / 2**20:.2f} GiB"
         )
-        for label, _ in STAGES[1:]:
+        for label in dict.fromkeys(label for label, _ in STAGES[1:]):
             if stages.get(label):
                 print(f"  {label:<40} {100 * stages[label] / total:5.1f}%")
     return costs
@@ -318,6 +316,8 @@ def main():
     """Print the baseline, the regimes' costs and stages, the projection and, if asked,
     the scale run and the efficiencies."""
     args = parse_arguments()
+    for threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(threads, "1")  # the spawned children's BLAS
     options = {"hours": args.hours, "batch": args.batch}
     baseline = baseline_seconds()
     print(
