@@ -1,44 +1,42 @@
-"""Cost of the ssa-catalog study per orbital regime, projected to the whole catalogue.
+"""Cost of the ssa-catalog study per orbital regime, and where an object's time goes.
 
-1. Baseline: one J2 propagation of one LEO object of the sample over 24 h at the
-   study's grid and truth tolerance (:meth:`~ssa_privacy.orbits.propagator.J2Propagator.propagate`).
+One run (about 5 minutes on 2 busy cores with the defaults) measures:
+
+1. Baseline: one J2 propagation of one LEO object of the sample over 24 h on the study's
+   30 s grid at its truth tolerance (:meth:`~ssa_privacy.orbits.propagator.J2Propagator.propagate`,
+   CPU time, best of 5; with ``SSA_PRIVACY_PROPAGATOR=scipy`` set for it, so that the
+   baseline stays scipy's integration should the propagator read that variable).
 2. Per regime (LEO, MEO, GEO): ``ssa_catalog.run`` with ``regime=R``, ``objects=N_R``
-   (``--leo-objects``, ``--meo-objects``, ``--geo-objects``; default 4, 3, 3) and the
+   (``--leo-objects``, ``--meo-objects``, ``--geo-objects``; default 3, 1, 2) and the
    defaults otherwise (24 h at 30 s, 8 radars, pass budgets 10, 14, 20 nats plus "none",
-   batches of 5), serially (``Runner(workers=1)``), each regime in a child process of its
-   own: the tasks' worker-seconds per object as a multiple of the baseline (targets: LEO
-   <= 3.5, MEO and GEO <= 20), the child's peak resident memory (``ru_maxrss``, the
-   whole run: catalogue, tasks, tables, figures; target <= 2 GB per worker), and where
-   the tasks' time goes: timers around the task's stages (:data:`STAGES`), as shares of
-   the tasks' wall time without the brute-force check of the run's first object; and the
-   J2 integrations of all stages together in baselines per object, the propagation
-   floor under the other costs.
-3. Projection: the objects of each regime that ``--objects all`` tracks (one element set
-   per catalogue number, stale ones left out: 14,700 of the 14,710 of the 2026-03-19
-   catalogue) times the regime's worker-seconds per object, on 2 workers at efficiency 1:
-   the whole catalogue's tasks (target < 1 h).
-4. Scale, with ``--scale-objects N`` (default 0: skipped; 1,000 LEO objects took about
-   80 min): the study for N LEO objects on a process pool of ``--workers`` (default 2): the whole
-   run's wall time, the tasks' wall time, objects per second per worker, and the cost per
-   object as a multiple of the baseline.
-5. Parallel efficiency: the study's tasks for ``--efficiency-objects`` (default 20) LEO
-   objects on 1 and on 2 single-threaded workers, ``T1 / (2 T2)`` (target >= 0.8), on a
-   Dask ``LocalCluster`` and on a scheduler and workers started as separate processes
-   (``python -m dask scheduler`` / ``worker``, as ``tests/test_dask_cluster.py``,
-   :mod:`_dask_processes`).
+   batches of 5), serially (``Runner(workers=1)``, one BLAS thread), each regime in a
+   child process of its own. A sampling profiler (:class:`Sampler`: a CPU-time timer
+   signal every :data:`INTERVAL` s, each sample weighted by the CPU time since the
+   previous one, of negligible overhead unlike ``cProfile``'s tracing) attributes the
+   tasks' CPU time to the stages of :data:`STAGES` by the functions on the stack. It
+   prints the tasks' CPU seconds per object, without the brute-force check of the run's
+   first object, as a multiple of the baseline (targets :data:`TARGETS`), each stage's
+   share, and the child's peak resident memory (``ru_maxrss``, the whole run).
+3. Projection: the objects of each regime that ``--objects all`` tracks times the
+   regime's CPU seconds per object, on 2 workers at efficiency 1.
+4. Optionally (``--scale-objects N``, default 0: skipped) the study for N LEO objects on
+   a process pool of ``--workers`` (default 2), and (``--efficiency-objects M``, default
+   0: skipped) the efficiency ``T1 / (2 T2)`` from 1 to 2 workers on a Dask
+   ``LocalCluster`` and on a scheduler and workers started as separate processes
+   (:mod:`_dask_processes`).
 
-All use the study's own code path (``results.json``'s ``throughput.wall_time_s`` is the
-tasks' wall time); ``--hours`` and ``--batch`` are passed to every run (the targets are
-for the default 24 h). Run on an idle machine: ``python benchmarks/bench_catalog.py
-[--leo-objects N] [--meo-objects N] [--geo-objects N] [--hours H] [--batch B]
-[--scale-objects N] [--workers W] [--efficiency-objects M]``.
+Compare ratios of one run only: the baseline moves between machines and runs. Run as
+``python benchmarks/bench_catalog.py [--leo-objects N] [--meo-objects N] [--geo-objects
+N] [--hours H] [--batch B] [--scale-objects N] [--workers W] [--efficiency-objects M]``.
 """
 
 import argparse
 import collections
 import json
 import math
+import os
 import resource
+import signal
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -47,50 +45,116 @@ from pathlib import Path
 
 import numpy as np
 from _dask_processes import DaskProcesses
-from _timing import best_time
 
 from ssa_privacy.engine.runner import Runner
-from ssa_privacy.estimation import ekf
 from ssa_privacy.orbits.catalog import read_element_sets, select_objects, sgp4_states
 from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.orbits.tle import load_catalogue
-from ssa_privacy.studies import _ssa_catalog_task, ssa_catalog
+from ssa_privacy.studies import ssa_catalog
 from ssa_privacy.studies._ssa_catalog_options import CatalogOptions
 
-#: Worker-seconds per object as a multiple of the baseline, at most, per regime.
-TARGETS = {"leo": 3.5, "meo": 20.0, "geo": 20.0}
-#: Peak resident memory per worker, at most (GB).
-MEMORY_TARGET_GB = 2.0
-#: Workers of the whole-catalogue projection, and its target (h).
-PROJECTION_WORKERS, PROJECTION_TARGET_H = 2, 1.0
-#: The timed stages of an object's task: (module or class, function, label). The batch
-#: orbit determination runs inside the filters; the J2 integrations (every
-#: ``solve_ivp`` of the propagator: truth, nominal, transition matrices, predictions, the
-#: batch solves' trials, the detectability's) run inside every stage; the check runs for
-#: the run's first object only.
+#: CPU seconds per object as a multiple of the baseline, at most, per regime.
+TARGETS = {"leo": 6.0, "meo": 35.0, "geo": 15.0}
+#: Workers of the whole-catalogue projection.
+PROJECTION_WORKERS = 2
+#: Seconds of CPU time between the profiler's samples.
+INTERVAL = 0.005
+#: The function that runs a task: samples without it on the stack are not the tasks'.
+TASK = "ssa_privacy.studies._ssa_catalog_task.catalog_task"
+#: The stages of an object's task, in order of precedence: a sample belongs to the first
+#: stage whose every pattern is a prefix of some function on its stack (functions named
+#: ``module.qualname``); stages of one label add up. Update the patterns when functions
+#: move.
 STAGES = (
-    (_ssa_catalog_task, "_tracking", "filters"),
-    (ekf, "contact_orbit_determination", "of which batch OD"),
-    (_ssa_catalog_task, "_level_mechanisms", "pass designs"),
-    (_ssa_catalog_task, "object_detectability", "detectability"),
-    (_ssa_catalog_task, "_checks", "check"),
-    (J2Propagator, "_integrate", "J2 integration, every stage"),
+    ("check (first object only)", ("ssa_privacy.studies._ssa_catalog_task._checks",)),
+    ("detectability Monte Carlo", ("ssa_privacy.studies._ssa_catalog_detectability",)),
+    ("certificates", ("ssa_privacy.privacy.pml.certificate",)),
+    ("certificates", ("ssa_privacy.privacy.pml.stream.stream_certificate",)),
+    ("day designs and judge", ("ssa_privacy.studies._ssa_catalog_day",)),
+    ("pass designs", ("ssa_privacy.privacy.pml",)),
+    ("contact geometry", ("ssa_privacy.estimation.orbit_determination.linearised_contact",)),
+    (
+        "OD trial propagations",
+        ("ssa_privacy.estimation.orbit_determination", "ssa_privacy.orbits.propagator"),
+    ),
+    ("OD least squares and linear algebra", ("ssa_privacy.estimation.orbit_determination",)),
+    ("EKF updates", ("ssa_privacy.estimation.ekf._update",)),
+    ("model error (integration and cubature)", ("ssa_privacy.estimation.ekf._model_error",)),
+    ("filter propagations", ("ssa_privacy.estimation.ekf", "ssa_privacy.orbits.propagator")),
+    ("filters, the rest", ("ssa_privacy.estimation.ekf",)),
+    ("truth, nominal and their transitions", ("ssa_privacy.orbits.propagator",)),
+    ("the rest", ()),
 )
-#: The label of the J2 integrations.
-INTEGRATION = STAGES[-1][2]
-#: The stages that run inside others (left out of "the rest").
-NESTED = ("of which batch OD", INTEGRATION)
+#: The stage left out of the cost per object.
+CHECK = STAGES[0][0]
+
+
+class Sampler:
+    """A sampling profiler of this process's main thread: CPU seconds per stage.
+
+    Every :data:`INTERVAL` s of CPU time (``ITIMER_PROF``) the stack is read and the CPU
+    time since the previous sample is added to its stage (:func:`stage_of`); samples
+    whose stack does not hold :data:`TASK` go to ``None``. A long call into C delivers
+    one signal when it returns, to its caller's frame, with all its CPU time.
+    """
+
+    def __init__(self):
+        self.spent = collections.Counter()
+        self._last = None
+
+    def __enter__(self):
+        self._last = time.process_time()
+        signal.signal(signal.SIGPROF, self._sample)
+        signal.setitimer(signal.ITIMER_PROF, INTERVAL, INTERVAL)
+        return self
+
+    def __exit__(self, *exc):
+        signal.setitimer(signal.ITIMER_PROF, 0.0, 0.0)
+        signal.signal(signal.SIGPROF, signal.SIG_DFL)
+
+    def _sample(self, signum, frame):
+        now = time.process_time()
+        names = []
+        while frame is not None:
+            code = frame.f_code
+            names.append(f"{frame.f_globals.get('__name__', '')}.{code.co_qualname}")
+            frame = frame.f_back
+        self.spent[stage_of(names)] += now - self._last
+        self._last = now
+
+
+def stage_of(names):
+    """The stage (:data:`STAGES`) of a stack of ``module.qualname`` names, None outside
+    the tasks."""
+    if TASK not in names:
+        return None
+    for label, patterns in STAGES:
+        if all(any(name.startswith(p) for name in names) for p in patterns):
+            return label
+    raise AssertionError("the last stage matches every stack")
 
 
 def baseline_seconds(repeats=5):
-    """One 24 h J2 propagation of one sampled LEO object at the study's grid and tolerance."""
+    """CPU time of one 24 h scipy J2 propagation of one sampled LEO object (best of 5)."""
     catalogue = load_catalogue()
     element_set = select_objects(catalogue, "leo", 1, 0)[0]
     start = max(e.epoch_jd for e in catalogue)
     times = np.arange(0.0, 86400.0 + 1e-9, 30.0)
     state = sgp4_states([element_set], start, [0.0])[0, 0]
-    propagator = J2Propagator()
-    return best_time(lambda: propagator.propagate(times, state, 1e-10, 1e-10), repeats)
+    before = os.environ.get("SSA_PRIVACY_PROPAGATOR")
+    os.environ["SSA_PRIVACY_PROPAGATOR"] = "scipy"
+    try:
+        propagator, spent = J2Propagator(), []
+        for _ in range(repeats):
+            begin = time.process_time()
+            propagator.propagate(times, state, 1e-10, 1e-10)
+            spent.append(time.process_time() - begin)
+    finally:
+        if before is None:
+            del os.environ["SSA_PRIVACY_PROPAGATOR"]
+        else:
+            os.environ["SSA_PRIVACY_PROPAGATOR"] = before
+    return min(spent)
 
 
 def study(folder, runner, **options):
@@ -110,68 +174,23 @@ def study(folder, runner, **options):
     return total, json.loads((Path(folder) / "results.json").read_text())["throughput"]
 
 
-def per_object(throughput):
-    """Worker-seconds per object of the tasks: wall time x workers / objects."""
-    return throughput["wall_time_s"] * throughput["workers"] / throughput["objects"]
-
-
-def timed_stages():
-    """Put timers around the :data:`STAGES` of this process; return their running sums.
-
-    Returns
-    -------
-    collections.Counter
-        Seconds spent in each stage, by label, from now on.
-    """
-    spent, running = collections.Counter(), []
-    for module, name, label in STAGES:
-        setattr(module, name, _timer(getattr(module, name), label, spent, running))
-    return spent
-
-
-def _timer(function, label, spent, running):
-    """``function``, adding its wall time to ``spent[label]`` unless it runs in the check.
-
-    ``running`` is the stack of the timed stages in progress, shared by all timers."""
-
-    def timed(*args, **kwargs):
-        running.append(label)
-        start = time.perf_counter()
-        try:
-            return function(*args, **kwargs)
-        finally:
-            running.pop()
-            if "check" not in running:
-                spent[label] += time.perf_counter() - start
-
-    return timed
-
-
 def regime_run(regime, objects, options):
-    """One regime's study, serially in this process (run in a child of its own).
+    """One regime's study, serially and sampled in this process (run in a child of its own).
 
     Returns
     -------
-    throughput : dict
-        As :func:`study`.
+    objects : int
+        The objects tracked.
     peak_kib : int
         This process's peak resident memory (KiB on Linux).
     stages : dict
-        Seconds per stage (:func:`timed_stages`).
+        CPU seconds per stage of the tasks (:class:`Sampler`).
     """
-    spent = timed_stages()
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, Sampler() as sampler:
         runner = Runner(workers=1, progress=False)
         throughput = study(folder, runner, regime=regime, objects=objects, **options)[1]
-    return throughput, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, dict(spent)
-
-
-def shares(throughput, stages):
-    """The stages' shares of the tasks' wall time without the check, as text."""
-    total = throughput["wall_time_s"] - stages.get("check", 0.0)
-    parts = {label: stages.get(label, 0.0) for _, _, label in STAGES if label != "check"}
-    parts["the rest"] = total - sum(v for k, v in parts.items() if k not in NESTED)
-    return ", ".join(f"{label} {100 * seconds / total:.0f}%" for label, seconds in parts.items())
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return throughput["objects"], peak, {k: v for k, v in sampler.spent.items() if k}
 
 
 def regime_costs(counts, baseline, options):
@@ -182,30 +201,30 @@ def regime_costs(counts, baseline, options):
     counts : dict
         Objects to sample per regime.
     baseline : float
-        The baseline (s).
+        The baseline (CPU s).
     options : dict
         Further study options.
 
     Returns
     -------
     dict
-        Worker-seconds per object, per regime.
+        CPU seconds per object of the tasks, without the check, per regime.
     """
     costs = {}
     for regime, objects in counts.items():
         with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as child:
-            throughput, peak, stages = child.submit(regime_run, regime, objects, options).result()
-        costs[regime] = per_object(throughput)
+            tracked, peak, stages = child.submit(regime_run, regime, objects, options).result()
+        total = sum(v for k, v in stages.items() if k != CHECK)
+        costs[regime] = total / tracked
         print(
-            f"{regime.upper()}: {throughput['objects']} objects, tasks "
-            f"{throughput['wall_time_s']:.1f} s on 1 worker: {costs[regime]:.3f} worker-s "
-            f"per object = {costs[regime] / baseline:.1f} baselines (target <= "
-            f"{TARGETS[regime]:g}); peak resident memory {peak / 2**20:.2f} GiB "
-            f"(target <= {MEMORY_TARGET_GB:g} GB per worker)\n  stages: "
-            f"{shares(throughput, stages)}\n  J2 integration alone: "
-            f"{stages.get(INTEGRATION, 0.0) / throughput['objects'] / baseline:.1f} "
-            "baselines per object"
+            f"{regime.upper()}: {tracked} objects, tasks {total:.1f} CPU s without the check "
+            f"({stages.get(CHECK, 0.0):.1f} s): {costs[regime]:.2f} s per object = "
+            f"{costs[regime] / baseline:.1f} baselines (target <= {TARGETS[regime]:g}); "
+            f"peak resident memory {peak / 2**20:.2f} GiB"
         )
+        for label in dict.fromkeys(label for label, _ in STAGES[1:]):
+            if stages.get(label):
+                print(f"  {label:<40} {100 * stages[label] / total:5.1f}%")
     return costs
 
 
@@ -231,15 +250,15 @@ def catalogue_counts():
 
 
 def projection(costs):
-    """Print the whole catalogue's tasks' wall time on :data:`PROJECTION_WORKERS` workers."""
+    """Print the whole catalogue's tasks' time on :data:`PROJECTION_WORKERS` workers."""
     counts, size = catalogue_counts()
-    worker_seconds = sum(counts[r] * costs[r] for r in costs)
-    hours = worker_seconds / PROJECTION_WORKERS / 3600.0
-    parts = ", ".join(f"{r.upper()} {counts[r]:,} x {costs[r]:.3f} s" for r in costs)
+    cpu_seconds = sum(counts[r] * costs[r] for r in costs)
+    hours = cpu_seconds / PROJECTION_WORKERS / 3600.0
+    parts = ", ".join(f"{r.upper()} {counts[r]:,} x {costs[r]:.2f} s" for r in costs)
     print(
         f"whole catalogue: {sum(counts.values()):,} objects tracked of {size:,} ({parts}) = "
-        f"{worker_seconds / 3600.0:.2f} worker-h; on {PROJECTION_WORKERS} workers "
-        f"{hours:.2f} h (target < {PROJECTION_TARGET_H:g} h; tasks only, efficiency 1)"
+        f"{cpu_seconds / 3600.0:.2f} CPU h; on {PROJECTION_WORKERS} workers {hours:.2f} h "
+        "(tasks only, efficiency 1)"
     )
 
 
@@ -247,7 +266,8 @@ def scale(objects, workers, baseline, options, folder):
     """Print the scale run: ``objects`` LEO objects on a process pool of ``workers``."""
     runner = Runner(workers=workers, progress=False)
     total, throughput = study(folder, runner, objects=objects, **options)
-    tasks, cost = throughput["wall_time_s"], per_object(throughput)
+    tasks = throughput["wall_time_s"]
+    cost = tasks * throughput["workers"] / throughput["objects"]
     print(
         f"scale: {objects} LEO objects on {workers} workers: {total:.1f} s in all, tasks "
         f"{tasks:.1f} s, {throughput['objects'] / tasks / workers:.3f} objects/s/worker, "
@@ -282,30 +302,37 @@ def efficiency(name, timer, objects, options, scratch):
 def parse_arguments():
     """The command line (module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for regime, default in (("leo", 4), ("meo", 3), ("geo", 3)):
+    for regime, default in (("leo", 3), ("meo", 1), ("geo", 2)):
         parser.add_argument(f"--{regime}-objects", type=int, default=default)
     parser.add_argument("--hours", type=float, default=24.0)
     parser.add_argument("--batch", type=int, default=5)
     parser.add_argument("--scale-objects", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--efficiency-objects", type=int, default=20)
+    parser.add_argument("--efficiency-objects", type=int, default=0)
     return parser.parse_args()
 
 
 def main():
-    """Print the baseline, the regimes' costs, the projection, the scale run and the efficiencies."""
+    """Print the baseline, the regimes' costs and stages, the projection and, if asked,
+    the scale run and the efficiencies."""
     args = parse_arguments()
+    for threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(threads, "1")  # the spawned children's BLAS
     options = {"hours": args.hours, "batch": args.batch}
     baseline = baseline_seconds()
-    print(f"baseline: one object's 24 h J2 propagation {baseline:.3f} s; window {args.hours:g} h")
+    print(
+        f"baseline: one LEO object's 24 h J2 propagation {baseline:.3f} CPU s; "
+        f"window {args.hours:g} h"
+    )
     counts = {r: getattr(args, f"{r}_objects") for r in TARGETS}
-    projection(regime_costs(counts, baseline, options))
+    projection(regime_costs({r: n for r, n in counts.items() if n > 0}, baseline, options))
     with tempfile.TemporaryDirectory() as scratch:
         if args.scale_objects > 0:
             scale(args.scale_objects, args.workers, baseline, options, f"{scratch}/scale")
-        clusters = {"LocalCluster": local_cluster_time, "processes": process_cluster_time}
-        for name, timer in clusters.items():
-            efficiency(name, timer, args.efficiency_objects, options, scratch)
+        if args.efficiency_objects > 0:
+            clusters = {"LocalCluster": local_cluster_time, "processes": process_cluster_time}
+            for name, timer in clusters.items():
+                efficiency(name, timer, args.efficiency_objects, options, scratch)
 
 
 if __name__ == "__main__":

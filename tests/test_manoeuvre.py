@@ -147,6 +147,35 @@ def test_unknown_direction_of_an_antipodal_pair_matches_its_exact_roc():
     assert estimate.auc_interval[1] < mv.known_direction(direction, blocks).auc
 
 
+def test_shared_draws_are_the_draws_of_the_seed_and_serve_tests_of_lower_rank():
+    """Draws of the test's rank r and J directions from its seed give the seed's estimate
+    exactly; draws of a higher rank (their first r columns) an estimate of the exact ROC
+    of the antipodal pair within the Monte Carlo error; mismatched draws are refused."""
+    rng = np.random.default_rng(5)
+    blocks = _passes(rng, (6, 4))
+    direction = [rng.normal(size=len(S)) for S in blocks]
+    m = np.sqrt(mv.known_direction(direction, blocks).deflection)
+    shifts = [np.array([d, -d]) for d in direction]
+    own = mv.unknown_direction(shifts, blocks, alpha=0.05, samples=20000, seed=6)
+    draws = mv.unknown_direction_draws(20000, 2, 2, 6)
+    assert mv.unknown_direction(shifts, blocks, 0.05, 20000, draws=draws) == own
+    wider = mv.unknown_direction_draws(20000, 7, 2, 7)
+    shared = mv.unknown_direction(shifts, blocks, 0.05, 20000, draws=wider)
+    auc = integrate.quad(
+        lambda t: (stats.norm.cdf(m - t) + stats.norm.cdf(-m - t)) * 2.0 * stats.norm.pdf(t),
+        0.0,
+        np.inf,
+    )[0]
+    assert abs(shared.auc - auc) <= SE_MULTIPLE * _standard_error(shared.auc_interval)
+    for bad in (mv.unknown_direction_draws(100, 2, 2, 6), mv.unknown_direction_draws(20000, 1, 2)):
+        with pytest.raises(ValueError, match="draws"):
+            mv.unknown_direction(shifts, blocks, 0.05, 20000, draws=bad)
+    with pytest.raises(ValueError, match="draws"):
+        mv.unknown_direction(
+            shifts, blocks, 0.05, 20000, draws=mv.unknown_direction_draws(20000, 2, 3)
+        )
+
+
 def test_unknown_direction_on_the_sphere_is_bounded_and_matches_brute_force():
     """Linear shifts d(u) = B u over a Fibonacci sphere: 0.5 < AUC <= mean_j AUC_j, and the
     reduced (span of the g_j) estimate agrees with a full-dimensional brute force."""

@@ -16,7 +16,7 @@ release allows, :func:`brute_force_auc` the empirical power of any statistic on 
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg, special, stats
+from scipy import linalg, stats
 
 from ssa_privacy._internal.matrix_validation import pd_cholesky
 from ssa_privacy._internal.random import random_generator
@@ -42,6 +42,7 @@ __all__ = [
     "log_likelihood_ratio",
     "pml_detection_cap",
     "unknown_direction",
+    "unknown_direction_draws",
 ]
 
 #: Default confidence level of the Monte Carlo intervals.
@@ -304,13 +305,24 @@ def fibonacci_directions(count=DEFAULT_DIRECTIONS):
 
 
 def _log_mean_ratio(W, coords):
-    """``log mean_j exp(g_j . w - |g_j|^2 / 2)`` for the rows w of W; coords (r, J)."""
+    """``log mean_j exp(g_j . w - |g_j|^2 / 2)`` for the rows w of W; coords (r, J), each
+    row's largest exponent taken out before the exponential (log-sum-exp)."""
     exponents = W @ coords - 0.5 * np.sum(coords**2, axis=0)
-    return special.logsumexp(exponents, axis=1) - np.log(coords.shape[1])
+    top = exponents.max(axis=1)
+    exponents -= top[:, None]
+    return top + np.log(np.exp(exponents, out=exponents).sum(axis=1)) - np.log(coords.shape[1])
 
 
 def unknown_direction(
-    shifts, noise_blocks, alpha=0.01, samples=20000, seed=None, factored=False, confidence=None
+    shifts,
+    noise_blocks,
+    alpha=0.01,
+    samples=20000,
+    seed=None,
+    factored=False,
+    confidence=None,
+    *,
+    draws=None,
 ):
     """Monte Carlo power of the averaged-likelihood-ratio detector of an unknown direction.
 
@@ -335,6 +347,11 @@ def unknown_direction(
         Randomness (``ssa_privacy._internal.random.random_generator``).
     confidence : float, optional
         Level of the intervals in (0, 1) (default :data:`DETECTION_CONFIDENCE`).
+    draws : tuple, optional
+        Draws of :func:`unknown_direction_draws` for ``samples`` draws, rank at least r
+        and the J directions, used (their first r columns) instead of drawing from
+        ``seed``: common random numbers for several tests, drawn once. Default None:
+        ``unknown_direction_draws(samples, r, J, seed)``.
 
     Returns
     -------
@@ -345,7 +362,8 @@ def unknown_direction(
     ------
     TypeError, ValueError
         As :func:`known_direction`; also on passes with different J, a non-integer or
-        non-positive ``samples``, ``confidence`` outside (0, 1) or a bad seed.
+        non-positive ``samples``, ``confidence`` outside (0, 1), a bad seed, or ``draws``
+        that do not match ``samples``, r and J.
 
     Notes
     -----
@@ -359,15 +377,64 @@ def unknown_direction(
     alpha = open_interval(alpha, "alpha")
     samples = _samples(samples)
     confidence = _confidence(confidence)
-    rng = random_generator(seed)
     G, _ = _whitened(shifts, noise_blocks, factored, ndim=2)
     coords = np.linalg.qr(G, mode="r")
-    null = rng.standard_normal((samples, coords.shape[0]))
-    chosen = rng.integers(coords.shape[1], size=samples)
-    alternative = coords.T[chosen] + rng.standard_normal((samples, coords.shape[0]))
+    rank, directions = coords.shape
+    if draws is None:
+        draws = unknown_direction_draws(samples, rank, directions, seed)
+    null, chosen, noise = draws
+    if null.shape[0] != samples or null.shape[1] < rank or chosen.max() >= directions:
+        raise ValueError(
+            f"draws must hold {samples} draws of rank >= {rank} among {directions} "
+            f"directions, got shape {null.shape} and directions up to {chosen.max()}"
+        )
+    alternative = coords.T[chosen] + noise[:, :rank]
+    null = null[:, :rank]
     return _estimate(
         _log_mean_ratio(alternative, coords), _log_mean_ratio(null, coords), alpha, confidence
     )
+
+
+def unknown_direction_draws(samples, rank, directions, seed=None):
+    """The random numbers of :func:`unknown_direction`, drawn once for several tests.
+
+    Parameters
+    ----------
+    samples : int
+        n, draws under each hypothesis, >= 2.
+    rank : int
+        r, the dimension of the draws (positive): at least that of every test they serve.
+    directions : int
+        J, the number of directions H1 chooses among (positive).
+    seed : None, int, sequence of int or numpy.random.Generator, optional
+        Randomness (``ssa_privacy._internal.random.random_generator``).
+
+    Returns
+    -------
+    null : ndarray, shape (n, r)
+        Standard normals: the whitened releases under H0.
+    chosen : ndarray of int, shape (n,)
+        The direction of each draw under H1, uniform on ``0 .. J - 1``.
+    noise : ndarray, shape (n, r)
+        Standard normals: the noise of the releases under H1.
+
+    Raises
+    ------
+    ValueError
+        If ``samples`` is below 2, ``rank`` or ``directions`` is not a positive integer,
+        or the seed is bad.
+
+    Notes
+    -----
+    Drawn in this order from one generator; a test of rank r uses the first r columns
+    (Robert and Casella, *Monte Carlo Statistical Methods*, §4.2: common random numbers).
+    """
+    samples = _samples(samples)
+    rank, directions = positive_int(rank, "rank"), positive_int(directions, "directions")
+    rng = random_generator(seed)
+    null = rng.standard_normal((samples, rank))
+    chosen = rng.integers(directions, size=samples)
+    return null, chosen, rng.standard_normal((samples, rank))
 
 
 def _delong_interval(scores_h1, scores_h0, auc, confidence):

@@ -40,6 +40,7 @@ from ssa_privacy._internal.validation import (
     positive,
 )
 from ssa_privacy.estimation.ukf import measurement_residual
+from ssa_privacy.sensors.stations import GroundStation, radar_measurements
 
 __all__ = [
     "REFUSED_RESIDUAL",
@@ -62,7 +63,7 @@ SPLIT_VARIANCE = 0.45
 
 
 def linearised_contact(stations, earth, contact, times, path, Phi, position, at_end=True):
-    """Predicted measurements (M,) of a contact and their maps (M, 6) of one state.
+    """Predicted measurements (M,) of a contact and their maps (M, 6) of one state, or of F.
 
     Parameters
     ----------
@@ -74,10 +75,10 @@ def linearised_contact(stations, earth, contact, times, path, Phi, position, at_
         The contact (:class:`~ssa_privacy.estimation.contacts.ContactMeasurements`).
     times : ndarray, shape (m,)
         The time grid (s).
-    path : ndarray, shape (g, 6)
-        The state (km, km/s) at the propagated grid points.
-    Phi : ndarray, shape (g, 6, 6)
-        ``Phi(t, t_first)`` at those points, from the first one.
+    path : ndarray, shape (g, 6) or (F, g, 6)
+        The state (km, km/s) at the propagated grid points, or those of F filters.
+    Phi : ndarray, shape (g, 6, 6) or (F, g, 6, 6)
+        ``Phi(t, t_first)`` at those points, from the first one (of each filter).
     position : dict
         Grid index -> row of ``path``.
     at_end : bool, optional
@@ -86,9 +87,9 @@ def linearised_contact(stations, earth, contact, times, path, Phi, position, at_
 
     Returns
     -------
-    h : ndarray, shape (M,)
+    h : ndarray, shape (M,) or (F, M)
         The predicted measurements, radar rows (rad, rad, km, km/s) or optical (rad, rad).
-    maps : ndarray, shape (M, 6)
+    maps : ndarray, shape (M, 6) or (F, M, 6)
         ``H_k Phi(t_k, t_first)``, times ``Phi(t_end, t_first)^{-1}`` with ``at_end``.
 
     Notes
@@ -96,20 +97,41 @@ def linearised_contact(stations, earth, contact, times, path, Phi, position, at_
     Each station gives its own number of rows per measurement (4 for a radar, 2 for an
     optical sensor); the rows follow the order of the measurements.
     """
-    rows = np.array([position[int(k)] for k in contact.indices])
-    sizes = np.array([stations[s].noise_covariance.shape[0] for s in contact.stations])
-    first = np.cumsum(sizes) - sizes
-    h, maps = np.empty(sizes.sum()), np.empty((sizes.sum(), 6))
-    for s in np.unique(contact.stations):
-        mine = contact.stations == s
-        j, t = rows[mine], times[contact.indices[mine]]
-        where = (first[mine][:, None] + np.arange(sizes[mine][0])).ravel()
-        h[where] = stations[s].measure(path[j], t, earth).ravel()
-        maps[where] = (stations[s].jacobian(path[j], t, earth) @ Phi[j]).reshape(-1, 6)
+    stacked = np.ndim(path) == 3
+    paths, Phis = (path, Phi) if stacked else (path[None], Phi[None])
+    F, (rows, first, sizes, groups) = len(paths), _layout(stations, contact, position)
+    h, maps = np.empty((F, sizes.sum())), np.empty((F, sizes.sum(), 6))
+    for mine, s in groups:
+        j, where = rows[mine], (first[mine][:, None] + np.arange(sizes[mine][0])).ravel()
+        states, t = paths[:, j].reshape(-1, 6), np.tile(times[contact.indices[mine]], F)
+        if s is None:  # all radars at once, the Earth's rotation once per epoch
+            which = np.tile(contact.stations[mine], F)
+            values, H = radar_measurements(stations, which, states, t, earth)
+        else:
+            values = stations[s].measure(states, t, earth)
+            H = stations[s].jacobian(states, t, earth)
+        h[:, where] = values.reshape(F, -1)
+        maps[:, where] = (H.reshape(F, len(j), -1, 6) @ Phis[:, j]).reshape(F, -1, 6)
     if at_end:
         # H_k Phi(t_k, t_first) Phi(t_end, t_first)^{-1}: the maps of the state at the end
-        maps = linalg.solve(Phi[position[contact.end]].T, maps.T).T
-    return h, maps
+        end = np.swapaxes(Phis[:, position[contact.end]], 1, 2)
+        maps = np.swapaxes(np.linalg.solve(end, np.swapaxes(maps, 1, 2)), 1, 2)
+    return (h, maps) if stacked else (h[0], maps[0])
+
+
+def _layout(stations, contact, position):
+    """Where a contact's measurements lie: each one's row of the path (N,), first row
+    (N,) and number of rows (N,) in the contact's M, and the groups computed together:
+    (mask of the measurements, None) for all radars, (mask, station) for each other
+    station, non-empty ones only."""
+    rows = np.array([position[k] for k in contact.indices.tolist()], dtype=int)
+    used, inverse = np.unique(contact.stations, return_inverse=True)
+    sizes = np.array([len(stations[s].noise_std) for s in used.tolist()], dtype=int)[inverse]
+    radar = np.array([isinstance(stations[s], GroundStation) for s in used.tolist()])[inverse]
+    groups = [(radar, None)] + [
+        (contact.stations == s, s) for s in np.unique(contact.stations[~radar]).tolist()
+    ]
+    return rows, np.cumsum(sizes) - sizes, sizes, [g for g in groups if g[0].any()]
 
 
 @dataclass(frozen=True)
@@ -172,11 +194,11 @@ class _Problem:
             times[grid], states, rtol=self.tolerance, atol=self.tolerance
         )
         position = dict(zip(grid.tolist(), range(len(grid)), strict=True))
+        hs, maps_all = linearised_contact(
+            stations, earth, contact, times, paths, Phi, position, at_end=False
+        )
         out = []
-        for f in range(self.F):
-            h, maps = linearised_contact(
-                stations, earth, contact, times, paths[f], Phi[f], position, at_end=False
-            )
+        for f, (h, maps) in enumerate(zip(hs, maps_all, strict=True)):
             on_branch = contact.reference + measurement_residual(
                 h, contact.reference, contact.wrapped
             )

@@ -52,6 +52,7 @@ __all__ = [
     "SITE_LONGITUDE_RANGE",
     "SiteSensor",
     "UNITS",
+    "radar_measurements",
 ]
 
 #: Names of the four measurements, in order (units rad, rad, km, km/s).
@@ -205,6 +206,64 @@ def _topocentric(sensor, states, times, earth):
     if np.any(np.linalg.norm(rho, axis=-1) == 0):
         raise ValueError("states include a satellite at the station: the line of sight is zero")
     return rho, ecef[..., 3:] @ rotation.T
+
+
+def _radar_values(rho, rho_dot):
+    """Azimuth in [0, 2 pi), elevation (rad), range (km) and range rate (km/s), (..., 4),
+    of ENU lines of sight and their rates (..., 3) (Vallado Algorithm 27)."""
+    east, north, up = np.moveaxis(rho, -1, 0)
+    distance = np.linalg.norm(rho, axis=-1)
+    return np.stack(
+        [
+            np.mod(np.arctan2(east, north), 2 * np.pi),
+            np.arctan2(up, np.hypot(east, north)),
+            distance,
+            np.sum(rho * rho_dot, axis=-1) / distance,
+        ],
+        axis=-1,
+    )
+
+
+def _radar_partials(rho, rho_dot):
+    """Derivatives (..., 4, 3) of :func:`_radar_values` by the ENU line of sight and by its
+    rate.
+
+    Raises
+    ------
+    ValueError
+        On a line of sight at the zenith (azimuth is singular there).
+    """
+    east, north, up = np.moveaxis(rho, -1, 0)
+    horizontal2 = east**2 + north**2
+    if np.any(horizontal2 <= 1e-12 * np.sum(rho**2, axis=-1)):
+        raise ValueError("states include a satellite at the zenith: azimuth is singular")
+    distance = np.linalg.norm(rho, axis=-1)
+    horizontal = np.sqrt(horizontal2)
+    zero = np.zeros_like(east)
+    d_az = np.stack([north, -east, zero], -1) / horizontal2[..., None]
+    d_el = (
+        np.stack([-east * up, -north * up, horizontal2], -1) / (distance**2 * horizontal)[..., None]
+    )
+    unit = rho / distance[..., None]
+    range_rate = np.sum(unit * rho_dot, axis=-1)
+    d_rr = (rho_dot - range_rate[..., None] * unit) / distance[..., None]
+    by_rho = np.stack([d_az, d_el, unit, d_rr], axis=-2)  # (..., 4, 3)
+    by_rho_dot = np.zeros(by_rho.shape)
+    by_rho_dot[..., 3, :] = unit
+    return by_rho, by_rho_dot
+
+
+def _state_partials(by_rho, by_rho_dot, to_enu, rate):
+    """Derivatives (..., m, 6) by the ECI state of measurements whose derivatives by the
+    ENU line of sight and its rate are ``by_rho``, ``by_rho_dot`` (..., m, 3), through
+    ``rho_ENU = to_enu r - M r_site`` and ``rho_dot_ENU = to_enu (v - omega x r)``
+    (``to_enu`` (..., 3, 3) = ``M W^T R3(theta)``, ``omega`` = ``rate`` about z)."""
+    omega_cross = np.array([[0.0, -rate, 0.0], [rate, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    d_position = np.einsum("...mi,...ij->...mj", by_rho, to_enu) - np.einsum(
+        "...mi,...ij,jk->...mk", by_rho_dot, to_enu, omega_cross
+    )
+    d_velocity = np.einsum("...mi,...ij->...mj", by_rho_dot, to_enu)
+    return np.concatenate([d_position, d_velocity], axis=-1)
 
 
 def _in_field(sensor, azimuth, elevation, distance):
@@ -390,18 +449,7 @@ class GroundStation(SiteSensor):
         -----
         Vallado Algorithm 27 (RAZEL) for a station fixed on the rotating Earth.
         """
-        rho, rho_dot = self._topocentric(states, times, earth)
-        east, north, up = np.moveaxis(rho, -1, 0)
-        distance = np.linalg.norm(rho, axis=-1)
-        return np.stack(
-            [
-                np.mod(np.arctan2(east, north), 2 * np.pi),
-                np.arctan2(up, np.hypot(east, north)),
-                distance,
-                np.sum(rho * rho_dot, axis=-1) / distance,
-            ],
-            axis=-1,
-        )
+        return _radar_values(*self._topocentric(states, times, earth))
 
     def visible(self, states, times, earth):
         """Whether the satellite is in the station's field of regard.
@@ -506,30 +554,74 @@ class GroundStation(SiteSensor):
         and ``rho_dot_ENU = M R3(theta) (v - omega x r)``.
         """
         states = vectors(states, "states", 6)
-        rho, rho_dot = self._topocentric(states, times, earth)
-        east, north, up = np.moveaxis(rho, -1, 0)
-        horizontal2 = east**2 + north**2
-        if np.any(horizontal2 <= 1e-12 * np.sum(rho**2, axis=-1)):
-            raise ValueError("states include a satellite at the zenith: azimuth is singular")
-        distance = np.linalg.norm(rho, axis=-1)
-        horizontal = np.sqrt(horizontal2)
-        zero = np.zeros_like(east)
-        d_az = np.stack([north, -east, zero], -1) / horizontal2[..., None]
-        d_el = (
-            np.stack([-east * up, -north * up, horizontal2], -1)
-            / (distance**2 * horizontal)[..., None]
+        by_rho, by_rho_dot = _radar_partials(*self._topocentric(states, times, earth))
+        rotation = earth.rotation(
+            np.broadcast_to(np.asarray(times, dtype=float), states.shape[:-1])
         )
-        unit = rho / distance[..., None]
-        range_rate = np.sum(unit * rho_dot, axis=-1)
-        d_rr = (rho_dot - range_rate[..., None] * unit) / distance[..., None]
-        by_rho = np.stack([d_az, d_el, unit, d_rr], axis=-2)  # (..., 4, 3)
-        by_rho_dot = np.zeros(by_rho.shape)
-        by_rho_dot[..., 3, :] = unit
-        rotation = earth.rotation(np.broadcast_to(np.asarray(times, dtype=float), east.shape))
         to_enu = np.einsum("ij,...jk->...ik", self._geometry[1], rotation)
-        omega_cross = np.array([[0.0, -earth.rate, 0.0], [earth.rate, 0.0, 0.0], [0.0, 0.0, 0.0]])
-        d_position = np.einsum("...mi,...ij->...mj", by_rho, to_enu) - np.einsum(
-            "...mi,...ij,jk->...mk", by_rho_dot, to_enu, omega_cross
-        )
-        d_velocity = np.einsum("...mi,...ij->...mj", by_rho_dot, to_enu)
-        return np.concatenate([d_position, d_velocity], axis=-1)
+        return _state_partials(by_rho, by_rho_dot, to_enu, earth.rate)
+
+
+def radar_measurements(stations, which, states, times, earth):
+    """Measurements and Jacobians of many states, each seen by one radar of a network.
+
+    The vectorised :meth:`GroundStation.measure` and :meth:`GroundStation.jacobian` of
+    ``states[k]`` at ``times[k]`` by ``stations[which[k]]``, for all ``k`` at once: the
+    Earth's rotation is computed once per epoch for all radars.
+
+    Parameters
+    ----------
+    stations : sequence of GroundStation
+        The network; only the stations that ``which`` names must be radars.
+    which : array_like of int, shape (K,)
+        Index into ``stations`` of each state's radar.
+    states : array_like, shape (K, 6)
+        ECI satellite states (km, km/s), none at its radar's zenith.
+    times : array_like, shape (K,)
+        Their times (s since epoch).
+    earth : EarthRotation
+        The Earth's orientation.
+
+    Returns
+    -------
+    values : ndarray, shape (K, 4)
+        ``stations[which[k]].measure(states[k], times[k], earth)``: azimuth in [0, 2 pi)
+        and elevation (rad), range (km), range rate (km/s).
+    jacobians : ndarray, shape (K, 4, 6)
+        ``stations[which[k]].jacobian(states[k], times[k], earth)``.
+
+    Raises
+    ------
+    TypeError
+        If a station named by ``which`` is not a GroundStation, or ``earth`` is not an
+        EarthRotation.
+    ValueError
+        If ``which`` is not K indices into ``stations``, on non-finite values or
+        mismatched shapes, or on a satellite at a station or at its zenith.
+
+    Notes
+    -----
+    Vallado Algorithm 27 (RAZEL) and its derivatives, as :meth:`GroundStation.jacobian`.
+    """
+    states = vectors(states, "states", 6)
+    which = np.asarray(which)
+    if which.shape != states.shape[:1] or not np.issubdtype(which.dtype, np.integer):
+        raise ValueError(f"which must hold {len(states)} station indices, got {which!r}")
+    if len(which) and (which.min() < 0 or which.max() >= len(stations)):
+        raise ValueError(f"which must index the {len(stations)} stations, got {which!r}")
+    used, inverse = np.unique(which, return_inverse=True)
+    for s in used:
+        if not isinstance(stations[s], GroundStation):
+            raise TypeError(
+                f"stations[{s}] must be a GroundStation, got {type(stations[s]).__name__}"
+            )
+    site = np.array([stations[s]._geometry[0] for s in used]).reshape(-1, 3)[inverse]
+    enu = np.array([stations[s]._geometry[1] for s in used]).reshape(-1, 3, 3)[inverse]
+    ecef = _earth_rotation(earth).eci_to_ecef(states, times)
+    rho = np.einsum("kij,kj->ki", enu, ecef[:, :3] - site)
+    if np.any(np.linalg.norm(rho, axis=-1) == 0):
+        raise ValueError("states include a satellite at the station: the line of sight is zero")
+    rho_dot = np.einsum("kij,kj->ki", enu, ecef[:, 3:])
+    by_rho, by_rho_dot = _radar_partials(rho, rho_dot)
+    to_enu = enu @ earth.rotation(np.broadcast_to(np.asarray(times, dtype=float), which.shape))
+    return _radar_values(rho, rho_dot), _state_partials(by_rho, by_rho_dot, to_enu, earth.rate)

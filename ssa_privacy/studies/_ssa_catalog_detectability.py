@@ -32,6 +32,7 @@ from ssa_privacy.attacks.manoeuvre import (
     log_likelihood_ratio,
     pml_detection_cap,
     unknown_direction,
+    unknown_direction_draws,
 )
 from ssa_privacy.estimation.ukf import measurement_residual
 from ssa_privacy.orbits.frames import rsw_frame
@@ -255,8 +256,10 @@ def _known_rows(base, deflections, cap, epsilon):
     return rows
 
 
-def _unknown_rows(base, grams, epsilon, seed):
-    """Rows of the unknown direction of one filter and scope; grams (A, J, J).
+def _unknown_rows(base, grams, epsilon, draws):
+    """Rows of the unknown direction of one filter and scope; grams (A, J, J); draws of
+    :func:`~ssa_privacy.attacks.manoeuvre.unknown_direction_draws`, shared by the filter's
+    scopes and magnitudes.
 
     The averaged test sees the whitened shifts only through their inner products: with
     ``Gram = V diag(lambda) V^T``, the coordinates ``diag(sqrt(lambda)) V^T`` have them."""
@@ -265,7 +268,7 @@ def _unknown_rows(base, grams, epsilon, seed):
         lam, V = linalg.eigh(0.5 * (gram + gram.T))
         coords = np.sqrt(np.clip(lam, 0.0, None))[:, None] * V.T
         estimate = unknown_direction(
-            coords.T, np.eye(len(coords)), ALPHA, UNKNOWN_SAMPLES, seed, True
+            coords.T, np.eye(len(coords)), ALPHA, UNKNOWN_SAMPLES, factored=True, draws=draws
         )
         rows.append({**base, "direction": UNKNOWN, "magnitude_m_s": magnitude})
         rows[-1].update(
@@ -317,7 +320,7 @@ def object_detectability(
         the cap's epsilon of the "day" scope.
     seed_keys : tuple of int
         Keys of the unknown-direction Monte Carlo: filter f uses ``seed_keys + (f,)``
-        afresh for every scope and magnitude (common random numbers).
+        for every scope and magnitude, drawn once (common random numbers).
     norad_id : int, optional
         The object's catalogue number, the rows' ``norad_id`` (default None).
 
@@ -370,12 +373,16 @@ def _filter_rows(base, designs, day_epsilon, shared, keys):
     deflections, grams = _pass_statistics(found, designs, sensors, columns)
     first = first_pass(found)
     epsilons = (_pass_epsilon(scenario, Sigma_XX, found[first], designs[first]), day_epsilon)
+    # one set of random numbers for every scope and magnitude (those of drawing afresh
+    # from the filter's keys for each)
+    J = UNKNOWN_DIRECTIONS
+    draws = unknown_direction_draws(UNKNOWN_SAMPLES, J, J, keys)
     rows = []
     for scope, parts, epsilon in zip(SCOPES, (slice(first, first + 1), slice(None)), epsilons):
         cap = _cap_deflections(Sigma_XX, epsilon, scenario, frame)
         scoped = {**base, "scope": scope}
         rows += _known_rows(scoped, deflections[parts].sum(axis=0), cap, epsilon)
-        rows += _unknown_rows(scoped, grams[parts].sum(axis=0), epsilon, keys)
+        rows += _unknown_rows(scoped, grams[parts].sum(axis=0), epsilon, draws)
     return rows
 
 
