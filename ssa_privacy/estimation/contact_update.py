@@ -1,7 +1,7 @@
 """The linearised update of a state estimate by a contact, in information form.
 
 A contact's releases (M stacked measurement rows of several passes,
-:class:`~ssa_privacy.estimation.ekf.ContactMeasurements`) have a noise covariance ``N``
+:class:`~ssa_privacy.estimation.contacts.ContactMeasurements`) have a noise covariance ``N``
 that is block diagonal over the passes
 (:meth:`~ssa_privacy.estimation.contact_noise.ContactNoise.blocks`). The Kalman update
 of a prediction ``(x, P)`` by the residual ``y = z - h(x)`` with the measurement map H

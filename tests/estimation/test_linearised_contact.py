@@ -5,7 +5,7 @@ straightforward loop over the measurements, one station method call per epoch.""
 import numpy as np
 import pytest
 
-from ssa_privacy.estimation.ekf import ContactMeasurements
+from ssa_privacy.estimation.contacts import ContactMeasurements
 from ssa_privacy.estimation.orbit_determination import linearised_contact
 from ssa_privacy.sensors.geodesy import EarthRotation
 from ssa_privacy.sensors.networks import radar_network
