@@ -528,14 +528,16 @@ def test_a_pass_design_for_a_huge_budget_has_the_noise_of_the_largest_meaningful
 ):
     """The design aims at maximum_epsilon(delta, 6) (the noise then has u^2 times the
     signal's variance on average over the directions): the same noise as a design for
-    that bound, whose certificate at the requested budget passes."""
+    that bound, whose certificate at the requested budget passes. The leakage is the
+    stream's, accumulated anew from its noise: it meets the bound to that accumulation's
+    round-off (a few ulp; 1e-12 relative allowed), not bit for bit."""
     huge = PassMechanism.design(PASSES[0], SIGMA, epsilon, DELTA, designer=designer)
     bound = PassMechanism.design(
         PASSES[0], SIGMA, maximum_epsilon(DELTA, 6), DELTA, designer=designer
     )
     np.testing.assert_allclose(huge.Theta, bound.Theta, rtol=1e-6, atol=0.0)
     assert huge.certificate().passed and huge.epsilon == epsilon
-    assert huge.leakage.epsilon <= maximum_epsilon(DELTA, 6)
+    assert huge.leakage.epsilon <= maximum_epsilon(DELTA, 6) * (1.0 + 1e-12)
 
 
 @pytest.mark.parametrize("designer", ["trace", "pass", "day"])
