@@ -51,7 +51,7 @@ from ssa_privacy.orbits.catalog import read_element_sets, select_objects, sgp4_s
 from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.orbits.tle import load_catalogue
 from ssa_privacy.studies import ssa_catalog
-from ssa_privacy.studies._ssa_catalog_options import CatalogOptions
+from ssa_privacy.studies.ssa_catalog.options import CatalogOptions
 
 #: CPU seconds per object as a multiple of the baseline, at most, per regime.
 TARGETS = {"leo": 6.0, "meo": 35.0, "geo": 15.0}
@@ -60,17 +60,17 @@ PROJECTION_WORKERS = 2
 #: Seconds of CPU time between the profiler's samples.
 INTERVAL = 0.005
 #: The function that runs a task: samples without it on the stack are not the tasks'.
-TASK = "ssa_privacy.studies._ssa_catalog_task.catalog_task"
+TASK = "ssa_privacy.studies.ssa_catalog.task.catalog_task"
 #: The stages of an object's task, in order of precedence: a sample belongs to the first
 #: stage whose every pattern is a prefix of some function on its stack (functions named
 #: ``module.qualname``); stages of one label add up. Update the patterns when functions
 #: move.
 STAGES = (
-    ("check (first object only)", ("ssa_privacy.studies._ssa_catalog_task._checks",)),
-    ("detectability Monte Carlo", ("ssa_privacy.studies._ssa_catalog_detectability",)),
+    ("check (first object only)", ("ssa_privacy.studies.ssa_catalog.task._checks",)),
+    ("detectability Monte Carlo", ("ssa_privacy.studies.ssa_catalog.detectability",)),
     ("certificates", ("ssa_privacy.privacy.pml.certificate",)),
     ("certificates", ("ssa_privacy.privacy.pml.stream.stream_certificate",)),
-    ("day designs and judge", ("ssa_privacy.studies._ssa_catalog_day",)),
+    ("day designs and judge", ("ssa_privacy.studies.ssa_catalog.day",)),
     ("pass designs", ("ssa_privacy.privacy.pml",)),
     ("contact geometry", ("ssa_privacy.estimation.orbit_determination.linearised_contact",)),
     (

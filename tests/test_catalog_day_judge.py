@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from ssa_privacy.studies import _ssa_catalog_day_judge as judge
+from ssa_privacy.studies.ssa_catalog import day_judge as judge
 
 
 @pytest.mark.parametrize(

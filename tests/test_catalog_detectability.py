@@ -1,4 +1,4 @@
-"""Manoeuvre detectability in the ssa-catalog study (studies._ssa_catalog_detectability).
+"""Manoeuvre detectability in the ssa-catalog study (studies.ssa_catalog.detectability).
 
 One LEO object of the sample catalogue over a 6 h window, its passes' log-det mechanisms
 at 10 and 20 nats; the module's rows are checked against the theory: the exact power
@@ -23,7 +23,9 @@ from ssa_privacy.orbits.tle import ACTIVE_CATALOGUE_FILE
 from ssa_privacy.privacy.pml.passes import PassMechanism
 from ssa_privacy.privacy.pml.stream import ReleaseStream
 from ssa_privacy.sensors.streams import Pass, passes_of
-from ssa_privacy.studies._ssa_catalog_detectability import (
+from ssa_privacy.studies.scenario import default_scenario
+from ssa_privacy.studies.ssa_catalog import Scenario, choose_objects
+from ssa_privacy.studies.ssa_catalog.detectability import (
     DIRECTIONS,
     MAGNITUDES,
     UNKNOWN,
@@ -36,8 +38,6 @@ from ssa_privacy.studies._ssa_catalog_detectability import (
     nonlinear_shifts,
     object_detectability,
 )
-from ssa_privacy.studies.scenario import default_scenario
-from ssa_privacy.studies.ssa_catalog import Scenario, choose_objects
 
 KNOWN = len(DIRECTIONS) * len(MAGNITUDES)
 

@@ -20,9 +20,9 @@ from ssa_privacy.cli import main
 from ssa_privacy.orbits.oem import read_oem
 from ssa_privacy.sensors.earth_orientation import NEGLECTED_EFFECTS, iers_table_range
 from ssa_privacy.sensors.tdm import read_tdm
-from ssa_privacy.studies import _ssa_catalog_figures as figures
 from ssa_privacy.studies.scenario import load_scenario
 from ssa_privacy.studies.ssa_catalog import earth_model
+from ssa_privacy.studies.ssa_catalog import figures as figures
 
 TUTORIAL = Path(__file__).resolve().parent.parent / "docs" / "tutorials" / "your-own-network"
 OBJECTS = (25544, 20580, 43013, 37816, 36830)

@@ -19,11 +19,11 @@ from ssa_privacy.orbits.catalog import regime, sgp4_states
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
 from ssa_privacy.privacy.pml.passes import PassMechanism
 from ssa_privacy.sensors.streams import passes_of
-from ssa_privacy.studies import _ssa_catalog_task as task_module
 from ssa_privacy.studies import ssa_catalog
-from ssa_privacy.studies._ssa_catalog_options import CatalogOptions
-from ssa_privacy.studies._ssa_catalog_task import TRUTH_TOLERANCE
 from ssa_privacy.studies.scenario import default_scenario, with_overrides
+from ssa_privacy.studies.ssa_catalog import task as task_module
+from ssa_privacy.studies.ssa_catalog.options import CatalogOptions
+from ssa_privacy.studies.ssa_catalog.task import TRUTH_TOLERANCE
 
 SEED, OBJECTS, HOURS, DELTA = 1, 2, 6.0, 0.01
 EPSILONS = (10.0, 14.0, 20.0)

@@ -17,7 +17,6 @@ from ssa_privacy.orbits.catalog import parse_utc, utc_text
 from ssa_privacy.orbits.tle import iss_element_set
 from ssa_privacy.sensors.earth_orientation import iers_table_range
 from ssa_privacy.studies import _ssa_network_scenario as network_scenario
-from ssa_privacy.studies._ssa_catalog_options import CatalogOptions
 from ssa_privacy.studies.scenario import (
     MAX_BUDGET,
     ScenarioError,
@@ -27,6 +26,7 @@ from ssa_privacy.studies.scenario import (
     read_stations,
     scenario_toml,
 )
+from ssa_privacy.studies.ssa_catalog.options import CatalogOptions
 from ssa_privacy.studies.ssa_leakage import LeakageOptions
 from ssa_privacy.studies.ssa_network import NetworkOptions
 

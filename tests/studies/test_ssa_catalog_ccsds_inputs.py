@@ -13,7 +13,10 @@ from ssa_privacy.engine.output import StudyOutput
 from ssa_privacy.orbits.oem import read_oem
 from ssa_privacy.orbits.tle import ACTIVE_CATALOGUE_FILE, iss_element_set
 from ssa_privacy.sensors.tdm import TrackingData, read_tdm, write_tdm
-from ssa_privacy.studies._ssa_catalog_ccsds import (
+from ssa_privacy.studies.scenario import default_scenario
+from ssa_privacy.studies.scenario.sensors import SensorSpec
+from ssa_privacy.studies.ssa_catalog import Scenario
+from ssa_privacy.studies.ssa_catalog.ccsds import (
     NOT_WRITTEN,
     _file_name,
     _levels,
@@ -21,9 +24,6 @@ from ssa_privacy.studies._ssa_catalog_ccsds import (
     read_measurements,
     write_messages,
 )
-from ssa_privacy.studies.scenario import default_scenario
-from ssa_privacy.studies.scenario.sensors import SensorSpec
-from ssa_privacy.studies.ssa_catalog import Scenario
 
 ISS = iss_element_set()
 #: 2024-03-01T00:00:00 UTC: a window start inside the IERS tables.

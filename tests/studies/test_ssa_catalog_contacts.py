@@ -29,7 +29,9 @@ from ssa_privacy.orbits.tle import ACTIVE_CATALOGUE_FILE, iss_element_set
 from ssa_privacy.sensors.streams import Pass
 from ssa_privacy.sensors.tdm import read_tdm
 from ssa_privacy.studies import ssa_catalog
-from ssa_privacy.studies._ssa_catalog_rows import (
+from ssa_privacy.studies.scenario import default_scenario
+from ssa_privacy.studies.scenario.writing import write_scenario
+from ssa_privacy.studies.ssa_catalog.rows import (
     NO_CONTACT,
     RESULTS_COLUMNS,
     TRACKED,
@@ -37,10 +39,8 @@ from ssa_privacy.studies._ssa_catalog_rows import (
     evaluation_indices,
     level_rows,
 )
-from ssa_privacy.studies._ssa_catalog_summaries import level_summaries
-from ssa_privacy.studies._ssa_catalog_task import TRUTH_TOLERANCE
-from ssa_privacy.studies.scenario import default_scenario
-from ssa_privacy.studies.scenario.writing import write_scenario
+from ssa_privacy.studies.ssa_catalog.summaries import level_summaries
+from ssa_privacy.studies.ssa_catalog.task import TRUTH_TOLERANCE
 
 #: Seen by TIRA all the time (7.3 W), over the Pacific (152 E), first seen at 78 min.
 SEEN_GEO, UNSEEN_GEO, LATE_LEO = 37816, 29495, 29522

@@ -11,9 +11,9 @@ from matplotlib.path import Path
 
 from ssa_privacy.engine.figures import layout_problems
 from ssa_privacy.engine.transaction import FIGURE_STYLE
-from ssa_privacy.studies import _ssa_catalog_figures as figures
-from ssa_privacy.studies import _ssa_catalog_trust_figures as trust
-from ssa_privacy.studies._ssa_catalog_rows import NO_CONTACT, TRACKED
+from ssa_privacy.studies.ssa_catalog import figures as figures
+from ssa_privacy.studies.ssa_catalog import trust_figures as trust
+from ssa_privacy.studies.ssa_catalog.rows import NO_CONTACT, TRACKED
 
 LEVELS = {"none": np.inf, "10": 10.0, "14": 14.0, "20": 20.0}
 SEEN, UNSEEN = (101, 102, 103, 104, 105), (201, 202)

@@ -24,9 +24,9 @@ from ssa_privacy.engine.data import data_file
 from ssa_privacy.orbits.catalog import read_element_sets
 from ssa_privacy.orbits.tle import ACTIVE_CATALOGUE_FILE
 from ssa_privacy.sensors.tdm import read_tdm
-from ssa_privacy.studies._ssa_catalog_rows import DESIGNER_COLUMNS, RESULTS_COLUMNS
 from ssa_privacy.studies.scenario import default_scenario
 from ssa_privacy.studies.scenario.writing import write_scenario
+from ssa_privacy.studies.ssa_catalog.rows import DESIGNER_COLUMNS, RESULTS_COLUMNS
 
 pytestmark = pytest.mark.data(ACTIVE_CATALOGUE_FILE)
 

@@ -8,7 +8,7 @@ fractions and maxima: they leak nothing and have no RMSE or NEES.
 import numpy as np
 
 from ssa_privacy.estimation.consistency import chi_square_band, median_chi_square_band
-from ssa_privacy.studies._ssa_catalog_rows import NO_CONTACT, NO_PRIVACY, SUFFIXES, TRACKED
+from ssa_privacy.studies.ssa_catalog.rows import NO_CONTACT, NO_PRIVACY, SUFFIXES, TRACKED
 
 __all__ = [
     "TRACKED_KM",
@@ -41,7 +41,7 @@ def level_summaries(rows):
     Parameters
     ----------
     rows : list of dict
-        The results table (:data:`~ssa_privacy.studies._ssa_catalog_rows.RESULTS_COLUMNS`).
+        The results table (:data:`~ssa_privacy.studies.ssa_catalog.rows.RESULTS_COLUMNS`).
 
     Returns
     -------
@@ -124,7 +124,7 @@ def certificate_summary(counts):
     ----------
     counts : iterable of dict
         Per object, ``{level: {designer: {"designs": int, "passed": int}}}``
-        (:func:`~ssa_privacy.studies._ssa_catalog_task.certificate_counts`).
+        (:func:`~ssa_privacy.studies.ssa_catalog.task.certificate_counts`).
 
     Returns
     -------
@@ -226,7 +226,7 @@ def day_summaries(rows):
     Parameters
     ----------
     rows : list of dict
-        ``day_budgets.csv`` (:func:`~ssa_privacy.studies._ssa_catalog_day.day_rows`).
+        ``day_budgets.csv`` (:func:`~ssa_privacy.studies.ssa_catalog.day.day_rows`).
 
     Returns
     -------

@@ -12,7 +12,7 @@ import numpy as np
 
 from ssa_privacy.engine.figures import COLUMN_WIDTH, label_points, legend_below, log_axis
 from ssa_privacy.estimation.consistency import median_chi_square_band
-from ssa_privacy.studies._ssa_catalog_figures import COLOURS, left_out, level_colour
+from ssa_privacy.studies.ssa_catalog.figures import COLOURS, left_out, level_colour
 
 __all__ = [
     "MARKERS",
@@ -43,7 +43,7 @@ def consistency(series, hours):
     ----------
     series : dict
         ``(level, designer)`` -> the NEES (objects, E) of each object's filter
-        (:func:`~ssa_privacy.studies._ssa_catalog_tables.nees_by_filter`).
+        (:func:`~ssa_privacy.studies.ssa_catalog.tables.nees_by_filter`).
     hours : ndarray, shape (E,)
         The evaluation times (h from the window start).
 
@@ -190,7 +190,7 @@ def tradeoff_points(summaries, detectability, direction="unknown", scopes=("pass
         ``results.json``'s per-level summaries: of no privacy, else of the log-det
         designer, else of the scaled one.
     detectability : dict
-        :func:`~ssa_privacy.studies._ssa_catalog_detectability.detectability_summary`.
+        :func:`~ssa_privacy.studies.ssa_catalog.detectability.detectability_summary`.
     direction : str
         Which detection problem: by default a Delta-v of unknown direction.
     scopes : tuple of str

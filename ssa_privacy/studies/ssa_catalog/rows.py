@@ -237,7 +237,7 @@ def consistency_rows(norad, filters, diagnostics, status):
         ``status``; ``nis_per_dof`` (the NIS summed over the updates, divided by their
         rows) in the chi-square band of its degrees of freedom (None without an update);
         ``nees_mean`` (over the evaluation times measured, None without one) in that of
-        one epoch (:func:`~ssa_privacy.studies._ssa_catalog_summaries.nees_band`).
+        one epoch (:func:`~ssa_privacy.studies.ssa_catalog.summaries.nees_band`).
     """
     low_e, high_e = chi_square_band(6)
     rows = []

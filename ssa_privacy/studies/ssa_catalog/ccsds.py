@@ -44,7 +44,7 @@ from sgp4.alpha5 import from_alpha5
 from ssa_privacy.orbits.catalog import utc_text
 from ssa_privacy.orbits.oem import Ephemeris, oem_text
 from ssa_privacy.sensors.tdm import TrackingData, read_tdm, tdm_text
-from ssa_privacy.studies._ssa_catalog_rows import NO_PRIVACY, pass_filters
+from ssa_privacy.studies.ssa_catalog.rows import NO_PRIVACY, pass_filters
 
 __all__ = [
     "GRID_TOLERANCE_S",
@@ -259,7 +259,7 @@ def write_messages(output, scenario, chosen, objects):
         The objects tracked (their names go into the OEMs).
     objects : list of dict
         What the messages hold, per object in task order (the items of the tasks'
-        ``ccsds`` lists, :func:`~ssa_privacy.studies._ssa_catalog_task.catalog_task`).
+        ``ccsds`` lists, :func:`~ssa_privacy.studies.ssa_catalog.task.catalog_task`).
 
     Returns
     -------
@@ -323,7 +323,7 @@ def write_messages(output, scenario, chosen, objects):
 
 def _levels(scenario):
     """Every (level label, designer) whose filters the run writes: no privacy and the pass
-    budgets (:func:`~ssa_privacy.studies._ssa_catalog_rows.pass_filters`). The day
+    budgets (:func:`~ssa_privacy.studies.ssa_catalog.rows.pass_filters`). The day
     budgets' designs are not written as messages."""
     return [(label, designer or NO_PRIVACY) for label, _, designer in pass_filters(scenario)]
 

@@ -3,7 +3,7 @@
 For each day budget of the scenario and each designer of :data:`DESIGNERS` (``"day"``:
 of the least-noise design that meets the day budget with noise independent across passes
 and the ``"pass"`` design, the one the study's filter tracks better on simulated days,
-:mod:`~ssa_privacy.studies._ssa_catalog_day_judge`; ``"pass"``: the
+:mod:`~ssa_privacy.studies.ssa_catalog.day_judge`; ``"pass"``: the
 pass-level log-det design at one common pass budget, lowered until the day meets the
 budget; ``"measurement"``: today's per-measurement designs scaled by one factor over the
 day), the object's passes are designed before the day from the predicted schedule
@@ -36,7 +36,7 @@ def day_filters(scenario, Sigma_XX, found, score):
         The object's passes over the day.
     score : callable
         The "day" designer's judge
-        (:func:`~ssa_privacy.studies._ssa_catalog_day_judge.filter_judge`).
+        (:func:`~ssa_privacy.studies.ssa_catalog.day_judge.filter_judge`).
 
     Returns
     -------

@@ -17,8 +17,8 @@ from array import array
 import numpy as np
 
 from ssa_privacy.engine.tables import TableStream, header, read_rows
-from ssa_privacy.studies._ssa_catalog_rows import RESULTS_COLUMNS
-from ssa_privacy.studies._ssa_catalog_summaries import certificate_summary
+from ssa_privacy.studies.ssa_catalog.rows import RESULTS_COLUMNS
+from ssa_privacy.studies.ssa_catalog.summaries import certificate_summary
 
 __all__ = ["SCHEMAS", "CatalogTables", "nees_by_filter"]
 
@@ -138,7 +138,7 @@ class CatalogTables:
         index : int
             The task's index (the tables are in task order).
         result : dict
-            :func:`~ssa_privacy.studies._ssa_catalog_task.catalog_task`'s result.
+            :func:`~ssa_privacy.studies.ssa_catalog.task.catalog_task`'s result.
         """
         for name, (key, _) in SCHEMAS.items():
             self.streams[name].append(result[key], index)

@@ -37,7 +37,7 @@ from ssa_privacy.attacks.manoeuvre import (
 from ssa_privacy.estimation.ukf import measurement_residual
 from ssa_privacy.orbits.frames import rsw_frame
 from ssa_privacy.privacy.pml.stream import ReleaseStream
-from ssa_privacy.studies._ssa_catalog_rows import NO_PRIVACY
+from ssa_privacy.studies.ssa_catalog.rows import NO_PRIVACY
 
 __all__ = [
     "ALPHA",

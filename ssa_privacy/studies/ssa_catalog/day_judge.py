@@ -13,8 +13,8 @@ every candidate (the same truth, sensor noise and privacy normals for all) and r
 study's filter on them. Two draws resolve only gross differences, so the least-noise
 design is kept only where, on every draw, it keeps the track (position RMSE over the
 object's evaluation times,
-:func:`~ssa_privacy.studies._ssa_catalog_rows.evaluation_indices`, at most
-:data:`~ssa_privacy.studies._ssa_catalog_summaries.TRACKED_KM`)
+:func:`~ssa_privacy.studies.ssa_catalog.rows.evaluation_indices`, at most
+:data:`~ssa_privacy.studies.ssa_catalog.summaries.TRACKED_KM`)
 and the pass design loses it; otherwise the pass design is kept (and the least-noise one
 where no common pass budget is feasible). "Tracks better on both draws" was tried first:
 on 50 LEO objects over 24 h it kept the least-noise design for 23 of the 146
@@ -26,8 +26,8 @@ import numpy as np
 
 from ssa_privacy._internal.random import random_generator
 from ssa_privacy.estimation.tracking import rmse, simulate_and_track
-from ssa_privacy.studies._ssa_catalog_rows import evaluation_indices
-from ssa_privacy.studies._ssa_catalog_summaries import TRACKED_KM
+from ssa_privacy.studies.ssa_catalog.rows import evaluation_indices
+from ssa_privacy.studies.ssa_catalog.summaries import TRACKED_KM
 
 __all__ = ["JUDGE_DRAWS", "filter_judge"]
 

@@ -2,7 +2,7 @@
 
 Scenario (:doc:`/studies/ssa-catalog`): a scenario file
 (:mod:`ssa_privacy.studies.scenario`; the shipped one by default, the options of
-:mod:`~ssa_privacy.studies._ssa_catalog_options` override it) names the element sets,
+:mod:`~ssa_privacy.studies.ssa_catalog.options` override it) names the element sets,
 the objects, the window, the sensors, the Earth orientation, the privacy levels and the
 filter. The shipped scenario draws 50 LEO objects, seeded, from the active catalogue
 (``active_satellites_2026-03-19.tle`` in the data folder), each catalogue number once
@@ -33,18 +33,18 @@ minimum-trace stacked design (``"logdet"``, the study's mechanism) and, for comp
 at the same guarantee, the per-measurement design scaled to meet it (``"scaled"``). The
 level ``"none"`` releases the sensor data as measured. With ``day_epsilons`` each object's
 whole day is also designed for one day budget by the three day designers of
-:mod:`~ssa_privacy.studies._ssa_catalog_day`. The fusion centre tracks each object at
+:mod:`~ssa_privacy.studies.ssa_catalog.day`. The fusion centre tracks each object at
 every level with an extended Kalman filter started by batch least squares
 (:mod:`ssa_privacy.estimation.ekf`); the RMSE and the NEES are taken against the truth
 every ``EVALUATION_STEP`` seconds over the second half of the window, from the end of
 the object's first contact on
-(:func:`~ssa_privacy.studies._ssa_catalog_rows.evaluation_indices`), the NIS of the
+(:func:`~ssa_privacy.studies.ssa_catalog.rows.evaluation_indices`), the NIS of the
 updates against its chi-square band, and the detectability of a manoeuvre from each
-level's releases by :mod:`~ssa_privacy.studies._ssa_catalog_detectability`.
+level's releases by :mod:`~ssa_privacy.studies.ssa_catalog.detectability`.
 
 Work: one runner task per batch of ``batch`` objects
-(:mod:`~ssa_privacy.studies._ssa_catalog_task`); each task returns only its table rows
-(and, with ``--ccsds``, what the messages hold, :mod:`~ssa_privacy.studies._ssa_catalog_ccsds`),
+(:mod:`~ssa_privacy.studies.ssa_catalog.task`); each task returns only its table rows
+(and, with ``--ccsds``, what the messages hold, :mod:`~ssa_privacy.studies.ssa_catalog.ccsds`),
 and with a checkpoint folder each finished task is stored on disk. A worker holds one
 batch's tracks (``hours * 3600 / step_s`` samples per object) and one contact's dense
 noise covariances at a time: at most every sensor x one longest pass of measurements.
@@ -75,17 +75,19 @@ from ssa_privacy.orbits.catalog import (
 from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.sensors.earth_orientation import iers_table_version
 from ssa_privacy.sensors.geodesy import EarthRotation
-from ssa_privacy.studies import _ssa_catalog_ccsds as ccsds
-from ssa_privacy.studies import _ssa_catalog_figures as figures
-from ssa_privacy.studies import _ssa_catalog_trust_figures as trust_figures
-from ssa_privacy.studies._ssa_catalog_detectability import detectability_summary
-from ssa_privacy.studies._ssa_catalog_options import (
+from ssa_privacy.studies.scenario.checks import LONGEST_PASS_MIN
+from ssa_privacy.studies.scenario.files import file_record
+from ssa_privacy.studies.scenario.overrides import check_objects, check_window
+from ssa_privacy.studies.scenario.sections import EarthSpec, PrivacySpec
+from ssa_privacy.studies.ssa_catalog import ccsds, figures, trust_figures
+from ssa_privacy.studies.ssa_catalog.detectability import detectability_summary
+from ssa_privacy.studies.ssa_catalog.options import (
     SCENARIO_KEYS,
     CatalogOptions,
     add_arguments,
 )
-from ssa_privacy.studies._ssa_catalog_rows import NO_PRIVACY, SUFFIXES
-from ssa_privacy.studies._ssa_catalog_summaries import (
+from ssa_privacy.studies.ssa_catalog.rows import NO_PRIVACY, SUFFIXES
+from ssa_privacy.studies.ssa_catalog.summaries import (
     TRACKED_KM,
     certificate_summary,
     consistency_summary,
@@ -95,12 +97,8 @@ from ssa_privacy.studies._ssa_catalog_summaries import (
     percentile,
     regime_summaries,
 )
-from ssa_privacy.studies._ssa_catalog_tables import CatalogTables, nees_by_filter
-from ssa_privacy.studies._ssa_catalog_task import catalog_task
-from ssa_privacy.studies.scenario.checks import LONGEST_PASS_MIN
-from ssa_privacy.studies.scenario.files import file_record
-from ssa_privacy.studies.scenario.overrides import check_objects, check_window
-from ssa_privacy.studies.scenario.sections import EarthSpec, PrivacySpec
+from ssa_privacy.studies.ssa_catalog.tables import CatalogTables, nees_by_filter
+from ssa_privacy.studies.ssa_catalog.task import catalog_task
 
 __all__ = [
     "CatalogOptions",

@@ -22,7 +22,7 @@ scenario):
    (:func:`~ssa_privacy.estimation.tracking.simulate_and_track`: the stations measure
    the truth, the passes are released and tracked) and their RMSE and NEES against
    the truth at the object's evaluation times
-   (:func:`~ssa_privacy.studies._ssa_catalog_rows.evaluation_indices`: from the end of its
+   (:func:`~ssa_privacy.studies.ssa_catalog.rows.evaluation_indices`: from the end of its
    first contact on);
 6. the epsilon that today's per-measurement designs reach over a pass and the day.
 
@@ -30,7 +30,7 @@ Random streams: ``default_rng([seed, norad_id, 0])`` draws x0, ``[seed, norad_id
 the sensor noise and ``[seed, norad_id, 2]`` the privacy normals (each privatized level
 releases its passes, in order, from a fresh generator of these keys); ``[seed, norad_id,
 3]`` drives the detectability Monte Carlo and ``[seed, norad_id, 4]`` the day designer's
-simulated days (:mod:`~ssa_privacy.studies._ssa_catalog_day_judge`), so an object's
+simulated days (:mod:`~ssa_privacy.studies.ssa_catalog.day_judge`), so an object's
 random numbers do not depend on the batch it is in, nor on the runner; nor do its tracks,
 integrated alone: an object's rows are the same whatever ``batch``.
 
@@ -51,14 +51,14 @@ from ssa_privacy.orbits.tle import ElementSet
 from ssa_privacy.privacy.pml.passes import PassMechanism
 from ssa_privacy.privacy.pml.stream import ReleaseStream
 from ssa_privacy.sensors.streams import passes_of
-from ssa_privacy.studies._ssa_catalog_day import day_aliases, day_filters, day_rows
-from ssa_privacy.studies._ssa_catalog_day_judge import filter_judge
-from ssa_privacy.studies._ssa_catalog_detectability import (
+from ssa_privacy.studies.ssa_catalog.day import day_aliases, day_filters, day_rows
+from ssa_privacy.studies.ssa_catalog.day_judge import filter_judge
+from ssa_privacy.studies.ssa_catalog.detectability import (
     brute_force_check,
     first_pass,
     object_detectability,
 )
-from ssa_privacy.studies._ssa_catalog_rows import (
+from ssa_privacy.studies.ssa_catalog.rows import (
     NO_PRIVACY,
     consistency_rows,
     contact_columns,
@@ -367,7 +367,7 @@ def catalog_task(scenario, elements, seed, recorded=None):
     -------
     dict
         ``rows`` (one per object and level,
-        :func:`~ssa_privacy.studies._ssa_catalog_rows.level_rows`; an object without a
+        :func:`~ssa_privacy.studies.ssa_catalog.rows.level_rows`; an object without a
         pass has ``status = "no contact"``, ``passes = measurements = 0``, leakage 0 and
         no RMSE or NEES; with recorded measurements the RMSE columns are None),
         ``day_rows`` (one per object, day budget and day designer), ``per_measurement`` (one per

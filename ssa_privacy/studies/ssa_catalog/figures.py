@@ -24,7 +24,7 @@ from ssa_privacy.engine.figures import (
 )
 from ssa_privacy.orbits.catalog import sgp4_states
 from ssa_privacy.sensors.geodesy import ground_track
-from ssa_privacy.studies._ssa_catalog_rows import NO_CONTACT
+from ssa_privacy.studies.ssa_catalog.rows import NO_CONTACT
 
 __all__ = [
     "COLOURS",
