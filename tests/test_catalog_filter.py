@@ -8,6 +8,7 @@ from scipy import linalg, stats
 from ssa_privacy.estimation import ekf
 from ssa_privacy.estimation.contacts import ContactMeasurements
 from ssa_privacy.estimation.ekf import FILTER_PSD, process_noise, track_contacts
+from ssa_privacy.estimation.tracking import TrackingModel
 from ssa_privacy.estimation.ukf import measurement_residual
 from ssa_privacy.orbits.frames import hill_to_inertial
 from ssa_privacy.orbits.propagator import J2Propagator
@@ -309,7 +310,7 @@ def test_the_filter_errors_match_their_linearised_covariance():
     evaluate = np.array([len(times) // 2, 3 * len(times) // 4, len(times) - 1])
     assert not set(evaluate) & {c.end for c in measured}
     estimates, rejected = track_contacts(
-        model, earth, stations, times, nominal[0], Sigma_XX, measured, evaluate
+        TrackingModel(model, stations, earth, times), nominal[0], Sigma_XX, measured, evaluate
     )
     assert estimates.shape == (RUNS, 3, 6)
     # no update of a consistent filter leaves a plausible orbit
@@ -349,7 +350,13 @@ def test_an_uncertain_prediction_holds_the_cloud_the_flow_spreads(linearisation,
     cloud = x0 + rng.standard_normal((CLOUD, 6)) @ np.linalg.cholesky(P0).T
     truths = model.propagate_many(times, cloud, 1e-10, 1e-10)[:, evaluate]
     estimates, _, diagnostics = track_contacts(
-        model, earth, stations, times, x0, P0, [], evaluate, filters=1, diagnostics=True
+        TrackingModel(model, stations, earth, times),
+        x0,
+        P0,
+        [],
+        evaluate,
+        filters=1,
+        diagnostics=True,
     )
     for j in range(len(evaluate)):
         errors = truths[:, j] - estimates[0, j]

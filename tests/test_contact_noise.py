@@ -8,6 +8,7 @@ from scipy import linalg
 from ssa_privacy.estimation.contact_noise import ContactNoise
 from ssa_privacy.estimation.contacts import ContactMeasurements
 from ssa_privacy.estimation.ekf import track_contacts
+from ssa_privacy.estimation.tracking import TrackingModel
 from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.orbits.relative_motion import manoeuvre_prior
 from ssa_privacy.orbits.tle import iss_element_set
@@ -103,10 +104,7 @@ def test_the_filters_are_the_same_to_the_last_bit_with_either_form(iss):
             )
         evaluate = np.arange(0, len(times), 60)
         runs[form] = track_contacts(
-            model,
-            earth,
-            stations,
-            times,
+            TrackingModel(model, stations, earth, times),
             nominal[0],
             Sigma_XX,
             measured,

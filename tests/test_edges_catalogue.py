@@ -17,6 +17,7 @@ from sgp4.io import fix_checksum
 from ssa_privacy.cli import main
 from ssa_privacy.estimation.contacts import ContactMeasurements
 from ssa_privacy.estimation.ekf import process_noise, track_contacts
+from ssa_privacy.estimation.tracking import TrackingModel
 from ssa_privacy.orbits.catalog import (
     newest_element_sets,
     parse_utc,
@@ -291,10 +292,7 @@ def iss_window():
 def _track(window, contacts=(), evaluate=(0, 10, 20), **options):
     w = window
     return track_contacts(
-        w["propagator"],
-        w["earth"],
-        w["stations"],
-        w["times"],
+        TrackingModel(w["propagator"], w["stations"], w["earth"], w["times"]),
         w["x0"],
         w["P0"],
         list(contacts),

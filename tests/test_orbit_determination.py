@@ -112,10 +112,7 @@ def test_with_the_full_prior_the_covariance_holds_the_errors(iss_window, orbit_d
     times, earth, stations, model, nominal, Sigma_XX, truths, measured = iss_window
     evaluate = np.array([len(times) // 2, 3 * len(times) // 4, len(times) - 1])
     estimates, _, diagnostics = track_contacts(
-        model,
-        earth,
-        stations,
-        times,
+        TrackingModel(model, stations, earth, times),
         nominal[0],
         Sigma_XX,
         measured,

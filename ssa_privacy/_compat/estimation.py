@@ -71,3 +71,51 @@ def _model_from_tuple(function):
         return function(model, *args, **kwargs)
 
     return adapted
+
+
+#: The arguments of ``track_contacts`` before it took a TrackingModel, in order.
+_OLD_TRACK_ARGUMENTS = (
+    "propagator",
+    "earth",
+    "stations",
+    "times",
+    "x0",
+    "P0",
+    "contacts",
+    "evaluate",
+    "filters",
+    "psd",
+    "diagnostics",
+    "orbit_determination",
+)
+
+
+@_legacy_call("ssa_privacy.estimation.ekf", "track_contacts")
+def _track_contacts_model(function):
+    """``track_contacts`` that also takes the deprecated ``(propagator, earth, stations,
+    times, x0, ...)`` form, ``psd=`` included."""
+
+    @functools.wraps(function)
+    def adapted(*args, **kwargs):
+        tracking = importlib.import_module("ssa_privacy.estimation.tracking")
+        first = args[0] if args else kwargs.get("model", kwargs.get("propagator"))
+        if isinstance(first, tracking.TrackingModel):
+            return function(*args, **kwargs)
+        _warn(
+            "track_contacts(propagator, earth, stations, times, ...)",
+            "ssa_privacy.estimation.tracking.TrackingModel(...).track or "
+            "track_contacts(model, x0, ...)",
+        )
+        named = dict(zip(_OLD_TRACK_ARGUMENTS, args, strict=False)) | kwargs
+        psd = () if named.get("psd") is None else (named["psd"],)
+        named.pop("psd", None)
+        model = tracking.TrackingModel(
+            named.pop("propagator"),
+            named.pop("stations"),
+            named.pop("earth"),
+            named.pop("times"),
+            *psd,
+        )
+        return function(model, **named)
+
+    return adapted

@@ -67,7 +67,6 @@ from ssa_privacy.estimation.orbit_determination import (
     contact_orbit_determination,
     linearised_contact,
 )
-from ssa_privacy.estimation.tracking import TrackingModel
 from ssa_privacy.estimation.ukf import measurement_residual
 from ssa_privacy.orbits._checks import earth_orbits
 
@@ -198,31 +197,17 @@ def plausible(state):
 
 
 def track_contacts(
-    propagator,
-    earth,
-    stations,
-    times,
-    x0,
-    P0,
-    contacts,
-    evaluate,
-    filters=None,
-    psd=FILTER_PSD,
-    diagnostics=False,
-    orbit_determination=True,
+    model, x0, P0, contacts, evaluate, filters=None, diagnostics=False, orbit_determination=True
 ):
     """Run F extended Kalman filters of one object through its contacts.
 
     Parameters
     ----------
-    propagator : J2Propagator
-        The filters' dynamics.
-    earth : EarthRotation
-        The Earth's orientation.
-    stations : sequence of GroundStation or OpticalStation
-        The network (indexed by ``ContactMeasurements.stations``).
-    times : ndarray, shape (m,)
-        The time grid (s); the filters start at ``times[0]``.
+    model : TrackingModel
+        The filters' dynamics, network, Earth orientation, time grid of m epochs (s; the
+        filters start at ``times[0]``) and process noise
+        (:class:`~ssa_privacy.estimation.tracking.TrackingModel`; its
+        :meth:`~ssa_privacy.estimation.tracking.TrackingModel.track` calls this function).
     x0 : ndarray, shape (6,)
         The initial estimate (the nominal state, km and km/s).
     P0 : ndarray, shape (6, 6)
@@ -235,9 +220,6 @@ def track_contacts(
         The number F of filters; required without contacts (an object that no station
         sees is tracked by prediction alone, every filter alike), else it must match the
         contacts' releases. Default: that of the contacts.
-    psd : float, optional
-        White-acceleration power spectral density of the process noise (km^2/s^3,
-        :func:`process_noise`), default :data:`FILTER_PSD`.
     diagnostics : bool, optional
         Also return each filter's covariance at the evaluation times and the normalized
         innovation squared (NIS) of its updates (default False).
@@ -275,6 +257,8 @@ def track_contacts(
         contact's index is off the grid or the contacts are not in time order. As the
         propagator (a state that falls into the Earth) or the stations.
     """
+    propagator, stations, earth, times = model.propagator, model.stations, model.earth, model.times
+    psd = model.psd
     F = _filter_count(contacts, filters)
     x0 = earth_orbits(x0, "x0", propagator.mu, propagator.R_e, batch=False)
     if x0.ndim != 1:
@@ -310,7 +294,6 @@ def track_contacts(
         predicted = paths[:, end], Phi[:, end] @ P @ np.swapaxes(Phi[:, end], 1, 2) + Q
         batch = _needs_batch(predicted[1], n == 0) if orbit_determination else []
         if len(batch):
-            model = TrackingModel(propagator, stations, earth, times, psd)
             solution = contact_orbit_determination(
                 model,
                 x[batch],

@@ -21,6 +21,7 @@ import numpy as np
 from ssa_privacy._internal.random import random_generator
 from ssa_privacy._internal.validation import as_finite_array, non_negative
 from ssa_privacy.estimation.contacts import contact_releases
+from ssa_privacy.estimation.ekf import FILTER_PSD, track_contacts
 from ssa_privacy.estimation.orbit_determination import linearised_contact
 from ssa_privacy.sensors.simulation import measured_passes, release_passes, sensor_noise
 
@@ -79,7 +80,7 @@ class TrackingModel:
     stations: tuple
     earth: object
     times: np.ndarray
-    psd: float = 0.0
+    psd: float = FILTER_PSD
 
     def __post_init__(self):
         times = as_finite_array(self.times, "times", ndim=1)
@@ -158,21 +159,8 @@ class TrackingModel:
         :func:`~ssa_privacy.estimation.ekf.track_contacts` (module docstring there:
         the EKF with batch orbit determination at the first contact).
         """
-        # ekf builds TrackingModels for its orbit determination: imported at call time
-        from ssa_privacy.estimation.ekf import track_contacts
-
         out = track_contacts(
-            self.propagator,
-            self.earth,
-            self.stations,
-            self.times,
-            x0,
-            P0,
-            contacts,
-            evaluate,
-            filters=filters,
-            psd=self.psd,
-            diagnostics=diagnostics,
+            self, x0, P0, contacts, evaluate, filters=filters, diagnostics=diagnostics
         )
         estimates, rejected = out[:2]
         evaluate = np.atleast_1d(np.asarray(evaluate, dtype=int))

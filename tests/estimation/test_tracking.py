@@ -245,6 +245,25 @@ def test_the_orbit_determination_tuple_and_the_old_contact_path_are_deprecated(i
         contact_orbit_determination(model, nominal[:1], prior[None], contact, 1e-9, start=10**6)
 
 
+def test_track_contacts_in_its_old_form_warns_and_tracks_as_the_model(iss):
+    """The deprecated (propagator, earth, stations, times, ...) form, psd included, runs
+    the same filter as the TrackingModel form."""
+    import ssa_privacy.estimation.ekf as ekf
+
+    model, nominal, prior, found = iss
+    common = {"nominal": nominal, "prior": prior, "evaluate": np.array([0, 10])}
+    simulation = simulate_and_track(
+        model, nominal, found, [[None] * len(found)], (1, (2,)), **common
+    )
+    arguments = (nominal[0], prior, simulation.contacts, np.array([0, 10]))
+    new = ekf.track_contacts(model, *arguments)
+    old_form = (model.propagator, model.earth, model.stations, model.times, *arguments)
+    with pytest.warns(DeprecationWarning, match="use ssa_privacy.estimation.tracking"):
+        legacy = ekf.track_contacts(*old_form, psd=model.psd)
+    np.testing.assert_array_equal(legacy[0], new[0])
+    np.testing.assert_array_equal(legacy[1], new[1])
+
+
 def test_rmse_is_the_root_mean_square_of_position_and_velocity_errors():
     errors = np.zeros((1, 2, 6))
     errors[0, 0, :3] = [3.0, 4.0, 0.0]  # |e_r| = 5 km, then 0
