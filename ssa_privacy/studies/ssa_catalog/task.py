@@ -233,10 +233,7 @@ def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
     judge = filter_judge(scenario, nominal, Sigma_XX, found, (seed, norad, 4), TRUTH_TOLERANCE)
     day, day_mechanisms, infeasible = day_filters(scenario, Sigma_XX, found, judge)
     members = [[] if m is None else m.passes for m in day_mechanisms]
-    day_accounts = [
-        (0.0, 0.0) if m is None else (max(p.leakage.epsilon for p in m.passes), m.leakage.epsilon)
-        for m in day_mechanisms
-    ]
+    day_accounts = [_day_account(m) for m in day_mechanisms]
     detectability = object_detectability(
         scenario,
         nominal,
@@ -248,10 +245,7 @@ def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
         (seed, norad, 3),
         norad_id=norad,
     )
-    order = np.arange(len(filters) + len(day))
-    for f, common in day_aliases(day, day_mechanisms).items():
-        order[len(filters) + f] = len(filters) + common
-    tracked, order = np.unique(order, return_inverse=True)
+    tracked, order = _distinct_filters(len(filters), day, day_mechanisms)
     every = mechanisms + members
     simulation = simulate_and_track(
         scenario.tracking,
@@ -284,18 +278,39 @@ def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
         "detectability_checks": _checks(
             scenario, nominal, found, filters + day, mechanisms + members, (seed, norad)
         ),
-        "mechanisms": {
-            f"pass ({designer})": type(d).__name__
-            for (_, _, designer), designs in zip(filters, mechanisms, strict=True)
-            for d in designs
-            if d is not None
-        },
+        "mechanisms": _mechanism_classes(filters, mechanisms),
     }
     if scenario.ccsds:
         out["ccsds"] = _ccsds(
             norad, filters, found, simulation.measured[0], releases, estimates, diagnostics
         )
     return out
+
+
+def _mechanism_classes(filters, mechanisms):
+    """The class name of the mechanism that released each designer's passes."""
+    return {
+        f"pass ({designer})": type(d).__name__
+        for (_, _, designer), designs in zip(filters, mechanisms, strict=True)
+        for d in designs
+        if d is not None
+    }
+
+
+def _day_account(mechanism):
+    """(largest pass epsilon, day epsilon) of a day design, nats; zeros without one."""
+    if mechanism is None:
+        return 0.0, 0.0
+    return max(p.leakage.epsilon for p in mechanism.passes), mechanism.leakage.epsilon
+
+
+def _distinct_filters(count, day, day_mechanisms):
+    """The filters to track (the ``count`` pass filters, then the day filters whose
+    mechanisms are not another's, :func:`day_aliases`) and each filter's index among them."""
+    order = np.arange(count + len(day))
+    for f, common in day_aliases(day, day_mechanisms).items():
+        order[count + f] = count + common
+    return np.unique(order, return_inverse=True)
 
 
 def _checks(scenario, nominal, found, filters, mechanisms, keys):
@@ -380,40 +395,49 @@ def catalog_task(scenario, elements, seed, recorded=None):
         covariances).
     """
     sets = [ElementSet(*lines) for lines in elements]
-    times = scenario.times
-    sgp4 = sgp4_states(sets, scenario.start_jd, times[[0, -1]])
+    sgp4 = sgp4_states(sets, scenario.start_jd, scenario.times[[0, -1]])
     nominal, Phi = _integrated_alone(scenario, sgp4[:, 0])
     mine = [None if recorded is None else recorded.get(e.norad_id, {}) for e in sets]
     setups = [
         _object_setup(scenario, e, nominal[i], Phi[i], seed, mine[i]) for i, e in enumerate(sets)
     ]
-    truths = [None] * len(sets)
-    if recorded is None:
-        truths = [
-            scenario.propagator.propagate(
-                times, nominal[i, 0] + s[2], TRUTH_TOLERANCE, TRUTH_TOLERANCE
-            )
-            for i, s in enumerate(setups)
-        ]
+    truths = _truths(scenario, nominal, setups) if recorded is None else [None] * len(sets)
     parts = [
         _track_object(scenario, sets[i], nominal[i], truths[i], setups[i], seed, mine[i])
         for i in range(len(sets))
     ]
+    out = _gathered(parts)
     difference = np.linalg.norm(nominal[:, -1, :3] - sgp4[:, 1, :3], axis=-1)
-    out = {
-        key: [row for part in parts for row in part[key]]
-        for key in (
-            "rows",
-            "day_rows",
-            "per_measurement",
-            "consistency",
-            "nees",
-            "detectability",
-            "detectability_checks",
+    out["sgp4_difference_km"] = difference.tolist()
+    return out
+
+
+def _truths(scenario, nominal, setups):
+    """Each object's true track: its nominal start plus its manoeuvre deviation x0."""
+    return [
+        scenario.propagator.propagate(
+            scenario.times, nominal[i, 0] + setup[2], TRUTH_TOLERANCE, TRUTH_TOLERANCE
         )
-    }
+        for i, setup in enumerate(setups)
+    ]
+
+
+#: What a task returns as one list of rows over its objects.
+_ROW_KEYS = (
+    "rows",
+    "day_rows",
+    "per_measurement",
+    "consistency",
+    "nees",
+    "detectability",
+    "detectability_checks",
+)
+
+
+def _gathered(parts):
+    """The objects' parts of a task as the task's result (rows concatenated)."""
+    out = {key: [row for part in parts for row in part[key]] for key in _ROW_KEYS}
     out["certificates"] = [part["certificates"] for part in parts]
     out["mechanisms"] = {k: v for part in parts for k, v in part["mechanisms"].items()}
     out["ccsds"] = [part["ccsds"] for part in parts if "ccsds" in part]
-    out["sgp4_difference_km"] = difference.tolist()
     return out
