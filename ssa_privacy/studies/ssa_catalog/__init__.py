@@ -555,11 +555,21 @@ def run(out, seed=0, progress=True, runner=None, **options):
     extra = _messages(output, scenario, chosen, tables) if scenario.ccsds else {}
     rows, per_measurement, summaries, detectability = _tables(output, tables, throughput, **extra)
     figures.save(output, scenario, chosen, rows, per_measurement, runner)
+    _trust_figures(output, scenario, tables, summaries, detectability, runner)
+    return _summary(output, scenario, chosen, summaries, throughput)
+
+
+def _trust_figures(output, scenario, tables, summaries, detectability, runner):
+    """The NEES series, day budgets and detectability trade-off figures."""
     hours = scenario.times[scenario.evaluate] / 3600.0
     day = [row for row in tables.rows("day_budgets") if row["feasible"]]
     points = trust_figures.tradeoff_points(summaries, detectability)
     series = nees_by_filter(tables.iterate("nees_series"))
     save_figures(output, trust_figures.jobs(series, hours, day, points), runner)
+
+
+def _summary(output, scenario, chosen, summaries, throughput):
+    """What :func:`run` returns (its docstring)."""
     return {
         "out": str(output.folder),
         "objects": len(chosen),
