@@ -496,25 +496,34 @@ def brute_force_check(
     llr = log_likelihood_ratio(shift, factor, True)
     sensor = np.tile(np.sqrt(np.diag(item.R)), len(item.indices))
 
-    def sampler(mean):
-        def draw(rng):
-            y = mean + rng.standard_normal(len(mean)) * sensor
-            return y if mechanism is None else mechanism.release(y, seed=rng).values
-
-        return draw
-
     def statistic(releases):  # the draws of a hypothesis at once
         return llr(np.array([measurement_residual(r, reference, wrapped) for r in releases]))
 
     estimate = brute_force_auc(
-        sampler(reference),
-        sampler(reference + shift),
+        _release_sampler(reference, sensor, mechanism),
+        _release_sampler(reference + shift, sensor, mechanism),
         statistic,
         samples,
         seed,
         ALPHA,
         vectorized=True,
     )
+    return _check_row(exact, estimate, samples)
+
+
+def _release_sampler(mean, sensor, mechanism):
+    """A draw of one release of the pass: ``mean`` plus sensor noise of standard
+    deviations ``sensor``, released through ``mechanism`` (None: as measured)."""
+
+    def draw(rng):
+        y = mean + rng.standard_normal(len(mean)) * sensor
+        return y if mechanism is None else mechanism.release(y, seed=rng).values
+
+    return draw
+
+
+def _check_row(exact, estimate, samples):
+    """The row of :func:`brute_force_check`: the exact power and its Monte Carlo estimate."""
     (low, high), (tpr_low, tpr_high) = estimate.auc_interval, estimate.tpr_interval
     return dict(
         auc_exact=exact.auc, tpr_exact=exact.tpr, auc=estimate.auc, auc_low=low,
