@@ -346,17 +346,8 @@ def object_detectability(
     if not found:
         return []
     _check(filters, mechanisms, accounts, found)
-    velocities = manoeuvre_velocities(nominal[0])
-    known = len(DIRECTIONS) * len(MAGNITUDES)
-    shifts = nonlinear_shifts(scenario, nominal, found, velocities)
     sensors = [_sensor(p) for p in found]
-    columns = [
-        np.concatenate(
-            [s[:known].T, p.C.reshape(-1, 6)[:, 3:] @ velocities[:known].T, s[known:].T], 1
-        )
-        / scale[:, None]
-        for p, s, (scale, _) in zip(found, shifts, sensors)
-    ]
+    columns = _whitened_shifts(scenario, nominal, found, sensors)
     shared = (scenario, Sigma_XX, rsw_frame(nominal[0]), found, sensors, columns)
     rows = []
     for f, ((label, _, designer), designs, account) in enumerate(
@@ -365,6 +356,22 @@ def object_detectability(
         base = {"norad_id": norad_id, "level": label, "designer": designer or NO_PRIVACY}
         rows += _filter_rows(base, designs, account[1], shared, tuple(seed_keys) + (f,))
     return rows
+
+
+def _whitened_shifts(scenario, nominal, found, sensors):
+    """Per pass, the measurement shifts of every manoeuvre divided by the sensor's
+    standard deviations: the known directions' nonlinear shifts, their linear shifts
+    (``C`` times the Delta-v), then the unknown directions' nonlinear shifts."""
+    velocities = manoeuvre_velocities(nominal[0])
+    known = len(DIRECTIONS) * len(MAGNITUDES)
+    shifts = nonlinear_shifts(scenario, nominal, found, velocities)
+    return [
+        np.concatenate(
+            [s[:known].T, p.C.reshape(-1, 6)[:, 3:] @ velocities[:known].T, s[known:].T], 1
+        )
+        / scale[:, None]
+        for p, s, (scale, _) in zip(found, shifts, sensors)
+    ]
 
 
 def _filter_rows(base, designs, day_epsilon, shared, keys):
