@@ -276,7 +276,16 @@ def write_messages(output, scenario, chosen, objects):
     a pass near the zenith above 90 deg, or a non-finite estimate. The rest is written.
     """
     unwritten = []
-    names = {e.norad_id: _object_name(e) for e in chosen}
+    _write_measurements(output, scenario, objects, unwritten)
+    _write_releases(output, scenario, objects, unwritten)
+    _write_estimates(output, scenario, chosen, objects, unwritten)
+    if unwritten:
+        output.write_text(NOT_WRITTEN, "".join(f"{line}\n" for line in unwritten))
+    return unwritten
+
+
+def _write_measurements(output, scenario, objects, unwritten):
+    """The sensors' measurements of every object, one TDM."""
     file = "ccsds/measurements.tdm"
     measured = [
         segment
@@ -285,6 +294,10 @@ def write_messages(output, scenario, chosen, objects):
     ]
     if measured:
         output.write_text(file, tdm_text(measured))
+
+
+def _write_releases(output, scenario, objects, unwritten):
+    """The releases of every object, one TDM per level and designer."""
     releases = {}
     for item in objects:
         for label, designer, tracks in item["releases"]:
@@ -296,6 +309,11 @@ def write_messages(output, scenario, chosen, objects):
     for file, segments in releases.items():
         if segments:
             output.write_text(file, tdm_text(segments))
+
+
+def _write_estimates(output, scenario, chosen, objects, unwritten):
+    """Each object's estimates and covariances per filter, one OEM each."""
+    names = {e.norad_id: _object_name(e) for e in chosen}
     times = scenario.times[scenario.ephemeris]
     for item in objects:
         norad = item["norad_id"]
@@ -316,9 +334,6 @@ def write_messages(output, scenario, chosen, objects):
                 unwritten.append(f"{file}: the estimate of object {norad}: {error}")
                 continue
             output.write_text(file, oem_text(ephemeris))
-    if unwritten:
-        output.write_text(NOT_WRITTEN, "".join(f"{line}\n" for line in unwritten))
-    return unwritten
 
 
 def _levels(scenario):
