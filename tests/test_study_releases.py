@@ -15,7 +15,9 @@ import pytest
 
 from ssa_privacy import _compat, studies
 
-STUDIES = sorted(Path(studies.__file__).parent.glob("*.py"))
+FOLDER = Path(studies.__file__).parent
+#: Every module of the studies, those of a study package (ssa_catalog/) included.
+STUDIES = sorted(FOLDER.rglob("*.py"))
 LEGACY = {name for _, name in _compat.REPLACED_NAMES}
 
 
@@ -27,13 +29,13 @@ def _library_imports(path):
                 yield from ((node.module, alias.name) for alias in node.names)
 
 
-@pytest.mark.parametrize("path", STUDIES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", STUDIES, ids=lambda p: str(p.relative_to(FOLDER)))
 def test_a_study_uses_only_public_library_names(path):
     private = [f"{m}.{n}" for m, n in _library_imports(path) if n.startswith("_")]
     assert not private
 
 
-@pytest.mark.parametrize("path", STUDIES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", STUDIES, ids=lambda p: str(p.relative_to(FOLDER)))
 def test_a_study_calls_no_legacy_release_function(path):
     legacy = [f"{m}.{n}" for m, n in _library_imports(path) if n in LEGACY]
     assert not legacy

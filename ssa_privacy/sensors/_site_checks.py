@@ -1,7 +1,7 @@
 """The checks of a site sensor's name and field of regard (:mod:`ssa_privacy.sensors.stations`).
 
 A sensor's name must be one line of visible text, as every output holds it
-(:func:`_name_problem`); its azimuth sector and range limit, when given, must describe a
+(:func:`sensor_name_problem`); its azimuth sector and range limit, when given, must describe a
 field of regard (:func:`_checked_sector`, :func:`_checked_range_max`). Each fault is a
 one-line error naming the field.
 """
@@ -21,12 +21,26 @@ __all__ = []
 _NAME_UNFIT = ("Cc", "Cf", "Cs", "Zl", "Zp")
 
 
-def _name_problem(name):
-    """What makes a sensor's name (a str) unfit for the outputs, or None.
+def sensor_name_problem(name):
+    """What makes a sensor's name unfit for the outputs, or None.
 
+    Parameters
+    ----------
+    name : str
+        The sensor's name.
+
+    Returns
+    -------
+    str or None
+        The problem, worded to follow the field's name in an error message (``"must not
+        be empty or blank, got ''"``); None for a fit name.
+
+    Notes
+    -----
     The outputs (CSV rows, ``results.json``, figure labels, CCSDS ``PARTICIPANT_1``)
     hold a name as one line of visible text, compared as written: it must not be empty
-    or blank, begin or end with blanks, or hold a character of :data:`_NAME_UNFIT`.
+    or blank, begin or end with blanks, or hold a control or invisible character
+    (Unicode categories Cc, Cf, Cs, Zl, Zp).
     """
     if not name.strip():
         return f"must not be empty or blank, got {name!r}"

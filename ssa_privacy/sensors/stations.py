@@ -38,8 +38,8 @@ from ssa_privacy.orbits._checks import vectors
 from ssa_privacy.sensors._site_checks import (
     _checked_range_max,
     _checked_sector,
-    _name_problem,
     _sector_width,
+    sensor_name_problem,
 )
 from ssa_privacy.sensors.geodesy import _earth_rotation, geodetic_to_ecef
 
@@ -53,6 +53,7 @@ __all__ = [
     "SiteSensor",
     "UNITS",
     "radar_measurements",
+    "sensor_name_problem",
 ]
 
 #: Names of the four measurements, in order (units rad, rad, km, km/s).
@@ -156,13 +157,13 @@ def _check_site(sensor):
     TypeError
         If ``name`` is not a string or a number is not a real number.
     ValueError
-        Naming the field, on a name the outputs cannot hold (:func:`_name_problem`) or a
+        Naming the field, on a name the outputs cannot hold (:func:`sensor_name_problem`) or a
         value out of range (latitude [-90, 90] and longitude [-360, 360] deg, altitude
         :data:`SITE_HEIGHT_RANGE_KM`) or not finite.
     """
     if not isinstance(sensor.name, str):
         raise TypeError(f"name must be a string, got {type(sensor.name).__name__}")
-    problem = _name_problem(sensor.name)
+    problem = sensor_name_problem(sensor.name)
     if problem is not None:
         raise ValueError(f"name {problem}")
     scalar(sensor.latitude, "latitude")

@@ -8,10 +8,9 @@ import math
 import unicodedata
 from dataclasses import dataclass
 
-from ssa_privacy.sensors._site_checks import _name_problem
 from ssa_privacy.sensors.networks import ELEVATION_MASK, NOISE_STD
 from ssa_privacy.sensors.optical import ARCSEC, OpticalStation
-from ssa_privacy.sensors.stations import SITE_HEIGHT_RANGE_KM, GroundStation
+from ssa_privacy.sensors.stations import SITE_HEIGHT_RANGE_KM, GroundStation, sensor_name_problem
 from ssa_privacy.studies.scenario.checks import (
     _MEASUREMENT_ROWS,
     SENSOR_KINDS,
@@ -168,7 +167,7 @@ class SensorSpec:
     sun_elevation_max_deg: float | None = None
 
     def __post_init__(self):
-        problem = _name_problem(_string(self.name, "name"))
+        problem = sensor_name_problem(_string(self.name, "name"))
         if problem is not None:
             raise ScenarioError(problem, key="name")
         kind = _choice(self.kind, "kind", SENSOR_KINDS)

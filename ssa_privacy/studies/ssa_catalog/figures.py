@@ -374,24 +374,7 @@ def network_coverage(tracks, names, sensors, hours=TRACK_HOURS, note=None):
     masks = {sensor["elevation_mask"] for sensor in sensors}
     points, labels = [], []
     for n, sensor in enumerate(sensors):
-        colour = COLOURS[n % len(COLOURS)]
-        lon, lat = coverage_outline(
-            sensor["latitude"],
-            sensor["longitude"],
-            MAP_ALTITUDE_KM,
-            sensor["elevation_mask"],
-            sensor["azimuth_sector"],
-            sensor["range_max"],
-        )
-        boundary = np.abs(lat) < 90.0  # not the closure over a pole
-        ax.plot(*_broken(*_wrapped(lon[boundary], lat[boundary])), color=colour, lw=0.8)
-        for shift in (-360.0, 0.0, 360.0):
-            ax.fill(lon + shift, lat, facecolor=colour, alpha=0.12, lw=0)
-        radar = sensor["kind"] == "radar"
-        site = (sensor["longitude"], sensor["latitude"])
-        ax.plot(
-            *site, "*" if radar else "^", color=colour, ms=9 if radar else 6, mec="black", mew=0.4
-        )
+        site = _draw_sensor(ax, sensor, COLOURS[n % len(COLOURS)])
         mask = "" if len(masks) == 1 else f" ({sensor['elevation_mask']:g} deg)"
         points.append(site)
         labels.append((f"{sensor['name']}{mask}", "black"))
@@ -407,9 +390,39 @@ def network_coverage(tracks, names, sensors, hours=TRACK_HOURS, note=None):
     ax.set_yticks(np.arange(-90, 91, 30))
     ax.set_xlabel("longitude (deg)")
     ax.set_ylabel("geodetic latitude (deg)")
-    above = f"above {masks.pop():g} deg elevation, " if len(masks) == 1 else "above its mask, "
-    kinds = {sensor["kind"] for sensor in sensors}
-    handles = [
+    handles = _coverage_legend(masks, {sensor["kind"] for sensor in sensors}, hours)
+    legend_below(fig, handles, ncol=3, title=note)
+    label_points(ax, points, labels)
+    return fig
+
+
+def _draw_sensor(ax, sensor, colour):
+    """A sensor's coverage outline and area (repeated a turn either side) and its site
+    marker; returns the site (longitude, latitude), deg."""
+    lon, lat = coverage_outline(
+        sensor["latitude"],
+        sensor["longitude"],
+        MAP_ALTITUDE_KM,
+        sensor["elevation_mask"],
+        sensor["azimuth_sector"],
+        sensor["range_max"],
+    )
+    boundary = np.abs(lat) < 90.0  # not the closure over a pole
+    ax.plot(*_broken(*_wrapped(lon[boundary], lat[boundary])), color=colour, lw=0.8)
+    for shift in (-360.0, 0.0, 360.0):
+        ax.fill(lon + shift, lat, facecolor=colour, alpha=0.12, lw=0)
+    radar = sensor["kind"] == "radar"
+    site = (sensor["longitude"], sensor["latitude"])
+    ax.plot(*site, "*" if radar else "^", color=colour, ms=9 if radar else 6, mec="black", mew=0.4)
+    return site
+
+
+def _coverage_legend(masks, kinds, hours):
+    """The map's legend entries: the sensor kinds drawn, coverage, ground tracks, land."""
+    above = (
+        f"above {next(iter(masks)):g} deg elevation, " if len(masks) == 1 else "above its mask, "
+    )
+    return [
         Line2D([], [], ls="", marker=marker, ms=size, color="0.5", mec="black", mew=0.4, label=kind)
         for kind, marker, size in (("radar", "*", 9), ("optical", "^", 6))
         if kind in kinds
@@ -432,9 +445,6 @@ def network_coverage(tracks, names, sensors, hours=TRACK_HOURS, note=None):
         ),
         Patch(facecolor="0.9", edgecolor="0.7", label="land"),
     ]
-    legend_below(fig, handles, ncol=3, title=note)
-    label_points(ax, points, labels)
-    return fig
 
 
 def per_measurement_leakage(rows):
