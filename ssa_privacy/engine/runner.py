@@ -50,7 +50,6 @@ a process pool or Dask, the worker's traceback); a worker process that dies whil
 running a task raises :class:`WorkerLost`, naming the task.
 """
 
-import contextlib
 import importlib.util
 import math
 import numbers
@@ -64,6 +63,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
+from ssa_privacy._internal.threads import one_heyoka_thread
 from ssa_privacy._internal.validation import flag
 from ssa_privacy.engine.checkpoints import CheckpointStore, map_digest, task_digest
 
@@ -270,26 +270,8 @@ class WorkerLost(TaskError):
 
 def _run(function, arguments, shared):
     """Run one task with one BLAS thread and one heyoka (TBB) thread."""
-    with threadpool_limits(limits=1), _one_heyoka_thread():
+    with threadpool_limits(limits=1), one_heyoka_thread():
         return function(**shared, **arguments)
-
-
-@contextlib.contextmanager
-def _one_heyoka_thread():
-    """Limit heyoka's TBB threads (its parallel compilation of integrators) to one during a
-    task, as BLAS's, and restore the previous count after it (a serial run's tasks run in
-    the calling process). Nothing where heyoka cannot be imported."""
-    try:
-        import heyoka
-    except ImportError:
-        yield
-        return
-    previous = heyoka.get_nthreads()
-    heyoka.set_nthreads(1)
-    try:
-        yield
-    finally:
-        heyoka.set_nthreads(previous)
 
 
 def _module_names(preload):
