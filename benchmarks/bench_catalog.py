@@ -67,7 +67,7 @@ TASK = "ssa_privacy.studies.ssa_catalog.task.catalog_task"
 #: move.
 STAGES = (
     ("check (first object only)", ("ssa_privacy.studies.ssa_catalog.task._checks",)),
-    ("detectability Monte Carlo", ("ssa_privacy.studies.ssa_catalog.detectability",)),
+    ("detectability Monte Carlo", ("ssa_privacy.attacks.detectability",)),
     ("certificates", ("ssa_privacy.privacy.pml.certificate",)),
     ("certificates", ("ssa_privacy.privacy.pml.stream.stream_certificate",)),
     ("day designs and judge", ("ssa_privacy.studies.ssa_catalog.day",)),

@@ -40,7 +40,7 @@ every ``EVALUATION_STEP`` seconds over the second half of the window, from the e
 the object's first contact on
 (:func:`~ssa_privacy.studies.ssa_catalog.rows.evaluation_indices`), the NIS of the
 updates against its chi-square band, and the detectability of a manoeuvre from each
-level's releases by :mod:`~ssa_privacy.studies.ssa_catalog.detectability`.
+level's releases by :mod:`~ssa_privacy.attacks.detectability`.
 
 Work: one runner task per batch of ``batch`` objects
 (:mod:`~ssa_privacy.studies.ssa_catalog.task`); each task returns only its table rows
@@ -80,7 +80,6 @@ from ssa_privacy.studies.scenario.files import file_record
 from ssa_privacy.studies.scenario.overrides import check_objects, check_window
 from ssa_privacy.studies.scenario.sections import EarthSpec, PrivacySpec
 from ssa_privacy.studies.ssa_catalog import ccsds, figures, trust_figures
-from ssa_privacy.studies.ssa_catalog.detectability import detectability_summary
 from ssa_privacy.studies.ssa_catalog.options import (
     SCENARIO_KEYS,
     CatalogOptions,
@@ -92,6 +91,7 @@ from ssa_privacy.studies.ssa_catalog.summaries import (
     certificate_summary,
     consistency_summary,
     day_summaries,
+    detectability_summary,
     level_summaries,
     measurement_summaries,
     percentile,

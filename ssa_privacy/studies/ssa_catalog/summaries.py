@@ -5,8 +5,11 @@ summary (``objects_without_contact``) and left out of its medians, percentiles,
 fractions and maxima: they leak nothing and have no RMSE or NEES.
 """
 
+from array import array
+
 import numpy as np
 
+from ssa_privacy.attacks.detectability import UNKNOWN
 from ssa_privacy.estimation.consistency import chi_square_band, median_chi_square_band
 from ssa_privacy.studies.ssa_catalog.rows import NO_CONTACT, NO_PRIVACY, SUFFIXES, TRACKED
 
@@ -15,6 +18,7 @@ __all__ = [
     "certificate_summary",
     "consistency_summary",
     "day_summaries",
+    "detectability_summary",
     "level_summaries",
     "measurement_summaries",
     "percentile",
@@ -261,3 +265,67 @@ def day_summaries(rows):
                 "velocity_rmse_m_s_median": percentile(velocity, 50),
             }
     return out
+
+
+#: What the columns of :func:`detectability_summary` are.
+WHAT = {
+    "auc": "exact AUC of the Neyman-Pearson test of the nonlinear shift (manoeuvred orbit "
+    "propagated and measured, minus nominal) in the Gaussian release noise (sensor plus "
+    "privacy); median over objects",
+    "tpr": "its true-positive rate at false-positive rate 0.01",
+    "auc_linear": "the linearised prediction: the same AUC for the shift C [0; Delta v]",
+    "auc_cap": "the most any (epsilon, delta)-PML linear Gaussian release with the filter's "
+    "achieved epsilon allows (pml_detection_cap)",
+    "unknown": "direction uniform on the sphere (32 Fibonacci directions): Monte Carlo AUC of "
+    "the averaged likelihood ratio test (4000 draws per hypothesis), with the medians of "
+    "the ends of its 95% intervals",
+}
+
+#: The columns detectability_summary takes the median of, per direction (None: known ones).
+_SUMMARIZED = {
+    UNKNOWN: ("auc", "auc_low", "auc_high", "tpr"),
+    None: ("auc", "tpr", "auc_linear", "auc_cap"),
+}
+
+
+def _median(values):
+    """The median of an array of floats, None if it is empty."""
+    return float(np.median(np.frombuffer(values))) if len(values) else None
+
+
+def detectability_summary(rows):
+    """Medians over objects of the detectability rows, for ``results.json``.
+
+    Parameters
+    ----------
+    rows : iterable of dict
+        :func:`~ssa_privacy.attacks.detectability.object_detectability` rows of all
+        objects, read once (only the summarized columns are kept, as arrays: a whole
+        catalogue has millions of rows).
+
+    Returns
+    -------
+    dict
+        ``{level: {designer: {scope: {direction: {magnitude (str, m/s): {"objects", "auc",
+        "tpr", "auc_linear", "auc_cap"}}}}}}`` (medians; for the unknown direction ``auc``,
+        ``auc_low``, ``auc_high``, ``tpr``), and ``"what"``: what each is.
+    """
+    groups = {}
+    for row in rows:
+        key = (row["level"], row["designer"], row["scope"], row["direction"])
+        columns = _SUMMARIZED.get(row["direction"], _SUMMARIZED[None])
+        group = groups.setdefault(key, {}).setdefault(
+            f"{row['magnitude_m_s']:g}", {"objects": 0, **{k: array("d") for k in columns}}
+        )
+        group["objects"] += 1
+        for k in columns:
+            if row.get(k) is not None:
+                group[k].append(row[k])
+    out = {}
+    for (level, designer, scope, direction), by_magnitude in groups.items():
+        place = out.setdefault(level, {}).setdefault(designer, {}).setdefault(scope, {})
+        place[direction] = {
+            magnitude: {k: v if k == "objects" else _median(v) for k, v in group.items()}
+            for magnitude, group in by_magnitude.items()
+        }
+    return {**out, "what": dict(WHAT)}

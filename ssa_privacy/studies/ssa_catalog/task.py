@@ -43,6 +43,7 @@ covariances. The day budgets' designs are not written as messages; their trackin
 import numpy as np
 
 from ssa_privacy._internal.random import random_generator
+from ssa_privacy.attacks.detectability import brute_force_check, first_pass, object_detectability
 from ssa_privacy.estimation import consistency
 from ssa_privacy.estimation.tracking import CORRELATION_FLOOR, rmse, simulate_and_track
 from ssa_privacy.orbits.catalog import regime, sgp4_states
@@ -53,11 +54,6 @@ from ssa_privacy.privacy.pml.stream import ReleaseStream
 from ssa_privacy.sensors.streams import passes_of
 from ssa_privacy.studies.ssa_catalog.day import day_aliases, day_filters, day_rows
 from ssa_privacy.studies.ssa_catalog.day_judge import filter_judge
-from ssa_privacy.studies.ssa_catalog.detectability import (
-    brute_force_check,
-    first_pass,
-    object_detectability,
-)
 from ssa_privacy.studies.ssa_catalog.rows import (
     NO_PRIVACY,
     consistency_rows,
@@ -235,15 +231,16 @@ def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
     members = [[] if m is None else m.passes for m in day_mechanisms]
     day_accounts = [_day_account(m) for m in day_mechanisms]
     detectability = object_detectability(
-        scenario,
+        scenario.tracking,
         nominal,
         Sigma_XX,
         found,
-        filters + day,
         mechanisms + members,
-        accounts + day_accounts,
+        [day_eps for _, day_eps in accounts + day_accounts],
         (seed, norad, 3),
-        norad_id=norad,
+        delta=scenario.delta,
+        convention=scenario.convention,
+        columns=[_ident(norad, f) for f in filters + day],
     )
     tracked, order = _distinct_filters(len(filters), day, day_mechanisms)
     every = mechanisms + members
@@ -327,11 +324,25 @@ def _checks(scenario, nominal, found, filters, mechanisms, keys):
             "level": label,
             "designer": designer or NO_PRIVACY,
             **brute_force_check(
-                scenario, nominal, found[first], designs[first], "radial", 1.0, 2000, (*keys, 4, f)
+                scenario.tracking,
+                nominal,
+                found[first],
+                designs[first],
+                "radial",
+                1.0,
+                2000,
+                (*keys, 4, f),
             ),
         }
         for f, ((label, _, designer), designs) in enumerate(zip(filters, mechanisms))
     ]
+
+
+def _ident(norad, level):
+    """The columns that name an object's filter in its rows: ``norad_id``, ``level`` and
+    ``designer`` (:data:`NO_PRIVACY` for the level without privacy)."""
+    label, _, designer = level
+    return {"norad_id": norad, "level": label, "designer": designer or NO_PRIVACY}
 
 
 def _nees_series(norad, filters, diagnostics):

@@ -1,11 +1,12 @@
-"""Could an observer of an object's releases tell that it manoeuvred? (ssa-catalog study).
+"""Could an observer of an object's released passes tell that it manoeuvred?
 
 The adversary knows the public nominal orbit and the release noise (sensor plus privacy
 noise, independent across passes) and tests H0 (no manoeuvre) against H1 (a Delta-v of
 :data:`MAGNITUDES` at the window start, radial, along-track or cross-track in the
 nominal's RSW frame (:func:`~ssa_privacy.orbits.frames.rsw_frame`), or uniform on the
 sphere, ``"unknown"``).
-:func:`object_detectability` gives per filter, scope (first pass, or day) and manoeuvre:
+:func:`object_detectability` gives per filter (a release of every pass, each through
+its mechanism or as measured), scope (first pass, or day) and manoeuvre:
 ``auc``/``tpr``, the exact power of the Neyman-Pearson test of the NONLINEAR shift (the
 manoeuvred orbit propagated and measured, minus the nominal measurements;
 :func:`~ssa_privacy.attacks.manoeuvre.known_direction`), or for the unknown direction a
@@ -19,7 +20,6 @@ power with releases drawn through a pass's mechanism.
 """
 
 import itertools
-from array import array
 
 import numpy as np
 from scipy import linalg, stats
@@ -37,7 +37,6 @@ from ssa_privacy.attacks.manoeuvre import (
 from ssa_privacy.estimation.ukf import measurement_residual
 from ssa_privacy.orbits.frames import rsw_frame
 from ssa_privacy.privacy.pml.stream import ReleaseStream
-from ssa_privacy.studies.ssa_catalog.rows import NO_PRIVACY
 
 __all__ = [
     "ALPHA",
@@ -48,7 +47,6 @@ __all__ = [
     "UNKNOWN_DIRECTIONS",
     "UNKNOWN_SAMPLES",
     "brute_force_check",
-    "detectability_summary",
     "first_pass",
     "manoeuvre_velocities",
     "nonlinear_shifts",
@@ -71,19 +69,6 @@ ALPHA = 0.01
 SCOPES = ("pass", "day")
 #: Integration tolerance (rtol = atol) of the manoeuvred orbits.
 KICK_TOLERANCE = 1.0e-10
-#: What the columns of :func:`detectability_summary` are.
-WHAT = {
-    "auc": "exact AUC of the Neyman-Pearson test of the nonlinear shift (manoeuvred orbit "
-    "propagated and measured, minus nominal) in the Gaussian release noise (sensor plus "
-    "privacy); median over objects",
-    "tpr": "its true-positive rate at false-positive rate 0.01",
-    "auc_linear": "the linearised prediction: the same AUC for the shift C [0; Delta v]",
-    "auc_cap": "the most any (epsilon, delta)-PML linear Gaussian release with the filter's "
-    "achieved epsilon allows (pml_detection_cap)",
-    "unknown": "direction uniform on the sphere (32 Fibonacci directions): Monte Carlo AUC of "
-    "the averaged likelihood ratio test (4000 draws per hypothesis), with the medians of "
-    "the ends of its 95% intervals",
-}
 
 
 def manoeuvre_velocities(state0):
@@ -114,17 +99,17 @@ def manoeuvre_velocities(state0):
     return np.concatenate([known, unknown])
 
 
-def nonlinear_shifts(scenario, nominal, found, velocities):
+def nonlinear_shifts(model, nominal, found, velocities):
     """Each pass's measurement change by manoeuvres at the window start (J2, nonlinear).
 
     Parameters
     ----------
-    scenario : ssa_privacy.studies.ssa_catalog.Scenario
-        Its ``times``, ``stations``, ``earth`` and ``propagator``.
+    model : ssa_privacy.estimation.tracking.TrackingModel
+        Its ``times`` (the grid, s), ``stations``, ``earth`` and ``propagator``.
     nominal : ndarray, shape (m, 6)
         The nominal track over the grid (km, km/s).
     found : list of Pass
-        The passes.
+        The passes (:func:`~ssa_privacy.sensors.streams.passes_of`).
     velocities : ndarray, shape (N, 3)
         The Delta-v vectors (km/s).
 
@@ -150,14 +135,14 @@ def nonlinear_shifts(scenario, nominal, found, velocities):
     index = np.unique(np.concatenate([[0]] + [p.indices for p in found]))
     starts = np.tile(nominal[0], (len(velocities), 1))
     starts[:, 3:] += velocities
-    paths = scenario.propagator.propagate_many(
-        scenario.times[index], starts, KICK_TOLERANCE, KICK_TOLERANCE
+    paths = model.propagator.propagate_many(
+        model.times[index], starts, KICK_TOLERANCE, KICK_TOLERANCE
     )
     out = []
     for p in found:
-        station, t = scenario.stations[p.station], scenario.times[p.indices]
-        moved = station.measure(paths[:, np.searchsorted(index, p.indices)], t, scenario.earth)
-        reference = station.measure(nominal[p.indices], t, scenario.earth)
+        station, t = model.stations[p.station], model.times[p.indices]
+        moved = station.measure(paths[:, np.searchsorted(index, p.indices)], t, model.earth)
+        reference = station.measure(nominal[p.indices], t, model.earth)
         wrapped = np.tile(station.wrapped, moved.shape[0] * moved.shape[1])
         reference = np.broadcast_to(reference, moved.shape)
         change = measurement_residual(moved.ravel(), reference.ravel(), wrapped)
@@ -178,7 +163,7 @@ def first_pass(found):
     -------
     int
         The pass whose first measurement comes first; of passes starting together, the
-        one listed first (its sensor first in the scenario).
+        one listed first (its sensor first in the network).
     """
     return min(range(len(found)), key=lambda i: found[i].indices[0])
 
@@ -225,19 +210,21 @@ def _powers(deflections):
     return stats.norm.cdf(root / np.sqrt(2.0)), stats.norm.sf(stats.norm.isf(ALPHA) - root)
 
 
-def _cap_deflections(Sigma_XX, epsilon, scenario, frame):
-    """pml_detection_cap's deflections of the known manoeuvres (d2 grows as a^2), (3 A,)."""
-    level = (epsilon, scenario.delta, ALPHA, scenario.convention)
+def _cap_deflections(Sigma_XX, epsilon, privacy, frame):
+    """pml_detection_cap's deflections of the known manoeuvres (d2 grows as a^2), (3 A,);
+    ``privacy`` is (delta, convention)."""
+    level = (epsilon, privacy[0], ALPHA, privacy[1])
     unit = [pml_detection_cap(Sigma_XX, np.r_[0, 0, 0, 1e-3 * u], *level).deflection for u in frame]
     return np.outer(unit, np.square(MAGNITUDES)).ravel()
 
 
-def _pass_epsilon(scenario, Sigma_XX, item, mechanism):
-    """The achieved epsilon of one pass (nats): its mechanism's, or its sensor noise's."""
+def _pass_epsilon(privacy, Sigma_XX, item, mechanism):
+    """The achieved epsilon of one pass (nats): its mechanism's, or its sensor noise's;
+    ``privacy`` is (delta, convention)."""
     if mechanism is not None:
         return mechanism.leakage.epsilon
     stream = ReleaseStream.of(item.C, item.R)
-    return stream.epsilon(Sigma_XX, scenario.delta, scenario.convention)
+    return stream.epsilon(Sigma_XX, *privacy)
 
 
 def _known_rows(base, deflections, cap, epsilon):
@@ -284,57 +271,74 @@ def _unknown_rows(base, grams, epsilon, draws):
     return rows
 
 
-def _check(filters, mechanisms, accounts, found):
-    """ValueError unless there is one mechanism per pass and one account per filter."""
-    if not (len(filters) == len(mechanisms) == len(accounts)):
+def _checked(mechanisms, day_epsilons, columns, found):
+    """The rows' identifying columns per filter (default ``{"filter": f}``); ValueError
+    unless there is one mechanism per pass and one day epsilon and columns per filter."""
+    columns = [{"filter": f} for f in range(len(mechanisms))] if columns is None else columns
+    if not (len(mechanisms) == len(day_epsilons) == len(columns)):
         raise ValueError(
-            f"filters, mechanisms and accounts must have one entry per filter, got "
-            f"{len(filters)}, {len(mechanisms)} and {len(accounts)}"
+            f"mechanisms, day_epsilons and columns must have one entry per filter, got "
+            f"{len(mechanisms)}, {len(day_epsilons)} and {len(columns)}"
         )
     for f, designs in enumerate(mechanisms):
         if len(designs) != len(found):
             raise ValueError(f"mechanisms[{f}] must hold one entry per pass ({len(found)})")
+    return columns
 
 
 def object_detectability(
-    scenario, nominal, Sigma_XX, found, filters, mechanisms, accounts, seed_keys, *, norad_id=None
+    model,
+    nominal,
+    Sigma_XX,
+    found,
+    mechanisms,
+    day_epsilons,
+    seed_keys,
+    *,
+    delta,
+    convention="exact",
+    columns=None,
 ):
-    """Manoeuvre detectability of one object at every filter (module docstring).
+    """Manoeuvre detectability of one object's releases, per filter (module docstring).
 
     Parameters
     ----------
-    scenario : ssa_privacy.studies.ssa_catalog.Scenario
-        Its ``times``, ``stations``, ``earth``, ``propagator``, ``delta``, ``convention``.
+    model : ssa_privacy.estimation.tracking.TrackingModel
+        Its ``times``, ``stations``, ``earth`` and ``propagator``.
     nominal : ndarray, shape (m, 6)
         The object's nominal track over the grid (km, km/s).
     Sigma_XX : ndarray, shape (6, 6)
         Prior covariance of the manoeuvre deviation x0 (km^2, km^2/s, km^2/s^2).
     found : list of Pass
         The object's passes; the "pass" scope is its first (:func:`first_pass`).
-    filters : list of tuple
-        ``(label, epsilon, designer)`` per filter (designer None: no privacy).
     mechanisms : list of list
-        Per filter, per pass, its PassMechanism, or None (sensor noise alone).
-    accounts : list of tuple of float
-        Per filter ``(largest pass epsilon, day epsilon)`` achieved (nats); the day's is
-        the cap's epsilon of the "day" scope.
+        Per filter (one way of releasing the passes), per pass, its PassMechanism, or
+        None (the sensor's measurements released as they are).
+    day_epsilons : sequence of float
+        Per filter the day's achieved epsilon (nats), the cap's epsilon of the "day"
+        scope.
     seed_keys : tuple of int
         Keys of the unknown-direction Monte Carlo: filter f uses ``seed_keys + (f,)``
         for every scope and magnitude, drawn once (common random numbers).
-    norad_id : int, optional
-        The object's catalogue number, the rows' ``norad_id`` (default None).
+    delta : float
+        The PML delta of the caps and of the pass epsilons of the sensor noise.
+    convention : str, optional
+        The PML convention (:mod:`ssa_privacy.privacy.notions`), default ``"exact"``.
+    columns : list of dict, optional
+        Per filter, the columns its rows start with (e.g. the object and level); default
+        ``{"filter": f}``.
 
     Returns
     -------
     list of dict
-        One row per filter, scope, direction and magnitude: ``norad_id``, ``level``,
-        ``designer``, ``scope``, ``direction``, ``magnitude_m_s``, ``epsilon_achieved``
-        (the cap's, nats) and the columns of the module docstring; none without passes.
+        One row per filter, scope, direction and magnitude: the filter's ``columns``,
+        ``scope``, ``direction``, ``magnitude_m_s``, ``epsilon_achieved`` (the cap's,
+        nats) and the columns of the module docstring; none without passes.
 
     Raises
     ------
     ValueError
-        If the filters, mechanisms and accounts do not match, or as
+        If the mechanisms, day epsilons and columns do not match, or as
         :func:`nonlinear_shifts`.
 
     Notes
@@ -345,26 +349,23 @@ def object_detectability(
     """
     if not found:
         return []
-    _check(filters, mechanisms, accounts, found)
+    columns = _checked(mechanisms, day_epsilons, columns, found)
     sensors = [_sensor(p) for p in found]
-    columns = _whitened_shifts(scenario, nominal, found, sensors)
-    shared = (scenario, Sigma_XX, rsw_frame(nominal[0]), found, sensors, columns)
+    shifts = _whitened_shifts(model, nominal, found, sensors)
+    shared = ((delta, convention), Sigma_XX, rsw_frame(nominal[0]), found, sensors, shifts)
     rows = []
-    for f, ((label, _, designer), designs, account) in enumerate(
-        zip(filters, mechanisms, accounts, strict=True)
-    ):
-        base = {"norad_id": norad_id, "level": label, "designer": designer or NO_PRIVACY}
-        rows += _filter_rows(base, designs, account[1], shared, tuple(seed_keys) + (f,))
+    for f, (designs, day_epsilon) in enumerate(zip(mechanisms, day_epsilons, strict=True)):
+        rows += _filter_rows(columns[f], designs, day_epsilon, shared, tuple(seed_keys) + (f,))
     return rows
 
 
-def _whitened_shifts(scenario, nominal, found, sensors):
+def _whitened_shifts(model, nominal, found, sensors):
     """Per pass, the measurement shifts of every manoeuvre divided by the sensor's
     standard deviations: the known directions' nonlinear shifts, their linear shifts
     (``C`` times the Delta-v), then the unknown directions' nonlinear shifts."""
     velocities = manoeuvre_velocities(nominal[0])
     known = len(DIRECTIONS) * len(MAGNITUDES)
-    shifts = nonlinear_shifts(scenario, nominal, found, velocities)
+    shifts = nonlinear_shifts(model, nominal, found, velocities)
     return [
         np.concatenate(
             [s[:known].T, p.C.reshape(-1, 6)[:, 3:] @ velocities[:known].T, s[known:].T], 1
@@ -376,80 +377,31 @@ def _whitened_shifts(scenario, nominal, found, sensors):
 
 def _filter_rows(base, designs, day_epsilon, shared, keys):
     """The rows of one filter: both scopes, every manoeuvre."""
-    scenario, Sigma_XX, frame, found, sensors, columns = shared
+    privacy, Sigma_XX, frame, found, sensors, columns = shared
     deflections, grams = _pass_statistics(found, designs, sensors, columns)
     first = first_pass(found)
-    epsilons = (_pass_epsilon(scenario, Sigma_XX, found[first], designs[first]), day_epsilon)
+    epsilons = (_pass_epsilon(privacy, Sigma_XX, found[first], designs[first]), day_epsilon)
     # one set of random numbers for every scope and magnitude (those of drawing afresh
     # from the filter's keys for each)
     J = UNKNOWN_DIRECTIONS
     draws = unknown_direction_draws(UNKNOWN_SAMPLES, J, J, keys)
     rows = []
     for scope, parts, epsilon in zip(SCOPES, (slice(first, first + 1), slice(None)), epsilons):
-        cap = _cap_deflections(Sigma_XX, epsilon, scenario, frame)
+        cap = _cap_deflections(Sigma_XX, epsilon, privacy, frame)
         scoped = {**base, "scope": scope}
         rows += _known_rows(scoped, deflections[parts].sum(axis=0), cap, epsilon)
         rows += _unknown_rows(scoped, grams[parts].sum(axis=0), epsilon, draws)
     return rows
 
 
-#: The columns detectability_summary takes the median of, per direction (None: known ones).
-_SUMMARIZED = {
-    UNKNOWN: ("auc", "auc_low", "auc_high", "tpr"),
-    None: ("auc", "tpr", "auc_linear", "auc_cap"),
-}
-
-
-def _median(values):
-    """The median of an array of floats, None if it is empty."""
-    return float(np.median(np.frombuffer(values))) if len(values) else None
-
-
-def detectability_summary(rows):
-    """Medians over objects of the detectability rows, for ``results.json``.
-
-    Parameters
-    ----------
-    rows : iterable of dict
-        :func:`object_detectability` rows of all objects, read once (only the summarized
-        columns are kept, as arrays: a whole catalogue has millions of rows).
-
-    Returns
-    -------
-    dict
-        ``{level: {designer: {scope: {direction: {magnitude (str, m/s): {"objects", "auc",
-        "tpr", "auc_linear", "auc_cap"}}}}}}`` (medians; for the unknown direction ``auc``,
-        ``auc_low``, ``auc_high``, ``tpr``), and ``"what"``: what each is.
-    """
-    groups = {}
-    for row in rows:
-        key = (row["level"], row["designer"], row["scope"], row["direction"])
-        columns = _SUMMARIZED.get(row["direction"], _SUMMARIZED[None])
-        group = groups.setdefault(key, {}).setdefault(
-            f"{row['magnitude_m_s']:g}", {"objects": 0, **{k: array("d") for k in columns}}
-        )
-        group["objects"] += 1
-        for k in columns:
-            if row.get(k) is not None:
-                group[k].append(row[k])
-    out = {}
-    for (level, designer, scope, direction), by_magnitude in groups.items():
-        place = out.setdefault(level, {}).setdefault(designer, {}).setdefault(scope, {})
-        place[direction] = {
-            magnitude: {k: v if k == "objects" else _median(v) for k, v in group.items()}
-            for magnitude, group in by_magnitude.items()
-        }
-    return {**out, "what": dict(WHAT)}
-
-
 def brute_force_check(
-    scenario, nominal, item, mechanism, direction="along-track", magnitude=1.0, samples=2000, seed=0
+    model, nominal, item, mechanism, direction="along-track", magnitude=1.0, samples=2000, seed=0
 ):
     """Release one pass many times under H0 and H1 and measure the known-direction test.
 
     Parameters
     ----------
-    scenario, nominal
+    model, nominal
         As :func:`nonlinear_shifts` (nominal: the track, (m, 6), km and km/s).
     item : Pass
         The pass.
@@ -492,20 +444,8 @@ def brute_force_check(
     magnitude = positive(magnitude, "magnitude")
     samples = positive_int(samples, "samples")
     kick = 1e-3 * magnitude * rsw_frame(nominal[0])[DIRECTIONS.index(direction)]
-    shift = nonlinear_shifts(scenario, nominal, [item], kick[None])[0][0]
-    station = scenario.stations[item.station]
-    times = scenario.times[item.indices]
-    reference = station.measure(nominal[item.indices], times, scenario.earth).ravel()
-    wrapped = np.tile(station.wrapped, len(item.indices))
-    scale, sensor = _sensor(item)
-    factor = scale[:, None] * np.linalg.cholesky(_scaled_noise(scale, sensor, mechanism))
-    exact = known_direction(shift, factor, ALPHA, True)
-    llr = log_likelihood_ratio(shift, factor, True)
+    shift, reference, statistic, factor = _pass_test(model, nominal, item, mechanism, kick)
     sensor = np.tile(np.sqrt(np.diag(item.R)), len(item.indices))
-
-    def statistic(releases):  # the draws of a hypothesis at once
-        return llr(np.array([measurement_residual(r, reference, wrapped) for r in releases]))
-
     estimate = brute_force_auc(
         _release_sampler(reference, sensor, mechanism),
         _release_sampler(reference + shift, sensor, mechanism),
@@ -515,7 +455,26 @@ def brute_force_check(
         ALPHA,
         vectorized=True,
     )
-    return _check_row(exact, estimate, samples)
+    return _check_row(known_direction(shift, factor, ALPHA, True), estimate, samples)
+
+
+def _pass_test(model, nominal, item, mechanism, kick):
+    """The nonlinear shift of a pass's measurements by the Delta-v ``kick`` (km/s), its
+    nominal measurements, the log-likelihood ratio of releases (K, n) against them
+    (wrapped residuals) and the release noise's Cholesky factor (release units)."""
+    shift = nonlinear_shifts(model, nominal, [item], kick[None])[0][0]
+    station = model.stations[item.station]
+    times = model.times[item.indices]
+    reference = station.measure(nominal[item.indices], times, model.earth).ravel()
+    wrapped = np.tile(station.wrapped, len(item.indices))
+    scale, sensor = _sensor(item)
+    factor = scale[:, None] * np.linalg.cholesky(_scaled_noise(scale, sensor, mechanism))
+    llr = log_likelihood_ratio(shift, factor, True)
+
+    def statistic(releases):  # the draws of a hypothesis at once
+        return llr(np.array([measurement_residual(r, reference, wrapped) for r in releases]))
+
+    return shift, reference, statistic, factor
 
 
 def _release_sampler(mean, sensor, mechanism):
