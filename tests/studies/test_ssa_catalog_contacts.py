@@ -35,6 +35,7 @@ from ssa_privacy.studies.ssa_catalog.rows import (
     NO_CONTACT,
     RESULTS_COLUMNS,
     TRACKED,
+    Level,
     contact_columns,
     evaluation_indices,
     level_rows,
@@ -101,14 +102,12 @@ def test_every_row_has_every_column_and_a_designer_not_run_leaves_its_columns_em
     """Unsuffixed columns: the log-det designer (and the level without privacy);
     ``_scaled``: the scaled designer. Each row has every column of results.csv, those of
     a designer not run (and the ``_scaled`` ones of ``none``) None."""
-    filters = [("none", None, None)] + [("14", 14.0, d) for d in designers]
-    accounts = [(30.0, 50.0)] + [(14.0, 20.0)] * len(designers)
-    count = len(filters)
+    levels = [Level("none", None, None, account=(30.0, 50.0))]
+    levels += [Level("14", 14.0, d, account=(14.0, 20.0)) for d in designers]
+    count = len(levels)
     tracking = ([0.1] * count, [0.2] * count, [0] * count, [5.0] * count, [1.0] * count)
     found = [_pass(0, 70, 80)]
-    rows = level_rows(
-        iss_element_set(), found, filters, accounts, tracking, contact_columns(GRID, found)
-    )
+    rows = level_rows(iss_element_set(), found, levels, tracking, contact_columns(GRID, found))
     assert [r["level"] for r in rows] == ["none", "14"]
     for row in rows:
         assert list(row) == [name for name, _ in RESULTS_COLUMNS]

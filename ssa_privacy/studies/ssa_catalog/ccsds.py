@@ -44,7 +44,7 @@ from sgp4.alpha5 import from_alpha5
 from ssa_privacy.orbits.catalog import utc_text
 from ssa_privacy.orbits.oem import Ephemeris, oem_text
 from ssa_privacy.sensors.tdm import TrackingData, read_tdm, tdm_text
-from ssa_privacy.studies.ssa_catalog.rows import NO_PRIVACY, pass_filters
+from ssa_privacy.studies.ssa_catalog.rows import pass_levels
 
 __all__ = [
     "GRID_TOLERANCE_S",
@@ -338,9 +338,9 @@ def _write_estimates(output, scenario, chosen, objects, unwritten):
 
 def _levels(scenario):
     """Every (level label, designer) whose filters the run writes: no privacy and the pass
-    budgets (:func:`~ssa_privacy.studies.ssa_catalog.rows.pass_filters`). The day
+    budgets (:func:`~ssa_privacy.studies.ssa_catalog.rows.pass_levels`). The day
     budgets' designs are not written as messages."""
-    return [(label, designer or NO_PRIVACY) for label, _, designer in pass_filters(scenario)]
+    return [tuple(level.ident.values()) for level in pass_levels(scenario)]
 
 
 def _file_name(name):

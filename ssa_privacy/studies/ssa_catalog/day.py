@@ -16,15 +16,16 @@ prediction alone.
 """
 
 from ssa_privacy.privacy.pml.day_design import DayMechanism
+from ssa_privacy.studies.ssa_catalog.rows import Level
 
-__all__ = ["DESIGNERS", "day_aliases", "day_filters", "day_rows"]
+__all__ = ["DESIGNERS", "day_aliases", "day_levels", "day_rows"]
 
 #: The day designers the study compares (:mod:`ssa_privacy.privacy.pml.day_design`).
 DESIGNERS = ("day", "pass", "measurement")
 
 
-def day_filters(scenario, Sigma_XX, found, score):
-    """The day levels' filters and mechanisms of one object.
+def day_levels(scenario, Sigma_XX, found, score):
+    """The day levels of one object: their designs, mechanisms and accounts.
 
     Parameters
     ----------
@@ -40,20 +41,19 @@ def day_filters(scenario, Sigma_XX, found, score):
 
     Returns
     -------
-    filters : list of tuple
-        ``(label, epsilon_day, designer)`` of every feasible design.
-    mechanisms : list of DayMechanism or None
-        Their mechanisms (None for an object without passes).
+    levels : list of Level
+        Every feasible design (label ``f"day {epsilon_day:g}"``), its DayMechanism as
+        ``design`` (None for an object without passes), the mechanisms of its passes and
+        its account (the largest pass epsilon and the day's; zeros without passes).
     infeasible : list of tuple
         ``(label, epsilon_day, designer, reason)`` of the designs that failed.
     """
-    filters, mechanisms, infeasible = [], [], []
+    levels, infeasible = [], []
     for epsilon in scenario.day_epsilons:
         label = f"day {epsilon:g}"
         for designer in DESIGNERS:
             if not found:
-                filters.append((label, epsilon, designer))
-                mechanisms.append(None)
+                levels.append(Level(label, epsilon, designer))
                 continue
             try:
                 mechanism = DayMechanism.design(
@@ -68,47 +68,50 @@ def day_filters(scenario, Sigma_XX, found, score):
             except ValueError as error:
                 infeasible.append((label, epsilon, designer, str(error)))
                 continue
-            filters.append((label, epsilon, designer))
-            mechanisms.append(mechanism)
-    return filters, mechanisms, infeasible
+            account = (max(p.leakage.epsilon for p in mechanism.passes), mechanism.leakage.epsilon)
+            levels.append(Level(label, epsilon, designer, mechanism.passes, account, mechanism))
+    return levels, infeasible
 
 
-def day_aliases(filters, mechanisms):
+def day_aliases(levels):
     """The "day" filters that keep the pass design, each with the "pass" filter it equals.
 
     Parameters
     ----------
-    filters, mechanisms
-        As :func:`day_filters`.
+    levels : list of Level
+        As :func:`day_levels`.
 
     Returns
     -------
     dict
-        Day-filter index -> index of the feasible ``"pass"`` filter of the same budget,
+        Day-level index -> index of the feasible ``"pass"`` filter of the same budget,
         for every ``"day"`` design that kept the pass design: its releases are that
         filter's, so the study tracks them once.
     """
     common = {
-        epsilon: f
-        for f, ((_, epsilon, designer), m) in enumerate(zip(filters, mechanisms, strict=True))
-        if designer == "pass" and m is not None
+        level.epsilon: f
+        for f, level in enumerate(levels)
+        if level.designer == "pass" and level.design is not None
     }
     return {
-        f: common[epsilon]
-        for f, ((_, epsilon, designer), m) in enumerate(zip(filters, mechanisms, strict=True))
-        if designer == "day" and m is not None and m.candidate == "pass" and epsilon in common
+        f: common[level.epsilon]
+        for f, level in enumerate(levels)
+        if level.designer == "day"
+        and level.design is not None
+        and level.design.candidate == "pass"
+        and level.epsilon in common
     }
 
 
-def day_rows(ident, filters, mechanisms, infeasible, tracking):
+def day_rows(ident, levels, infeasible, tracking):
     """One row per day budget and designer of one object (``day_budgets.csv``).
 
     Parameters
     ----------
     ident : dict
         ``norad_id``, ``regime``, ``passes``.
-    filters, mechanisms, infeasible
-        As :func:`day_filters`.
+    levels, infeasible
+        As :func:`day_levels`.
     tracking : tuple of sequences
         Per filter: position RMSE (km), velocity RMSE (m/s), rejected updates, mean NEES
         and NIS per degree of freedom.
@@ -121,15 +124,16 @@ def day_rows(ident, filters, mechanisms, infeasible, tracking):
         ``feasible`` False and its reason, with empty tracking columns.
     """
     rows = []
-    for f, ((label, epsilon, designer), mechanism) in enumerate(zip(filters, mechanisms)):
+    for f, level in enumerate(levels):
+        mechanism = level.design
         certificate = None if mechanism is None else mechanism.certificate()
         position, velocity, rejected, nees, nis = (column[f] for column in tracking)
         rows.append(
             {
                 **ident,
-                "level": label,
-                "epsilon_day": epsilon,
-                "designer": designer,
+                "level": level.label,
+                "epsilon_day": level.epsilon,
+                "designer": level.designer,
                 "chosen": None if mechanism is None else mechanism.candidate,
                 "feasible": True,
                 "epsilon_day_achieved": 0.0 if mechanism is None else mechanism.leakage.epsilon,

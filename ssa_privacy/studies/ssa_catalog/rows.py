@@ -16,6 +16,8 @@ object that no sensor sees (``status`` :data:`NO_CONTACT`), or whose first conta
 after the last evaluation time, has no RMSE and no NEES.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ssa_privacy.estimation.consistency import chi_square_band
@@ -25,6 +27,7 @@ from ssa_privacy.sensors.streams import contacts
 
 __all__ = [
     "DESIGNER_COLUMNS",
+    "Level",
     "NO_CONTACT",
     "NO_PRIVACY",
     "RESULTS_COLUMNS",
@@ -35,7 +38,7 @@ __all__ = [
     "evaluation_indices",
     "level_rows",
     "number",
-    "pass_filters",
+    "pass_levels",
     "per_measurement_rows",
 ]
 
@@ -57,12 +60,54 @@ DESIGNER_COLUMNS = (
 SUFFIXES = {"logdet": "", "scaled": "_scaled"}
 
 
-def pass_filters(scenario):
-    """The pass-level filters of a run, in the order of its columns: ``(label, epsilon,
-    designer)`` for no privacy (``(NO_PRIVACY, None, None)``) then each pass budget x
-    designer (label ``f"{epsilon:g}"``, epsilon in nats)."""
-    levels = [(f"{e:g}", e, d) for e in scenario.epsilons for d in scenario.designers]
-    return [(NO_PRIVACY, None, None), *levels]
+@dataclass(frozen=True, eq=False)
+class Level:
+    """One filter of an object: its privacy level, how its passes are released, and what
+    they leak.
+
+    Parameters
+    ----------
+    label : str
+        The level in the tables: :data:`NO_PRIVACY`, a pass budget ``f"{epsilon:g}"`` or a
+        day budget ``f"day {epsilon:g}"``.
+    epsilon : float or None
+        Its budget (nats); None without privacy.
+    designer : str or None
+        Its designer (:data:`SUFFIXES` for a pass budget,
+        :data:`~ssa_privacy.studies.ssa_catalog.day.DESIGNERS` for a day budget); None
+        without privacy.
+    mechanisms : list, optional
+        Per pass, the mechanism that releases it, or None (released as measured).
+    account : tuple of float, optional
+        The largest achieved epsilon of a pass and that of the day (nats); zeros without
+        a pass.
+    design : DayMechanism, optional
+        A day level's design (None for a pass level and for an object without a pass).
+    releases : list, optional
+        Per pass its release, once released
+        (:func:`~ssa_privacy.sensors.simulation.release_passes`).
+    """
+
+    label: str
+    epsilon: object
+    designer: object
+    mechanisms: list = ()
+    account: tuple = (0.0, 0.0)
+    design: object = None
+    releases: list = ()
+
+    @property
+    def ident(self):
+        """``level`` and ``designer`` (:data:`NO_PRIVACY` without privacy) of its rows."""
+        return {"level": self.label, "designer": self.designer or NO_PRIVACY}
+
+
+def pass_levels(scenario):
+    """The pass levels of a run, in the order of its columns, without their mechanisms:
+    no privacy (``Level(NO_PRIVACY, None, None)``) then each pass budget x designer
+    (label ``f"{epsilon:g}"``, epsilon in nats)."""
+    levels = [Level(f"{e:g}", e, d) for e in scenario.epsilons for d in scenario.designers]
+    return [Level(NO_PRIVACY, None, None), *levels]
 
 
 _UNSUFFIXED = (
@@ -140,7 +185,7 @@ def contact_columns(scenario, found):
     }
 
 
-def level_rows(element_set, found, filters, accounts, tracking, contact):
+def level_rows(element_set, found, levels, tracking, contact):
     """One row per level of one object (``results.csv``, :data:`RESULTS_COLUMNS`).
 
     Parameters
@@ -149,11 +194,9 @@ def level_rows(element_set, found, filters, accounts, tracking, contact):
         The object.
     found : list of Pass
         Its passes.
-    filters : list of tuple
-        ``(label, epsilon, designer)`` per filter; designer None for the level without
-        privacy.
-    accounts : list of tuple of float
-        Per filter, the largest achieved pass epsilon and the day's (nats).
+    levels : list of Level
+        Per filter, its level (label, budget, designer; designer None for the level
+        without privacy) and account (the largest achieved pass epsilon and the day's).
     tracking : tuple of sequences
         Per filter: position RMSE (km), velocity RMSE (m/s), rejected updates, mean NEES
         and NIS per degree of freedom (None where not measured).
@@ -176,15 +219,15 @@ def level_rows(element_set, found, filters, accounts, tracking, contact):
         **contact,
     }
     rows = {}
-    for f, (label, epsilon, designer) in enumerate(filters):
-        design = np.inf if epsilon is None else epsilon
-        row = rows.setdefault(label, dict.fromkeys(name for name, _ in RESULTS_COLUMNS))
-        row.update(common, level=label, epsilon_pass_design=design)
-        pass_eps, day_eps = accounts[f]
+    for f, level in enumerate(levels):
+        design = np.inf if level.epsilon is None else level.epsilon
+        row = rows.setdefault(level.label, dict.fromkeys(name for name, _ in RESULTS_COLUMNS))
+        row.update(common, level=level.label, epsilon_pass_design=design)
+        pass_eps, day_eps = level.account
         position, velocity, rejected, nees, nis = (column[f] for column in tracking)
         values = (pass_eps, day_eps, number(position), number(velocity), int(rejected))
         values += (number(nees), number(nis))
-        suffix = "" if designer is None else SUFFIXES[designer]
+        suffix = "" if level.designer is None else SUFFIXES[level.designer]
         row.update({f"{name}{suffix}": v for name, v in zip(DESIGNER_COLUMNS, values)})
     return list(rows.values())
 
@@ -214,15 +257,15 @@ def per_measurement_rows(scenario, norad, Sigma_XX, found):
     return rows
 
 
-def consistency_rows(norad, filters, diagnostics, status):
+def consistency_rows(norad, levels, diagnostics, status):
     """One row per filter: its NIS and time-averaged NEES against their 95% bands.
 
     Parameters
     ----------
     norad : int
         The object.
-    filters : list of tuple
-        ``(label, epsilon, designer)`` per filter.
+    levels : list of Level
+        Per filter, its level.
     diagnostics : dict
         ``covariances``, ``nis`` and ``nis_dof`` per filter (F,) (the NIS summed over the
         contacts, :class:`~ssa_privacy.estimation.tracking.TrackResult`), with ``nees`` (F, E) when
@@ -241,7 +284,7 @@ def consistency_rows(norad, filters, diagnostics, status):
     """
     low_e, high_e = chi_square_band(6)
     rows = []
-    for f, (label, _, designer) in enumerate(filters):
+    for f, level in enumerate(levels):
         dof = int(diagnostics["nis_dof"][f])
         low, high = chi_square_band(1, dof) if dof else (None, None)  # NIS per row
         nis = float(diagnostics["nis"][f]) / dof if dof else None
@@ -249,8 +292,7 @@ def consistency_rows(norad, filters, diagnostics, status):
         rows.append(
             {
                 "norad_id": norad,
-                "level": label,
-                "designer": designer or NO_PRIVACY,
+                **level.ident,
                 "status": status,
                 "nis_per_dof": nis,
                 "dof": dof,

@@ -40,6 +40,8 @@ covariances. The day budgets' designs are not written as messages; their trackin
 ``day_budgets.csv``.
 """
 
+from dataclasses import replace
+
 import numpy as np
 
 from ssa_privacy._internal.random import random_generator
@@ -52,15 +54,14 @@ from ssa_privacy.orbits.tle import ElementSet
 from ssa_privacy.privacy.pml.passes import PassMechanism
 from ssa_privacy.privacy.pml.stream import ReleaseStream
 from ssa_privacy.sensors.streams import passes_of
-from ssa_privacy.studies.ssa_catalog.day import day_aliases, day_filters, day_rows
+from ssa_privacy.studies.ssa_catalog.day import day_aliases, day_levels, day_rows
 from ssa_privacy.studies.ssa_catalog.day_judge import filter_judge
 from ssa_privacy.studies.ssa_catalog.rows import (
-    NO_PRIVACY,
     consistency_rows,
     contact_columns,
     evaluation_indices,
     level_rows,
-    pass_filters,
+    pass_levels,
     per_measurement_rows,
 )
 
@@ -99,32 +100,32 @@ def _object_setup(scenario, element_set, nominal, Phi, seed, recorded):
     return norad, Sigma_XX, None if recorded is not None else x0, found
 
 
-def _level_mechanisms(scenario, Sigma_XX, found):
-    """Per filter (none, then each epsilon x designer): pass mechanisms and privacy figures.
+def _pass_levels(scenario, Sigma_XX, found):
+    """The pass levels (none, then each epsilon x designer) with their pass mechanisms and
+    accounts.
 
-    With no pass, every filter has no mechanism and leaks nothing: it predicts alone."""
-    filters = pass_filters(scenario)
-    mechanisms, accounts = [], []
-    for _, epsilon, designer in filters:
-        if epsilon is None:
+    With no pass, every level has no mechanism and leaks nothing: it predicts alone."""
+    levels = []
+    for level in pass_levels(scenario):
+        if level.epsilon is None:
             streams = [ReleaseStream.of(p.C, p.R) for p in found]
-            mechanisms.append([None] * len(found))
+            designs = [None] * len(found)
         else:
             designs = [
                 PassMechanism.design(
                     p,
                     Sigma_XX,
-                    epsilon + scenario.epsilon_offsets[p.station],
+                    level.epsilon + scenario.epsilon_offsets[p.station],
                     scenario.delta,
-                    designer=designer,
+                    designer=level.designer,
                     convention=scenario.convention,
                 )
                 for p in found
             ]
             streams = [d.stream for d in designs]
-            mechanisms.append(designs)
-        accounts.append(_account(scenario, Sigma_XX, streams))
-    return filters, mechanisms, accounts
+        account = _account(scenario, Sigma_XX, streams)
+        levels.append(replace(level, mechanisms=designs, account=account))
+    return levels
 
 
 def _account(scenario, Sigma_XX, streams):
@@ -136,15 +137,13 @@ def _account(scenario, Sigma_XX, streams):
     return max(s.epsilon(*level) for s in streams), day.epsilon(*level)
 
 
-def certificate_counts(filters, releases):
+def certificate_counts(levels):
     """Per privatized level and designer: the pass releases and those whose certificate passed.
 
     Parameters
     ----------
-    filters : list of tuple
-        ``(label, epsilon, designer)`` per filter, as :func:`_level_mechanisms` gives them.
-    releases : list of list
-        Per filter, the passes' releases
+    levels : list of Level
+        The pass levels, with their ``releases``
         (:func:`~ssa_privacy.sensors.simulation.release_passes`).
 
     Returns
@@ -154,35 +153,35 @@ def certificate_counts(filters, releases):
         per level and designer, and one release of it.
     """
     counts = {}
-    for (label, _, designer), released in zip(filters, releases, strict=True):
-        if designer is None:
+    for level in levels:
+        if level.designer is None:
             continue
-        counts.setdefault(label, {})[designer] = {
-            "designs": len(released),
-            "passed": sum(bool(r.certificate.passed) for r in released),
+        counts.setdefault(level.label, {})[level.designer] = {
+            "designs": len(level.releases),
+            "passed": sum(bool(r.certificate.passed) for r in level.releases),
         }
     return counts
 
 
-def _ccsds(norad, filters, found, measured, releases, estimates, diagnostics):
+def _ccsds(norad, levels, found, measured, estimates, diagnostics):
     """What the CCSDS messages of one object hold: its measurements, and the releases,
-    estimates and covariances of the pass-level ``filters`` (the first of each list)."""
+    estimates and covariances of the pass ``levels`` (the first of each list)."""
 
     def tracks(values):
         return [
             (p.station, p.indices, v.reshape(len(p.indices), -1)) for p, v in zip(found, values)
         ]
 
-    count = len(filters)
+    count = len(levels)
     return {
         "norad_id": norad,
         "measured": tracks(measured),
         "releases": [
-            (label, designer, tracks([r.values for r in released]))
-            for (label, _, designer), released in zip(filters, releases[:count], strict=True)
-            if designer is not None
+            (level.label, level.designer, tracks([r.values for r in level.releases]))
+            for level in levels
+            if level.designer is not None
         ],
-        "filters": [(label, designer or NO_PRIVACY) for label, _, designer in filters],
+        "filters": [tuple(level.ident.values()) for level in levels],
         "estimates": estimates[:count],
         "covariances": diagnostics["covariances"][:count],
     }
@@ -225,93 +224,86 @@ def _expanded(tracking, estimates, diagnostics, order):
 def _track_object(scenario, element_set, nominal, truth, setup, seed, recorded):
     """Design, release and track one object; its rows and what its messages hold."""
     norad, Sigma_XX, _, found = setup
-    filters, mechanisms, accounts = _level_mechanisms(scenario, Sigma_XX, found)
+    levels = _pass_levels(scenario, Sigma_XX, found)
     judge = filter_judge(scenario, nominal, Sigma_XX, found, (seed, norad, 4), TRUTH_TOLERANCE)
-    day, day_mechanisms, infeasible = day_filters(scenario, Sigma_XX, found, judge)
-    members = [[] if m is None else m.passes for m in day_mechanisms]
-    day_accounts = [_day_account(m) for m in day_mechanisms]
-    detectability = object_detectability(
-        scenario.tracking,
-        nominal,
-        Sigma_XX,
-        found,
-        mechanisms + members,
-        [day_eps for _, day_eps in accounts + day_accounts],
-        (seed, norad, 3),
-        delta=scenario.delta,
-        convention=scenario.convention,
-        columns=[_ident(norad, f) for f in filters + day],
-    )
-    tracked, order = _distinct_filters(len(filters), day, day_mechanisms)
-    every = mechanisms + members
+    day, infeasible = day_levels(scenario, Sigma_XX, found, judge)
+    tracked, order = _distinct_levels(levels, day)
     simulation = simulate_and_track(
         scenario.tracking,
         truth,
         found,
-        [every[k] for k in tracked],
+        [(levels + day)[k].mechanisms for k in tracked],
         ((seed, norad, 1), (seed, norad, 2)),
         nominal=nominal,
         prior=Sigma_XX,
         evaluate=scenario.ephemeris,
         recorded=recorded,
     )
-    releases = simulation.releases[0]  # the pass filters come first among the tracked
+    # the pass levels come first among the tracked
+    levels = [replace(v, releases=r) for v, r in zip(levels, simulation.releases[0])]
     results = _tracking(scenario, truth, simulation.track, evaluation_indices(scenario, found))
     tracking, estimates, diagnostics = _expanded(*results, order)
-    mine = [column[: len(filters)] for column in tracking]
     seen = contact_columns(scenario, found)
     ident = {"norad_id": norad, "regime": regime(element_set), "passes": len(found)}
     ident["status"] = seen["status"]
+    everyone = levels + day
     out = {
-        "rows": level_rows(element_set, found, filters, accounts, mine, seen),
-        "day_rows": day_rows(
-            ident, day, day_mechanisms, infeasible, [c[len(filters) :] for c in tracking]
-        ),
+        "rows": level_rows(element_set, found, levels, [c[: len(levels)] for c in tracking], seen),
+        "day_rows": day_rows(ident, day, infeasible, [c[len(levels) :] for c in tracking]),
         "per_measurement": per_measurement_rows(scenario, norad, Sigma_XX, found),
-        "certificates": certificate_counts(filters, releases[: len(filters)]),
-        "consistency": consistency_rows(norad, filters + day, diagnostics, seen["status"]),
-        "nees": _nees_series(norad, filters + day, diagnostics),
-        "detectability": detectability,
-        "detectability_checks": _checks(
-            scenario, nominal, found, filters + day, mechanisms + members, (seed, norad)
-        ),
-        "mechanisms": _mechanism_classes(filters, mechanisms),
+        "certificates": certificate_counts(levels),
+        "consistency": consistency_rows(norad, everyone, diagnostics, seen["status"]),
+        "nees": _nees_series(norad, everyone, diagnostics),
+        "detectability": _detectability(scenario, nominal, Sigma_XX, found, everyone, norad, seed),
+        "detectability_checks": _checks(scenario, nominal, found, everyone, (seed, norad)),
+        "mechanisms": _mechanism_classes(levels),
     }
     if scenario.ccsds:
-        out["ccsds"] = _ccsds(
-            norad, filters, found, simulation.measured[0], releases, estimates, diagnostics
-        )
+        measured = simulation.measured[0]
+        out["ccsds"] = _ccsds(norad, levels, found, measured, estimates, diagnostics)
     return out
 
 
-def _mechanism_classes(filters, mechanisms):
+def _detectability(scenario, nominal, Sigma_XX, found, levels, norad, seed):
+    """The detectability rows of one object at every level
+    (:func:`~ssa_privacy.attacks.detectability.object_detectability`; its Monte Carlo
+    from ``default_rng([seed, norad, 3, level index])``)."""
+    return object_detectability(
+        scenario.tracking,
+        nominal,
+        Sigma_XX,
+        found,
+        [level.mechanisms for level in levels],
+        [level.account[1] for level in levels],
+        (seed, norad, 3),
+        delta=scenario.delta,
+        convention=scenario.convention,
+        columns=[{"norad_id": norad, **level.ident} for level in levels],
+    )
+
+
+def _mechanism_classes(levels):
     """The class name of the mechanism that released each designer's passes."""
     return {
-        f"pass ({designer})": type(d).__name__
-        for (_, _, designer), designs in zip(filters, mechanisms, strict=True)
-        for d in designs
+        f"pass ({level.designer})": type(d).__name__
+        for level in levels
+        for d in level.mechanisms
         if d is not None
     }
 
 
-def _day_account(mechanism):
-    """(largest pass epsilon, day epsilon) of a day design, nats; zeros without one."""
-    if mechanism is None:
-        return 0.0, 0.0
-    return max(p.leakage.epsilon for p in mechanism.passes), mechanism.leakage.epsilon
-
-
-def _distinct_filters(count, day, day_mechanisms):
-    """The filters to track (the ``count`` pass filters, then the day filters whose
-    mechanisms are not another's, :func:`day_aliases`) and each filter's index among them."""
+def _distinct_levels(levels, day):
+    """The levels to track (the pass ``levels``, then the ``day`` levels whose mechanisms
+    are not another's, :func:`day_aliases`) and each level's index among them."""
+    count = len(levels)
     order = np.arange(count + len(day))
-    for f, common in day_aliases(day, day_mechanisms).items():
+    for f, common in day_aliases(day).items():
         order[count + f] = count + common
     return np.unique(order, return_inverse=True)
 
 
-def _checks(scenario, nominal, found, filters, mechanisms, keys):
-    """For the run's check object: per filter, the exact power of detecting a radial 1 m/s
+def _checks(scenario, nominal, found, levels, keys):
+    """For the run's check object: per level, the exact power of detecting a radial 1 m/s
     Delta-v from its first pass (:func:`first_pass`) against a brute-force Monte Carlo of
     releases drawn through the pass's mechanism (:func:`brute_force_check`, 2000 draws per
     hypothesis)."""
@@ -321,31 +313,23 @@ def _checks(scenario, nominal, found, filters, mechanisms, keys):
     return [
         {
             "norad_id": keys[1],
-            "level": label,
-            "designer": designer or NO_PRIVACY,
+            **level.ident,
             **brute_force_check(
                 scenario.tracking,
                 nominal,
                 found[first],
-                designs[first],
+                level.mechanisms[first],
                 "radial",
                 1.0,
                 2000,
                 (*keys, 4, f),
             ),
         }
-        for f, ((label, _, designer), designs) in enumerate(zip(filters, mechanisms))
+        for f, level in enumerate(levels)
     ]
 
 
-def _ident(norad, level):
-    """The columns that name an object's filter in its rows: ``norad_id``, ``level`` and
-    ``designer`` (:data:`NO_PRIVACY` for the level without privacy)."""
-    label, _, designer = level
-    return {"norad_id": norad, "level": label, "designer": designer or NO_PRIVACY}
-
-
-def _nees_series(norad, filters, diagnostics):
+def _nees_series(norad, levels, diagnostics):
     """Per filter label and designer, the NEES at the run's evaluation times, None where
     it is not measured (none without a truth)."""
     if "nees" not in diagnostics:
@@ -353,11 +337,10 @@ def _nees_series(norad, filters, diagnostics):
     return [
         {
             "norad_id": norad,
-            "level": label,
-            "designer": designer or NO_PRIVACY,
+            **level.ident,
             "nees": [None if np.isnan(v) else float(v) for v in row],
         }
-        for (label, _, designer), row in zip(filters, diagnostics["nees"])
+        for level, row in zip(levels, diagnostics["nees"])
     ]
 
 
