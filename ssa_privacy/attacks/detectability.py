@@ -303,10 +303,8 @@ def object_detectability(
 
     Parameters
     ----------
-    model : ssa_privacy.estimation.tracking.TrackingModel
-        Its ``times``, ``stations``, ``earth`` and ``propagator``.
-    nominal : ndarray, shape (m, 6)
-        The object's nominal track over the grid (km, km/s).
+    model, nominal
+        As :func:`nonlinear_shifts` (nominal: the object's track, (m, 6), km and km/s).
     Sigma_XX : ndarray, shape (6, 6)
         Prior covariance of the manoeuvre deviation x0 (km^2, km^2/s, km^2/s^2).
     found : list of Pass
@@ -315,18 +313,15 @@ def object_detectability(
         Per filter (one way of releasing the passes), per pass, its PassMechanism, or
         None (the sensor's measurements released as they are).
     day_epsilons : sequence of float
-        Per filter the day's achieved epsilon (nats), the cap's epsilon of the "day"
-        scope.
+        Per filter the achieved day epsilon (nats), the cap's epsilon of the "day" scope.
     seed_keys : tuple of int
         Keys of the unknown-direction Monte Carlo: filter f uses ``seed_keys + (f,)``
         for every scope and magnitude, drawn once (common random numbers).
-    delta : float
-        The PML delta of the caps and of the pass epsilons of the sensor noise.
-    convention : str, optional
-        The PML convention (:mod:`ssa_privacy.privacy.notions`), default ``"exact"``.
+    delta, convention : float, str
+        The PML delta and convention (:mod:`ssa_privacy.privacy.notions`, default
+        ``"exact"``) of the caps and of the pass epsilons of the sensor noise.
     columns : list of dict, optional
-        Per filter, the columns its rows start with (e.g. the object and level); default
-        ``{"filter": f}``.
+        Per filter, the columns its rows start with; default ``{"filter": f}``.
 
     Returns
     -------
@@ -338,8 +333,7 @@ def object_detectability(
     Raises
     ------
     ValueError
-        If the mechanisms, day epsilons and columns do not match, or as
-        :func:`nonlinear_shifts`.
+        If the mechanisms, day epsilons and columns do not match, or as :func:`nonlinear_shifts`.
 
     Notes
     -----
@@ -350,9 +344,20 @@ def object_detectability(
     if not found:
         return []
     columns = _checked(mechanisms, day_epsilons, columns, found)
+    shared = _shared(model, nominal, Sigma_XX, found, (delta, convention))
+    return _rows(shared, columns, mechanisms, day_epsilons, seed_keys)
+
+
+def _shared(model, nominal, Sigma_XX, found, privacy):
+    """What every filter's rows use: ``privacy`` (delta, convention), the prior, the RSW
+    frame, the passes, their sensors' scales and noise, and the whitened shifts."""
     sensors = [_sensor(p) for p in found]
     shifts = _whitened_shifts(model, nominal, found, sensors)
-    shared = ((delta, convention), Sigma_XX, rsw_frame(nominal[0]), found, sensors, shifts)
+    return privacy, Sigma_XX, rsw_frame(nominal[0]), found, sensors, shifts
+
+
+def _rows(shared, columns, mechanisms, day_epsilons, seed_keys):
+    """The rows of every filter (:func:`object_detectability`)."""
     rows = []
     for f, (designs, day_epsilon) in enumerate(zip(mechanisms, day_epsilons, strict=True)):
         rows += _filter_rows(columns[f], designs, day_epsilon, shared, tuple(seed_keys) + (f,))
@@ -446,15 +451,8 @@ def brute_force_check(
     kick = 1e-3 * magnitude * rsw_frame(nominal[0])[DIRECTIONS.index(direction)]
     shift, reference, statistic, factor = _pass_test(model, nominal, item, mechanism, kick)
     sensor = np.tile(np.sqrt(np.diag(item.R)), len(item.indices))
-    estimate = brute_force_auc(
-        _release_sampler(reference, sensor, mechanism),
-        _release_sampler(reference + shift, sensor, mechanism),
-        statistic,
-        samples,
-        seed,
-        ALPHA,
-        vectorized=True,
-    )
+    h0, h1 = (_release_sampler(mean, sensor, mechanism) for mean in (reference, reference + shift))
+    estimate = brute_force_auc(h0, h1, statistic, samples, seed, ALPHA, vectorized=True)
     return _check_row(known_direction(shift, factor, ALPHA, True), estimate, samples)
 
 

@@ -313,16 +313,25 @@ def choose_objects(
     start_jd = window_start(catalogue) if start is None else parse_utc(start, "start")
     unique, repeated = newest_element_sets(catalogue, start_jd, staleness_days)
     stale = stale_element_sets(unique, start_jd, staleness_days)
-    if norad_ids is None:
-        sample = select_objects(unique, regime, objects, seed)
-    else:
-        by_number = {e.norad_id: e for e in unique}
-        missing = [n for n in norad_ids if n not in by_number]
-        if missing:
-            raise ValueError(f"norad_ids: not in the catalogue: {missing}")
-        sample = [by_number[n] for n in norad_ids]
+    sample = _sample(unique, regime, objects, seed, norad_ids)
     drawn = {e.norad_id for e in sample}
     excluded = [{**r, "sampled": r["norad_id"] in drawn} for r in repeated + stale]
+    return start_jd, _fresh(sample, stale, start_jd, staleness_days), excluded
+
+
+def _sample(unique, regime, objects, seed, norad_ids):
+    """The sampled element sets (:func:`choose_objects`): drawn, or ``norad_ids``."""
+    if norad_ids is None:
+        return select_objects(unique, regime, objects, seed)
+    by_number = {e.norad_id: e for e in unique}
+    missing = [n for n in norad_ids if n not in by_number]
+    if missing:
+        raise ValueError(f"norad_ids: not in the catalogue: {missing}")
+    return [by_number[n] for n in norad_ids]
+
+
+def _fresh(sample, stale, start_jd, staleness_days):
+    """The sampled element sets that are not ``stale``; ValueError if none is."""
     left_out = {r["norad_id"] for r in stale}
     fresh = [e for e in sample if e.norad_id not in left_out]
     if not fresh:
@@ -331,7 +340,7 @@ def choose_objects(
             f"{staleness_days:g} days from the window start {utc_text(start_jd)}: choose "
             "another start or a larger staleness_days"
         )
-    return start_jd, fresh, excluded
+    return fresh
 
 
 def _objects(spec, catalogue, seed, recorded):
@@ -541,15 +550,7 @@ def run(out, seed=0, progress=True, runner=None, **options):
     output = StudyOutput(out, "ssa-catalog", params)
     runner = Runner(workers=1, progress=progress) if runner is None else runner
     started = time.perf_counter()
-    with CatalogTables(output) as tables:
-        for index, result in runner.imap(
-            catalog_task,
-            _batches(chosen, options.batch, recorded),
-            shared={"scenario": scenario, "seed": seed},
-            name="ssa-catalog",
-            fingerprint=params,
-        ):
-            tables.add(index, result)
+    tables = _track(output, runner, scenario, _batches(chosen, options.batch, recorded), seed)
     throughput = _throughput(len(chosen), time.perf_counter() - started, runner)
     output.parameters["runner"] = runner.describe()
     extra = _messages(output, scenario, chosen, tables) if scenario.ccsds else {}
@@ -557,6 +558,20 @@ def run(out, seed=0, progress=True, runner=None, **options):
     figures.save(output, scenario, chosen, rows, per_measurement, runner)
     _trust_figures(output, scenario, tables, summaries, detectability, runner)
     return _summary(output, scenario, chosen, summaries, throughput)
+
+
+def _track(output, runner, scenario, batches, seed):
+    """Run the batches' tasks on the runner; their tables, streamed as they finish."""
+    with CatalogTables(output) as tables:
+        for index, result in runner.imap(
+            catalog_task,
+            batches,
+            shared={"scenario": scenario, "seed": seed},
+            name="ssa-catalog",
+            fingerprint=output.parameters,
+        ):
+            tables.add(index, result)
+    return tables
 
 
 def _trust_figures(output, scenario, tables, summaries, detectability, runner):

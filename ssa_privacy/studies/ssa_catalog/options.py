@@ -46,23 +46,8 @@ OPTION_NAMES = {name: f"--{name.replace('_', '-')}" for name in (*SCENARIO_KEYS,
 
 def add_arguments(parser):
     """Options of ``ssa-privacy run ssa-catalog``: a scenario file and what overrides it."""
+    _add_files(parser)
     add = parser.add_argument
-    opt.add_scenario(
-        parser, "the whole study (default: the shipped one, 8 radars, 50 LEO objects, 24 h)"
-    )
-    add("--tle", type=opt.existing_file, help="element sets (TLE, 3LE or OMM file, or a mix)")
-    add(
-        "--stations",
-        type=opt.existing_file,
-        help="sensors file (TOML [[sensors]] tables or a GeoJSON FeatureCollection)",
-    )
-    add(
-        "--measurements",
-        type=opt.existing_file,
-        help="recorded sensor measurements (CCSDS TDM) to privatize and filter instead of "
-        "simulated ones",
-    )
-    add("--ccsds", action="store_true", help="write TDM and OEM messages under ccsds/")
     add("--regime", choices=REGIMES, help="orbital regime of the sample (shipped: leo)")
     add(
         "--objects",
@@ -109,6 +94,28 @@ def add_arguments(parser):
     add("--batch", type=opt.positive_int, default=5, help="objects per runner task (default 5)")
     opt.add_data_folder(parser, "the catalogue")
     parser.set_defaults(delta=None, convention=None)
+
+
+def _add_files(parser):
+    """The options that name files: the scenario, element sets, sensors, recorded
+    measurements, and whether to write CCSDS messages."""
+    add = parser.add_argument
+    opt.add_scenario(
+        parser, "the whole study (default: the shipped one, 8 radars, 50 LEO objects, 24 h)"
+    )
+    add("--tle", type=opt.existing_file, help="element sets (TLE, 3LE or OMM file, or a mix)")
+    add(
+        "--stations",
+        type=opt.existing_file,
+        help="sensors file (TOML [[sensors]] tables or a GeoJSON FeatureCollection)",
+    )
+    add(
+        "--measurements",
+        type=opt.existing_file,
+        help="recorded sensor measurements (CCSDS TDM) to privatize and filter instead of "
+        "simulated ones",
+    )
+    add("--ccsds", action="store_true", help="write TDM and OEM messages under ccsds/")
 
 
 @dataclass(frozen=True)
