@@ -14,8 +14,9 @@ Every public name of the modules below is importable from ``ssa_privacy.sensors`
 - :mod:`ssa_privacy.sensors.streams`
 - :mod:`ssa_privacy.sensors.simulation`
 
-Tracking Data Messages are read and written by :mod:`ssa_privacy.sensors.tdm`, imported
-by its own path (it loads the CCSDS library).
+Tracking Data Messages are read and written by :mod:`ssa_privacy.sensors.tdm`, and a
+network's passes read from and written to them by :mod:`ssa_privacy.sensors.tdm_passes`,
+each imported by its own path (they load the CCSDS library).
 """
 
 from ssa_privacy.sensors import (

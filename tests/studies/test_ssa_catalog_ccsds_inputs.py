@@ -21,7 +21,6 @@ from ssa_privacy.studies.ssa_catalog.ccsds import (
     _file_name,
     _levels,
     check_writable,
-    read_measurements,
     write_messages,
 )
 
@@ -110,46 +109,6 @@ def _release_tdm(tmp_path, object_id="25544", release=True):
     values = [[0.1, np.radians(-196.71), -1.0, 1.0]] if release else [[0.1, 0.2, 900.0, 1.0]]
     data = TrackingData("S", object_id, "radar", START, [0.0], values, release=release)
     return write_tdm(tmp_path / "releases_10_logdet.tdm", data)
-
-
-def test_a_releases_tdm_is_refused_as_measurements(tmp_path):
-    path = _release_tdm(tmp_path)
-    with pytest.raises(ValueError) as error:
-        read_measurements(path, _spec("S"))
-    assert str(error.value).startswith(f"{path}: segment 1: a privatized release, not measurements")
-
-
-@pytest.mark.parametrize(
-    "object_id, norad", [("25544", 25544), ("C3456", 123456), ("A0001", 100001)]
-)
-def test_recorded_objects_are_catalogue_numbers_or_alpha_5(tmp_path, object_id, norad):
-    recorded = read_measurements(_release_tdm(tmp_path, object_id, False), _spec("S"))
-    assert recorded.norad_ids == [norad]
-
-
-@pytest.mark.parametrize("object_id", ["I3456", "ISS", "C345", "-1"])
-def test_recorded_objects_that_are_not_catalogue_numbers_are_refused(tmp_path, object_id):
-    path = _release_tdm(tmp_path, object_id, False)
-    with pytest.raises(ValueError, match=f"segment 1: object '{object_id}' is not a catalogue"):
-        read_measurements(path, _spec("S"))
-
-
-@pytest.mark.parametrize(
-    "column, value, fragment",
-    [
-        ("ANGLE_2", "100.0", "observation 2, ANGLE_2: elevation 100 deg is outside [-90, 90] deg"),
-        ("RANGE", "-5.0", "observation 3, RANGE: range -5 km is negative"),
-    ],
-)
-def test_recorded_values_no_sensor_measures_are_refused(tmp_path, column, value, fragment):
-    """Refused when the file is read, before the run (not deep in a task)."""
-    text = _release_tdm(tmp_path, release=False).read_text()
-    line = next(line for line in text.splitlines() if line.startswith(f"{column} "))
-    path = tmp_path / "measured.tdm"
-    path.write_text(text.replace(line, f"{line.rsplit(maxsplit=1)[0]}  {value}"))
-    with pytest.raises(ValueError) as error:
-        read_measurements(path, _spec("S"))
-    assert str(error.value).startswith(f"{path}, segment 1, {fragment}")
 
 
 def test_what_no_message_may_hold_is_listed_and_the_rest_written(tmp_path):

@@ -75,6 +75,7 @@ from ssa_privacy.orbits.catalog import (
 from ssa_privacy.orbits.propagator import J2Propagator
 from ssa_privacy.sensors.earth_orientation import iers_table_version
 from ssa_privacy.sensors.geodesy import EarthRotation
+from ssa_privacy.sensors.tdm_passes import read_measurements
 from ssa_privacy.studies.scenario.checks import LONGEST_PASS_MIN
 from ssa_privacy.studies.scenario.files import file_record
 from ssa_privacy.studies.scenario.overrides import check_objects, check_window
@@ -379,7 +380,7 @@ def _scenario(options, seed):
     recorded = (
         None
         if options.measurements is None
-        else ccsds.read_measurements(options.measurements, spec)
+        else read_measurements(options.measurements, spec.sensors)
     )
     start_jd, sample, excluded = _objects(spec, catalogue, seed, recorded)
     scenario = Scenario(spec, start_jd, options.ccsds)
@@ -394,7 +395,7 @@ def _scenario(options, seed):
     if recorded is None:
         return scenario, chosen, params, None
     params["data_files"]["measurements"] = file_record(options.measurements)
-    return scenario, chosen, params, recorded.on_grid(scenario)
+    return scenario, chosen, params, recorded.on_grid(scenario.start_jd, scenario.times)
 
 
 def _parameters(spec, scenario, options, seed, chosen, skipped, excluded):

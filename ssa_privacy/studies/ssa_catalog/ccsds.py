@@ -1,13 +1,12 @@
 """CCSDS messages of the ssa-catalog study: recorded measurements in, TDM and OEM out.
 
-In: ``--measurements FILE``, a Tracking Data Message (:func:`~ssa_privacy.sensors.tdm.read_tdm`)
-of sensor measurements. Each segment names a sensor of the scenario (``PARTICIPANT_1``)
-and an object by its catalogue number (``PARTICIPANT_2``: digits, or Alpha-5 such as
-``C3456``, read as 123456); its time tags must lie on the scenario's time grid (within
-:data:`GRID_TOLERANCE_S`) and inside the window. The objects tracked are the message's,
-in the order they first appear; a station measures at the recorded epochs only
-(:class:`RecordedMeasurements`). A segment marked as a privatized release (a run's
-``releases_*.tdm``) is refused: releases are not measurements.
+In: ``--measurements FILE``, a Tracking Data Message of sensor measurements
+(:func:`~ssa_privacy.sensors.tdm_passes.read_measurements`): each segment names a sensor
+of the scenario and an object by its catalogue number, its time tags on the scenario's
+time grid, inside the window. The objects tracked are the message's, in the order they
+first appear; a station measures at the recorded epochs only. A segment marked as a
+privatized release (a run's ``releases_*.tdm``) is refused: releases are not
+measurements.
 
 Out (``--ccsds``), under ``ccsds/`` of the output folder:
 
@@ -35,158 +34,24 @@ A run given the ``measurements.tdm`` of an earlier run and the same seed release
 same values (each angle read back within one unit in the last place) and so tracks alike.
 """
 
-import re
 from contextlib import contextmanager
 
 import numpy as np
-from sgp4.alpha5 import from_alpha5
 
 from ssa_privacy.orbits.catalog import utc_text
 from ssa_privacy.orbits.oem import Ephemeris, oem_text
-from ssa_privacy.sensors.tdm import TrackingData, read_tdm, tdm_text
+from ssa_privacy.sensors.tdm import tdm_text
+from ssa_privacy.sensors.tdm_passes import check_tdm_writable, pass_segments
 from ssa_privacy.studies.ssa_catalog.rows import pass_levels
 
 __all__ = [
-    "GRID_TOLERANCE_S",
     "NOT_WRITTEN",
-    "RecordedMeasurements",
     "check_writable",
-    "read_measurements",
     "write_messages",
 ]
 
-#: Largest distance (s) of a recorded time tag from the scenario's time grid.
-GRID_TOLERANCE_S = 1.0e-3
-#: A catalogue number: digits, or Alpha-5 (a letter A-Z without I and O, then 4 digits).
-_CATALOGUE_NUMBER = re.compile(r"\d+|[A-HJ-NP-Z]\d{4}")
 #: Characters no output file name may hold (path separators; Windows' reserved ones).
 _NOT_IN_FILE_NAMES = set('/\\<>:"|?*')
-
-
-class RecordedMeasurements:
-    """The segments of a TDM matched to the scenario's sensors.
-
-    Parameters
-    ----------
-    path : str
-        The TDM file (for messages).
-    segments : list of TrackingData
-        As read.
-    sensors : sequence of SensorSpec
-        The scenario's sensors, whose names the segments must use.
-
-    Raises
-    ------
-    ValueError
-        Naming the file and the segment: a privatized release (not measurements), an
-        unknown sensor, a sensor of another kind, or an object that is not a catalogue
-        number (digits, or Alpha-5 such as ``C3456``, read as 123456).
-    """
-
-    def __init__(self, path, segments, sensors):
-        self.path = str(path)
-        names = [s.name for s in sensors]
-        self.segments, self.norad_ids = [], []
-        for k, segment in enumerate(segments):
-            where = f"{self.path}: segment {k + 1}"
-            if segment.release:
-                raise ValueError(
-                    f"{where}: a privatized release, not measurements (--measurements takes "
-                    "the measurements of sensors, e.g. a run's ccsds/measurements.tdm)"
-                )
-            if segment.sensor not in names:
-                raise ValueError(
-                    f"{where}: sensor {segment.sensor!r} is not a sensor of the scenario "
-                    f"({', '.join(names)})"
-                )
-            station = names.index(segment.sensor)
-            if segment.kind != sensors[station].kind:
-                raise ValueError(
-                    f"{where}: sensor {segment.sensor!r} is a {sensors[station].kind} in the "
-                    f"scenario, but the segment holds {segment.kind} measurements"
-                )
-            if not _CATALOGUE_NUMBER.fullmatch(segment.object_id):
-                raise ValueError(
-                    f"{where}: object {segment.object_id!r} is not a catalogue number (digits, "
-                    "or Alpha-5 such as C3456)"
-                )
-            norad = from_alpha5(segment.object_id)
-            if norad not in self.norad_ids:
-                self.norad_ids.append(norad)
-            self.segments.append((norad, station, segment))
-
-    def on_grid(self, scenario):
-        """The measurements by object and station, as grid indices and values.
-
-        Parameters
-        ----------
-        scenario : ssa_privacy.studies.ssa_catalog.Scenario
-            The run's grid (``start_jd``, ``times``).
-
-        Returns
-        -------
-        dict
-            ``{norad_id: {station index: (grid indices (K,), values (K, m))}}``, the
-            indices increasing.
-
-        Raises
-        ------
-        ValueError
-            Naming the file and the segment: a time tag off the grid or outside the
-            window, or an epoch measured twice by one sensor.
-        """
-        step = scenario.times[1] - scenario.times[0]
-        gathered = {}
-        for k, (norad, station, segment) in enumerate(self.segments):
-            where = f"{self.path}: segment {k + 1} ({segment.sensor}, object {norad})"
-            offset = (segment.epoch_jd - scenario.start_jd) * 86400.0
-            t = offset + np.asarray(segment.times)
-            index = np.rint(t / step).astype(int)
-            if np.any(np.abs(t - index * step) > GRID_TOLERANCE_S):
-                raise ValueError(
-                    f"{where}: time tags must lie on the scenario's {step:g} s grid from the "
-                    f"window start (within {GRID_TOLERANCE_S:g} s)"
-                )
-            if index.min() < 0 or index.max() >= len(scenario.times):
-                raise ValueError(f"{where}: time tags outside the scenario's window")
-            gathered.setdefault(norad, {}).setdefault(station, []).append(
-                (index, np.asarray(segment.values))
-            )
-        out = {}
-        for norad, stations in gathered.items():
-            for station, parts in stations.items():
-                indices = np.concatenate([i for i, _ in parts])
-                values = np.concatenate([v for _, v in parts])
-                order = np.argsort(indices, kind="stable")
-                if np.any(np.diff(indices[order]) == 0):
-                    raise ValueError(
-                        f"{self.path}: sensor {scenario.stations[station].name!r} measures "
-                        f"object {norad} twice at one epoch"
-                    )
-                out.setdefault(norad, {})[station] = (indices[order], values[order])
-        return out
-
-
-def read_measurements(path, spec):
-    """Recorded sensor measurements (CCSDS TDM) for a scenario.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The TDM (KVN or XML).
-    spec : SsaScenario
-        The scenario whose sensors measured.
-
-    Returns
-    -------
-    RecordedMeasurements
-
-    Raises
-    ------
-    FileNotFoundError, ValueError
-        As :func:`~ssa_privacy.sensors.tdm.read_tdm`, and as :class:`RecordedMeasurements`.
-    """
-    return RecordedMeasurements(path, read_tdm(path), spec.sensors)
 
 
 #: Where :func:`write_messages` lists what it could not write (under the output folder).
@@ -196,27 +61,12 @@ NOT_WRITTEN = "ccsds/not_written.txt"
 def _tracking(scenario, norad, tracks, unwritten, file, comments=(), release=False):
     """TrackingData segments of one object's passes (``(station, indices, values)`` each);
     a pass a TDM cannot hold is left out and listed in ``unwritten``, naming ``file``."""
-    segments = []
-    for station, indices, values in tracks:
-        sensor = scenario.stations[station]
-        try:
-            segments.append(
-                TrackingData(
-                    sensor.name,
-                    str(norad),
-                    sensor.kind,
-                    scenario.start_jd,
-                    scenario.times[indices],
-                    values,
-                    comments,
-                    release,
-                )
-            )
-        except ValueError as error:
-            start = utc_text(scenario.start_jd + scenario.times[indices[0]] / 86400.0)
-            unwritten.append(
-                f"{file}: the pass of object {norad} over {sensor.name!r} from {start}: {error}"
-            )
+    where = (scenario.stations, str(norad), scenario.start_jd, scenario.times)
+    segments, left_out = pass_segments(*where, tracks, comments, release)
+    for station, indices, error in left_out:
+        start = utc_text(scenario.start_jd + scenario.times[indices[0]] / 86400.0)
+        name = scenario.stations[station].name
+        unwritten.append(f"{file}: the pass of object {norad} over {name!r} from {start}: {error}")
     return segments
 
 
@@ -394,14 +244,7 @@ def check_writable(scenario, chosen):
         _releases_file(label, designer)
     releases = [_release_note(scenario, label, designer) for label, designer in levels[1:]]
     estimates = [_estimate_note(label, designer) for label, designer in levels]
-    for station in scenario.stations:
-        values = np.zeros((1, 4 if station.kind == "radar" else 2))
-        with _naming(f"sensor {station.name!r}", "TDM"):
-            measured = TrackingData(station.name, "1", station.kind, _J2000, [0.0], values)
-            released = TrackingData(
-                station.name, "1", station.kind, _J2000, [0.0], values, releases, release=True
-            )
-            tdm_text([measured, released], **_RENDER)
+    check_tdm_writable(scenario.stations, releases, **_RENDER)
     for element_set in chosen:
         norad = element_set.norad_id
         for label, designer in levels:
