@@ -20,6 +20,7 @@ from ssa_privacy.cli import main
 from ssa_privacy.orbits.oem import read_oem
 from ssa_privacy.sensors.earth_orientation import NEGLECTED_EFFECTS, iers_table_range
 from ssa_privacy.sensors.tdm import read_tdm
+from ssa_privacy.sensors.visibility import coverage_outline
 from ssa_privacy.studies.scenario import load_scenario
 from ssa_privacy.studies.ssa_catalog import earth_model
 from ssa_privacy.studies.ssa_catalog import figures as figures
@@ -86,7 +87,7 @@ def test_coverage_figure_draws_the_scenario_sensors(folder):
     # A sector-limited radar is drawn as a wedge closed at its site.
     first = records[0]
     wedge = np.column_stack(
-        figures.coverage_outline(
+        coverage_outline(
             first["latitude"],
             first["longitude"],
             figures.MAP_ALTITUDE_KM,

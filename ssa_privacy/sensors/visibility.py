@@ -4,13 +4,17 @@ A station's measurements of one object over a window come in passes, each a run 
 consecutive sample times with the object above the elevation mask
 (:meth:`~ssa_privacy.sensors.stations.GroundStation.visible`). Privacy accounting over a
 whole pass, and per-pass statistics of a catalogue study, start from these runs.
+:func:`coverage_outline` gives where on the ground a site sees an object at a given
+altitude (a coverage map's area).
 """
 
 import numpy as np
 
 from ssa_privacy._internal.validation import positive_int
+from ssa_privacy.constants import R_EARTH
 
 __all__ = [
+    "coverage_outline",
     "passes",
     "split_passes",
 ]
@@ -86,3 +90,64 @@ def split_passes(runs, length):
         cuts = [start, *range((start // length + 1) * length, stop, length), stop]
         pieces.extend(zip(cuts[:-1], cuts[1:], strict=True))
     return pieces
+
+
+def coverage_outline(latitude, longitude, altitude, mask, sector=None, range_max=None):
+    """The ground area (deg) where an object at ``altitude`` km is seen from a site.
+
+    The boundary lies where the object is at elevation ``mask`` or, nearer, at slant
+    range ``range_max``; with an azimuth ``sector`` the area is the wedge from the site
+    over that arc.
+
+    Parameters
+    ----------
+    latitude, longitude : float
+        The site (deg, geodetic latitude; a sphere of radius R_EARTH is assumed).
+    altitude : float
+        The object's altitude (km).
+    mask : float
+        Elevation mask (deg).
+    sector : tuple of float, optional
+        Azimuths (deg, clockwise from north) from ``sector[0]`` to ``sector[1]``.
+    range_max : float, optional
+        Largest slant range (km).
+
+    Returns
+    -------
+    lon, lat : ndarray
+        A closed polygon (deg). Longitudes run continuously (they may leave [-180, 180]:
+        draw the polygon also shifted by +-360 deg). An area around a pole is closed along
+        that pole's latitude (+-90 deg), so that it fills the cap.
+
+    Notes
+    -----
+    Standard spherical geometry: the Earth-central angle to an object at altitude h seen
+    at elevation e is ``arccos(R cos e / (R + h)) - e`` (the sine rule in the triangle of
+    the Earth's centre, the site and the object), at slant range r it follows from the
+    cosine rule, and the boundary points from the spherical direct problem (Vallado,
+    *Fundamentals of Astrodynamics and Applications*, 4th ed., §11.2).
+    """
+    el = np.radians(mask)
+    angle = np.arccos(R_EARTH * np.cos(el) / (R_EARTH + altitude)) - el
+    if range_max is not None:
+        outer = R_EARTH + altitude
+        cosine = (R_EARTH**2 + outer**2 - range_max**2) / (2.0 * R_EARTH * outer)
+        angle = min(angle, np.arccos(np.clip(cosine, -1.0, 1.0)))
+    if sector is None:
+        bearing = np.linspace(0.0, 2.0 * np.pi, 181)
+        ground = np.full(bearing.shape, angle)
+    else:
+        width = (sector[1] - sector[0]) % 360.0 or 360.0
+        arc = np.radians(sector[0] + np.linspace(0.0, width, max(3, round(width / 2))))
+        bearing = np.concatenate([[0.0], arc, [0.0]])
+        ground = np.concatenate([[0.0], np.full(arc.shape, angle), [0.0]])
+    phi, lam = np.radians(latitude), np.radians(longitude)
+    lat = np.arcsin(np.sin(phi) * np.cos(ground) + np.cos(phi) * np.sin(ground) * np.cos(bearing))
+    lon = lam + np.arctan2(
+        np.sin(bearing) * np.sin(ground) * np.cos(phi), np.cos(ground) - np.sin(phi) * np.sin(lat)
+    )
+    lon, lat = np.degrees(np.unwrap(lon)), np.degrees(lat)
+    if abs(lon[-1] - lon[0]) > 180.0:  # the boundary goes round a pole: close over it
+        pole = 90.0 if latitude >= 0.0 else -90.0
+        lon, lat = np.append(lon, [lon[-1], lon[0]]), np.append(lat, [pole, pole])
+    return lon, lat

@@ -1,13 +1,12 @@
 """The ssa-catalog figures on made-up rows: every designer subset draws, objects without
 contact are counted apart (never drawn as a value), objects without a pass are left out of
-the leakage, a polar site's coverage is a filled cap, every ground track is labelled, and
+the leakage, every ground track is labelled, and
 no figure has a layout problem (:func:`~ssa_privacy.engine.figures.layout_problems`)."""
 
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-from matplotlib.path import Path
 
 from ssa_privacy.engine.figures import layout_problems
 from ssa_privacy.engine.transaction import FIGURE_STYLE
@@ -121,26 +120,6 @@ def test_per_measurement_leakage_leaves_out_objects_without_a_pass():
     bars = [c for c in figure.axes[0].collections]
     lowest = min(np.min(segment[:, 1]) for c in bars for segment in c.get_segments())
     assert lowest >= 7.0 * 1.4 - 1e-9  # no 0-nat object pulls a band down
-
-
-def _inside(lon, lat, point):
-    return any(Path(np.column_stack([lon + s, lat])).contains_point(point) for s in (-360, 0, 360))
-
-
-@pytest.mark.parametrize("latitude", [76.5, -78.0], ids=["thule", "antarctic"])
-def test_a_polar_site_covers_a_filled_cap_round_its_pole(latitude):
-    lon, lat = figures.coverage_outline(latitude, -68.7, 550.0, 5.0)
-    pole = np.sign(latitude) * 89.5
-    for longitude in (-170.0, -60.0, 0.0, 90.0, 175.0):
-        assert _inside(lon, lat, (longitude, pole))
-    assert _inside(lon, lat, (-68.7, latitude))
-    assert not _inside(lon, lat, (-68.7 + 180.0, np.sign(latitude) * 45.0))
-
-
-def test_a_mid_latitude_site_across_the_antimeridian_covers_both_edges_of_the_map():
-    lon, lat = figures.coverage_outline(52.7, 174.1, 550.0, 5.0)
-    assert _inside(lon, lat, (179.0, 52.7)) and _inside(lon, lat, (-179.0, 52.7))
-    assert not _inside(lon, lat, (0.0, 89.5)) and not _inside(lon, lat, (0.0, 52.7))
 
 
 def test_the_map_labels_every_site_and_every_track_apart():

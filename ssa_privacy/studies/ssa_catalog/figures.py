@@ -13,7 +13,6 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from ssa_privacy.constants import R_EARTH
 from ssa_privacy.engine.figures import (
     COLUMN_WIDTH,
     PAGE_WIDTH,
@@ -24,6 +23,7 @@ from ssa_privacy.engine.figures import (
 )
 from ssa_privacy.orbits.catalog import sgp4_states
 from ssa_privacy.sensors.geodesy import ground_track
+from ssa_privacy.sensors.visibility import coverage_outline
 from ssa_privacy.studies.ssa_catalog.rows import NO_CONTACT
 
 __all__ = [
@@ -32,7 +32,6 @@ __all__ = [
     "MAP_ALTITUDE_KM",
     "MAP_TRACKS",
     "TRACK_HOURS",
-    "coverage_outline",
     "in_contact",
     "judged",
     "left_out",
@@ -251,59 +250,6 @@ def rmse_vs_epsilon(rows):
     ax.set_ylabel("position RMSE (km)")
     legend_below(fig, ax.get_legend_handles_labels()[0], title=note)
     return fig
-
-
-def coverage_outline(latitude, longitude, altitude, mask, sector=None, range_max=None):
-    """The ground area (deg) where an object at ``altitude`` km is seen from a site.
-
-    The boundary lies where the object is at elevation ``mask`` or, nearer, at slant
-    range ``range_max``; with an azimuth ``sector`` the area is the wedge from the site
-    over that arc.
-
-    Parameters
-    ----------
-    latitude, longitude : float
-        The site (deg, geodetic latitude; a sphere of radius R_EARTH is assumed).
-    altitude : float
-        The object's altitude (km).
-    mask : float
-        Elevation mask (deg).
-    sector : tuple of float, optional
-        Azimuths (deg, clockwise from north) from ``sector[0]`` to ``sector[1]``.
-    range_max : float, optional
-        Largest slant range (km).
-
-    Returns
-    -------
-    lon, lat : ndarray
-        A closed polygon (deg). Longitudes run continuously (they may leave [-180, 180]:
-        draw the polygon also shifted by +-360 deg). An area around a pole is closed along
-        that pole's latitude (+-90 deg), so that it fills the cap.
-    """
-    el = np.radians(mask)
-    angle = np.arccos(R_EARTH * np.cos(el) / (R_EARTH + altitude)) - el
-    if range_max is not None:
-        outer = R_EARTH + altitude
-        cosine = (R_EARTH**2 + outer**2 - range_max**2) / (2.0 * R_EARTH * outer)
-        angle = min(angle, np.arccos(np.clip(cosine, -1.0, 1.0)))
-    if sector is None:
-        bearing = np.linspace(0.0, 2.0 * np.pi, 181)
-        ground = np.full(bearing.shape, angle)
-    else:
-        width = (sector[1] - sector[0]) % 360.0 or 360.0
-        arc = np.radians(sector[0] + np.linspace(0.0, width, max(3, round(width / 2))))
-        bearing = np.concatenate([[0.0], arc, [0.0]])
-        ground = np.concatenate([[0.0], np.full(arc.shape, angle), [0.0]])
-    phi, lam = np.radians(latitude), np.radians(longitude)
-    lat = np.arcsin(np.sin(phi) * np.cos(ground) + np.cos(phi) * np.sin(ground) * np.cos(bearing))
-    lon = lam + np.arctan2(
-        np.sin(bearing) * np.sin(ground) * np.cos(phi), np.cos(ground) - np.sin(phi) * np.sin(lat)
-    )
-    lon, lat = np.degrees(np.unwrap(lon)), np.degrees(lat)
-    if abs(lon[-1] - lon[0]) > 180.0:  # the boundary goes round a pole: close over it
-        pole = 90.0 if latitude >= 0.0 else -90.0
-        lon, lat = np.append(lon, [lon[-1], lon[0]]), np.append(lat, [pole, pole])
-    return lon, lat
 
 
 def _wrapped(longitude, latitude):
