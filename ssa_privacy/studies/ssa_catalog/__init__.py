@@ -57,7 +57,7 @@ import numpy as np
 
 from ssa_privacy.engine.figures import save_figures
 from ssa_privacy.engine.output import StudyOutput
-from ssa_privacy.engine.runner import Runner, Task
+from ssa_privacy.engine.runner import Runner
 from ssa_privacy.engine.transaction import transactional
 from ssa_privacy.estimation.tracking import TrackingModel
 from ssa_privacy.orbits.catalog import (
@@ -99,7 +99,7 @@ from ssa_privacy.studies.ssa_catalog.summaries import (
     regime_summaries,
 )
 from ssa_privacy.studies.ssa_catalog.tables import CatalogTables, nees_by_filter
-from ssa_privacy.studies.ssa_catalog.task import catalog_task
+from ssa_privacy.studies.ssa_catalog.task import batches, catalog_task
 
 __all__ = [
     "CatalogOptions",
@@ -242,20 +242,6 @@ def earth_model(start_jd, orientation, span_days=1.0):
         record["table"] = iers_table_version()
     record["neglected"] = earth.neglected()
     return earth, record
-
-
-def _batches(element_sets, size, recorded=None):
-    """The objects as runner tasks of ``size`` each, keyed by the batch's index; with
-    recorded measurements, each task carries those of its objects."""
-    tasks = []
-    for b in range(0, len(element_sets), size):
-        batch = element_sets[b : b + size]
-        payload = {"elements": [(e.name, e.line1, e.line2) for e in batch]}
-        if recorded is not None:
-            numbers = [e.norad_id for e in batch]
-            payload["recorded"] = {n: recorded[n] for n in numbers if n in recorded}
-        tasks.append(Task(("batch", b // size), payload))
-    return tasks
 
 
 def choose_objects(
@@ -551,7 +537,7 @@ def run(out, seed=0, progress=True, runner=None, **options):
     output = StudyOutput(out, "ssa-catalog", params)
     runner = Runner(workers=1, progress=progress) if runner is None else runner
     started = time.perf_counter()
-    tables = _track(output, runner, scenario, _batches(chosen, options.batch, recorded), seed)
+    tables = _track(output, runner, scenario, batches(chosen, options.batch, recorded), seed)
     throughput = _throughput(len(chosen), time.perf_counter() - started, runner)
     output.parameters["runner"] = runner.describe()
     extra = _messages(output, scenario, chosen, tables) if scenario.ccsds else {}

@@ -46,6 +46,7 @@ import numpy as np
 
 from ssa_privacy._internal.random import random_generator
 from ssa_privacy.attacks.detectability import brute_force_check, first_pass, object_detectability
+from ssa_privacy.engine.runner import Task
 from ssa_privacy.estimation import consistency
 from ssa_privacy.estimation.tracking import CORRELATION_FLOOR, rmse, simulate_and_track
 from ssa_privacy.orbits.catalog import regime, sgp4_states
@@ -67,6 +68,7 @@ from ssa_privacy.studies.ssa_catalog.rows import (
 
 __all__ = [
     "TRUTH_TOLERANCE",
+    "batches",
     "catalog_task",
     "certificate_counts",
 ]
@@ -435,3 +437,31 @@ def _gathered(parts):
     out["mechanisms"] = {k: v for part in parts for k, v in part["mechanisms"].items()}
     out["ccsds"] = [part["ccsds"] for part in parts if "ccsds" in part]
     return out
+
+
+def batches(element_sets, size, recorded=None):
+    """The objects as runner tasks of ``size`` each, keyed by the batch's index.
+
+    Parameters
+    ----------
+    element_sets : list of ElementSet
+        The objects tracked.
+    size : int
+        Objects per task.
+    recorded : dict, optional
+        Recorded measurements by catalogue number; each task carries those of its objects.
+
+    Returns
+    -------
+    list of Task
+        Payloads ``elements`` (name, line 1, line 2 per object) and ``recorded``.
+    """
+    tasks = []
+    for b in range(0, len(element_sets), size):
+        batch = element_sets[b : b + size]
+        payload = {"elements": [(e.name, e.line1, e.line2) for e in batch]}
+        if recorded is not None:
+            numbers = [e.norad_id for e in batch]
+            payload["recorded"] = {n: recorded[n] for n in numbers if n in recorded}
+        tasks.append(Task(("batch", b // size), payload))
+    return tasks
