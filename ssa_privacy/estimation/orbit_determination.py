@@ -162,27 +162,31 @@ class ContactSolution:
 
 
 class _Problem:
-    """The stacked whitened residuals of F filters' MAP problems (one system, one solve)."""
+    """The stacked whitened residuals of F filters' MAP problems (one system, one solve).
+
+    Each filter's M measurement residuals enter compressed to 7 rows, ``Q^T r`` and
+    ``|r - Q Q^T r|`` with ``G = Q T`` the thin QR of its whitened maps, and its Jacobian
+    to ``-T`` and a zero row: the same cost ``|r|^2`` at every point and the same
+    Gauss-Newton model ``|r - G p|^2``, so the solver's steps are those of the M-row
+    system, at a cost independent of M (:func:`_compressed`)."""
 
     def __init__(self, model, x_prior, P_prior, contact, tolerance):
         self.model, self.contact, self.tolerance = model, contact, tolerance
         self.x_prior, self.F = x_prior, len(x_prior)
         self.prior_root = np.linalg.cholesky(P_prior)
-        # one filter at a time (not a stacked (F, M, M) and its temporaries), and one
-        # factor per distinct noise (a split prior repeats each filter three times)
-        outer = np.outer(contact.scale, contact.scale)
-        sources = getattr(contact.noise, "source", None)
-        roots, self.noise_root = {}, []
-        for f in range(self.F):
-            key = f if sources is None else sources(f)
-            if key not in roots:
-                noise = contact.noise[f] / outer
-                roots[key] = np.linalg.cholesky(0.5 * (noise + noise.T))
-            self.noise_root.append(roots[key])
+        # the prior rows of the Jacobian, L^{-1}, once per problem
+        self.prior_rows = [
+            linalg.solve_triangular(root, np.eye(6), lower=True) for root in self.prior_root
+        ]
+        self.noise_root = _noise_roots(contact, self.F)
         self._cache = (None, None)
 
     def linearise(self, delta):
         """Per filter: the whitened innovation, whitened maps (of the start state), path, Phi."""
+        return self._linearised(delta)[0]
+
+    def _linearised(self, delta):
+        """:meth:`linearise`, and per filter the compressed residual (7,) and maps (7, 6)."""
         key = delta.tobytes()
         if self._cache[0] == key:
             return self._cache[1]
@@ -197,46 +201,90 @@ class _Problem:
         hs, maps_all = linearised_contact(
             stations, earth, contact, times, paths, Phi, position, at_end=False
         )
-        out = []
+        end = position[contact.end]
+        out, compressed = [], []
         for f, (h, maps) in enumerate(zip(hs, maps_all, strict=True)):
             on_branch = contact.reference + measurement_residual(
                 h, contact.reference, contact.wrapped
             )
-            root = self.noise_root[f]
-            misfit = linalg.solve_triangular(
-                root, (contact.z[f] - on_branch) / contact.scale, lower=True
-            )
-            G = linalg.solve_triangular(root, maps / contact.scale[:, None], lower=True)
-            out.append((misfit, G, paths[f, position[contact.end]], Phi[f, position[contact.end]]))
-        self._cache = (key, out)
-        return out
+            stacked = np.column_stack([maps, contact.z[f] - on_branch]) / contact.scale[:, None]
+            whitened = _whitened(self.noise_root[f], stacked)
+            misfit, G = whitened[:, -1], whitened[:, :-1]
+            out.append((misfit, G, paths[f, end], Phi[f, end]))
+            compressed.append(_compressed(misfit, G))
+        self._cache = (key, (out, compressed))
+        return out, compressed
 
     def residuals(self, delta):
-        """The stacked residuals of all filters (measurements, then prior), whitened.
+        """The stacked residuals of all filters (measurements compressed, then prior), whitened.
 
         A trial state the geometry or the propagator refuses (a satellite at a station's
         zenith, where the azimuth's derivative is singular, or an orbit into the Earth)
         gets residuals of :data:`REFUSED_RESIDUAL`: the solver rejects the step and
         shrinks its trust region."""
         try:
-            linearised = self.linearise(delta)
+            compressed = self._linearised(delta)[1]
         except ValueError:
-            return np.full(self.F * (len(self.contact.scale) + 6), REFUSED_RESIDUAL)
+            return np.full(self.F * 13, REFUSED_RESIDUAL)
         parts = []
-        for f, (misfit, _, _, _) in enumerate(linearised):
+        for f, (fitted, _) in enumerate(compressed):
             prior = linalg.solve_triangular(
                 self.prior_root[f], delta[6 * f : 6 * f + 6], lower=True
             )
-            parts += [misfit, prior]
+            parts += [fitted, prior]
         return np.concatenate(parts)
 
     def jacobian(self, delta):
-        """The residuals' Jacobian: block diagonal over the filters."""
-        blocks = []
-        for f, (_, G, _, _) in enumerate(self.linearise(delta)):
-            prior = linalg.solve_triangular(self.prior_root[f], np.eye(6), lower=True)
-            blocks.append(np.vstack([-G, prior]))
-        return linalg.block_diag(*blocks)
+        """The residuals' Jacobian: block diagonal over the filters, 13 x 6 blocks."""
+        compressed = self._linearised(delta)[1]
+        pairs = zip(compressed, self.prior_rows, strict=True)
+        return linalg.block_diag(*[np.vstack([-maps, rows]) for (_, maps), rows in pairs])
+
+
+def _noise_roots(contact, F):
+    """Per filter, the lower Cholesky factors of its noise's diagonal blocks (one per
+    pass of a :class:`~ssa_privacy.estimation.contact_noise.ContactNoise`, else the one
+    dense matrix), in units of ``contact.scale``; once per distinct noise (a split
+    prior repeats each filter three times)."""
+    noise = contact.noise
+    sources = getattr(noise, "source", None)
+    roots, found = {}, []
+    for f in range(F):
+        key = f if sources is None else sources(f)
+        if key not in roots:
+            blocks = noise.blocks(f) if hasattr(noise, "blocks") else [noise[f]]
+            factors, start = [], 0
+            for block in blocks:
+                scale = contact.scale[start : start + len(block)]
+                scaled = block / np.outer(scale, scale)
+                factors.append(np.linalg.cholesky(0.5 * (scaled + scaled.T)))
+                start += len(block)
+            roots[key] = factors
+        found.append(roots[key])
+    return found
+
+
+def _whitened(factors, values):
+    """``W^{-1} values`` (M, k) for the block-diagonal lower triangular W of ``factors``."""
+    whitened, start = np.empty_like(values), 0
+    for W in factors:
+        rows = slice(start, start + len(W))
+        whitened[rows] = linalg.solve_triangular(W, values[rows], lower=True)
+        start = rows.stop
+    return whitened
+
+
+def _compressed(misfit, G):
+    """The residual ``misfit`` (M,) and maps ``G`` (M, 6) compressed to 7 rows.
+
+    With the thin QR ``G = Q T``: ``[Q^T misfit, |misfit - Q Q^T misfit|]`` (7,) and
+    ``[T; 0]`` (7, 6). For every p, ``|misfit - G p|^2`` equals the squared norm of the
+    compressed residual minus the compressed maps times p (the rows are an orthonormal
+    change of basis of a space holding ``misfit`` and the range of G)."""
+    Q, T = np.linalg.qr(G)
+    projected = Q.T @ misfit
+    rest = np.linalg.norm(misfit - Q @ projected)
+    return np.append(projected, rest), np.vstack([T, np.zeros((1, G.shape[1]))])
 
 
 def contact_orbit_determination(model, x_prior, P_prior, contact, tolerance, split=False, start=0):
@@ -439,9 +487,11 @@ def _innovation(misfit, G, prior_root, delta):
     """``nu^T S^-1 nu`` of the releases about the prior, linearised at the solution.
 
     ``nu = misfit + G delta`` (the misfit the prior mean would leave on the solution's
-    tangent), ``S = G P G^T + I`` (whitened rows)."""
+    tangent), ``S = G P G^T + I`` (whitened rows), by the Woodbury identity without an
+    M x M matrix: with ``A = G L`` (``P = L L^T``) and ``w = (I + A^T A)^{-1} A^T nu``,
+    ``nu^T S^-1 nu = |nu - A w|^2 + |w|^2``, a sum of squares."""
     nu = misfit + G @ delta
-    GL = G @ prior_root
-    S = GL @ GL.T + np.eye(len(nu))
-    root = linalg.cho_factor(S, lower=True)
-    return float(nu @ linalg.cho_solve(root, nu))
+    A = G @ prior_root
+    root = linalg.cho_factor(np.eye(A.shape[1]) + A.T @ A, lower=True)
+    w = linalg.cho_solve(root, A.T @ nu)
+    return float(np.sum((nu - A @ w) ** 2) + w @ w)
