@@ -72,6 +72,16 @@ def _factor_svd(factor):
     return U[:, keep], s[keep]
 
 
+def _block_diagonal(blocks):
+    """The block-diagonal matrix (K m, K m) of a stack of blocks (K, m, m), as
+    ``scipy.linalg.block_diag(*blocks)`` but in one assignment (that builds it block by
+    block through its array-API layer, most of a scaled pass design's time)."""
+    K, m, _ = blocks.shape
+    matrix = np.zeros((K, m, K, m))
+    matrix[np.arange(K), :, np.arange(K), :] = blocks
+    return matrix.reshape(K * m, K * m)
+
+
 def _checked_pass(item, name):
     """``item`` after checking it is a Pass: finite maps C (K, m, n), K, m, n >= 1, and a
     positive definite sensor covariance R (m, m)."""
@@ -272,7 +282,7 @@ class PassMechanism:
         else:
             Theta = linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention)
             design = design_stream_noise(Sigma_XX, C, Theta, epsilon, delta, convention=convention)
-            factor = linalg.block_diag(*np.linalg.cholesky(design.noise))
+            factor = _block_diagonal(np.linalg.cholesky(design.noise))
         mechanism = cls(
             C,
             Sigma_XX,
