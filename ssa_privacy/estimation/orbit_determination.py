@@ -39,7 +39,7 @@ from ssa_privacy._internal.validation import (
     nonempty,
     positive,
 )
-from ssa_privacy.estimation.ukf import measurement_residual
+from ssa_privacy.sensors.simulation import wrap_angles
 from ssa_privacy.sensors.stations import GroundStation, radar_measurements
 
 __all__ = [
@@ -175,10 +175,14 @@ class _Problem:
         self.x_prior, self.F = x_prior, len(x_prior)
         self.prior_root = np.linalg.cholesky(P_prior)
         # the prior rows of the Jacobian, L^{-1}, once per problem
-        self.prior_rows = [
-            linalg.solve_triangular(root, np.eye(6), lower=True) for root in self.prior_root
-        ]
+        self.prior_rows = np.array(
+            [linalg.solve_triangular(root, np.eye(6), lower=True) for root in self.prior_root]
+        )
         self.noise_root = _noise_roots(contact, self.F)
+        groups = {}
+        for f, factors in enumerate(self.noise_root):
+            groups.setdefault(id(factors), (factors, []))[1].append(f)
+        self.noise_groups = list(groups.values())
         self._cache = (None, None)
 
     def linearise(self, delta):
@@ -201,17 +205,22 @@ class _Problem:
         hs, maps_all = linearised_contact(
             stations, earth, contact, times, paths, Phi, position, at_end=False
         )
+        if not np.all(np.isfinite(hs)):
+            raise ValueError("a predicted measurement of a trial state is not finite")
+        # the measured rows on the branch of each prediction (h + wrapped z - h), whitened
+        # by its filter's noise: all filters that share a noise in one solve per block
+        wrapped = wrap_angles(hs - contact.reference, contact.wrapped)
+        residual = contact.z - (contact.reference + wrapped)
+        stacked = np.concatenate([maps_all, residual[..., None]], axis=2) / contact.scale[:, None]
+        whitened = np.empty_like(stacked)
+        for factors, members in self.noise_groups:
+            columns = np.swapaxes(stacked[members], 0, 1).reshape(len(contact.scale), -1)
+            solved = _whitened(factors, columns).reshape(len(contact.scale), len(members), 7)
+            whitened[members] = np.swapaxes(solved, 0, 1)
+        misfit, G = whitened[..., -1], whitened[..., :-1]
         end = position[contact.end]
-        out, compressed = [], []
-        for f, (h, maps) in enumerate(zip(hs, maps_all, strict=True)):
-            on_branch = contact.reference + measurement_residual(
-                h, contact.reference, contact.wrapped
-            )
-            stacked = np.column_stack([maps, contact.z[f] - on_branch]) / contact.scale[:, None]
-            whitened = _whitened(self.noise_root[f], stacked)
-            misfit, G = whitened[:, -1], whitened[:, :-1]
-            out.append((misfit, G, paths[f, end], Phi[f, end]))
-            compressed.append(_compressed(misfit, G))
+        out = list(zip(misfit, G, paths[:, end], Phi[:, end], strict=True))
+        compressed = _compressed(misfit, G)
         self._cache = (key, (out, compressed))
         return out, compressed
 
@@ -237,8 +246,11 @@ class _Problem:
     def jacobian(self, delta):
         """The residuals' Jacobian: block diagonal over the filters, 13 x 6 blocks."""
         compressed = self._linearised(delta)[1]
-        pairs = zip(compressed, self.prior_rows, strict=True)
-        return linalg.block_diag(*[np.vstack([-maps, rows]) for (_, maps), rows in pairs])
+        blocks = np.concatenate([-np.array([maps for _, maps in compressed]), self.prior_rows], 1)
+        F = self.F
+        jacobian = np.zeros((F, 13, F, 6))
+        jacobian[np.arange(F), :, np.arange(F), :] = blocks
+        return jacobian.reshape(13 * F, 6 * F)
 
 
 def _noise_roots(contact, F):
@@ -275,16 +287,25 @@ def _whitened(factors, values):
 
 
 def _compressed(misfit, G):
-    """The residual ``misfit`` (M,) and maps ``G`` (M, 6) compressed to 7 rows.
+    """Residuals ``misfit`` (F, M) and maps ``G`` (F, M, 6) compressed to 7 rows each.
 
-    With the thin QR ``G = Q T``: ``[Q^T misfit, |misfit - Q Q^T misfit|]`` (7,) and
-    ``[T; 0]`` (7, 6). For every p, ``|misfit - G p|^2`` equals the squared norm of the
-    compressed residual minus the compressed maps times p (the rows are an orthonormal
-    change of basis of a space holding ``misfit`` and the range of G)."""
+    With the thin QR ``G_f = Q_f T_f``: ``[Q_f^T misfit_f, |misfit_f - Q_f Q_f^T
+    misfit_f|]`` (7,) and ``[T_f; 0]`` (7, 6). For every p, ``|misfit_f - G_f p|^2``
+    equals the squared norm of the compressed residual minus the compressed maps times p
+    (the rows are an orthonormal change of basis of a space holding ``misfit_f`` and the
+    range of ``G_f``).
+
+    Returns
+    -------
+    list of tuple
+        Per filter, the compressed residual (7,) and maps (7, 6).
+    """
     Q, T = np.linalg.qr(G)
-    projected = Q.T @ misfit
-    rest = np.linalg.norm(misfit - Q @ projected)
-    return np.append(projected, rest), np.vstack([T, np.zeros((1, G.shape[1]))])
+    projected = np.einsum("fmi,fm->fi", Q, misfit)
+    rest = np.linalg.norm(misfit - np.einsum("fmi,fi->fm", Q, projected), axis=1)
+    fitted = np.concatenate([projected, rest[:, None]], axis=1)
+    maps = np.concatenate([T, np.zeros((len(T), 1, G.shape[2]))], axis=1)
+    return list(zip(fitted, maps, strict=True))
 
 
 def contact_orbit_determination(model, x_prior, P_prior, contact, tolerance, split=False, start=0):

@@ -49,14 +49,16 @@ def test_a_dense_noise_is_one_block():
 
 def test_compressed_rows_keep_the_cost_and_the_gauss_newton_model():
     rng = np.random.default_rng(3)
-    misfit, G = rng.standard_normal(50), rng.standard_normal((50, 6))
-    fitted, maps = _compressed(misfit, G)
-    assert fitted.shape == (7,) and maps.shape == (7, 6)
-    for p in (np.zeros(6), rng.standard_normal(6), 1e3 * rng.standard_normal(6)):
-        full = np.sum((misfit - G @ p) ** 2)
-        np.testing.assert_allclose(np.sum((fitted - maps @ p) ** 2), full, rtol=1e-12)
-    np.testing.assert_allclose(maps.T @ fitted, G.T @ misfit, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(maps.T @ maps, G.T @ G, rtol=1e-12, atol=1e-12)
+    misfit, G = rng.standard_normal((2, 50)), rng.standard_normal((2, 50, 6))
+    compressed = _compressed(misfit, G)
+    assert len(compressed) == 2
+    for (fitted, maps), r, J in zip(compressed, misfit, G, strict=True):
+        assert fitted.shape == (7,) and maps.shape == (7, 6)
+        for p in (np.zeros(6), rng.standard_normal(6), 1e3 * rng.standard_normal(6)):
+            full = np.sum((r - J @ p) ** 2)
+            np.testing.assert_allclose(np.sum((fitted - maps @ p) ** 2), full, rtol=1e-12)
+        np.testing.assert_allclose(maps.T @ fitted, J.T @ r, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(maps.T @ maps, J.T @ J, rtol=1e-12, atol=1e-12)
 
 
 def test_innovation_equals_the_dense_normalized_innovation():
