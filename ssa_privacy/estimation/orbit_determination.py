@@ -293,18 +293,19 @@ def _compressed(misfit, G):
     misfit_f|]`` (7,) and ``[T_f; 0]`` (7, 6). For every p, ``|misfit_f - G_f p|^2``
     equals the squared norm of the compressed residual minus the compressed maps times p
     (the rows are an orthonormal change of basis of a space holding ``misfit_f`` and the
-    range of ``G_f``).
+    range of ``G_f``). A contact of M < 6 rows has its M rows rotated and zero rows added.
 
     Returns
     -------
     list of tuple
         Per filter, the compressed residual (7,) and maps (7, 6).
     """
-    Q, T = np.linalg.qr(G)
+    Q, T = np.linalg.qr(G)  # k = min(M, 6) columns and rows
+    F, k, n = T.shape
     projected = np.einsum("fmi,fm->fi", Q, misfit)
     rest = np.linalg.norm(misfit - np.einsum("fmi,fi->fm", Q, projected), axis=1)
-    fitted = np.concatenate([projected, rest[:, None]], axis=1)
-    maps = np.concatenate([T, np.zeros((len(T), 1, G.shape[2]))], axis=1)
+    fitted = np.concatenate([projected, rest[:, None], np.zeros((F, n - k))], axis=1)
+    maps = np.concatenate([T, np.zeros((F, n + 1 - k, n))], axis=1)
     return list(zip(fitted, maps, strict=True))
 
 

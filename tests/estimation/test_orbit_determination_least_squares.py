@@ -5,6 +5,7 @@ residual rows and the innovation by the Woodbury identity."""
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 from scipy import linalg
 
 from ssa_privacy.estimation.contact_noise import ContactNoise
@@ -47,9 +48,10 @@ def test_a_dense_noise_is_one_block():
         np.testing.assert_allclose(_whitened(blocks, values), _whitened(one, values), rtol=1e-12)
 
 
-def test_compressed_rows_keep_the_cost_and_the_gauss_newton_model():
+@pytest.mark.parametrize("rows", [50, 6, 4, 1])
+def test_compressed_rows_keep_the_cost_and_the_gauss_newton_model(rows):
     rng = np.random.default_rng(3)
-    misfit, G = rng.standard_normal((2, 50)), rng.standard_normal((2, 50, 6))
+    misfit, G = rng.standard_normal((2, rows)), rng.standard_normal((2, rows, 6))
     compressed = _compressed(misfit, G)
     assert len(compressed) == 2
     for (fitted, maps), r, J in zip(compressed, misfit, G, strict=True):
