@@ -8,7 +8,9 @@ from ssa_privacy.privacy.accounting import minimum_epsilon
 
 
 @pytest.mark.parametrize("delta", [0.3, 0.01, 1e-9])
-@pytest.mark.parametrize("l", [6, [6], [[1, 2, 3], [4, 5, 6]], list(range(1, 40))])
+@pytest.mark.parametrize(
+    "l", [6, [6], [[1, 2, 3], [4, 5, 6]], [4] * 40 + [3], list(range(1, 40)), []]
+)
 def test_minimum_epsilon_is_half_the_chi_square_quantile(delta, l):
     expected = stats.chi2.isf(delta, np.asarray(l)) / 2.0
     for _ in range(2):  # computed, then remembered
