@@ -72,6 +72,17 @@ def _factor_svd(factor):
     return U[:, keep], s[keep]
 
 
+def _blocks_svd(blocks):
+    """:func:`_factor_svd` of the block-diagonal F of ``blocks`` (K, m, m), block by block:
+    U (K m, r) block diagonal, s (r,) in block order (not sorted), the same round-off
+    threshold. One SVD of the K m x K m F costs O((K m)^3); the blocks', O(K m^3)."""
+    U, s, _ = np.linalg.svd(blocks)
+    K, m, _ = blocks.shape
+    s = s.ravel()
+    keep = s > K * m * np.finfo(float).eps * (s.max() if s.size else 0.0)
+    return _block_diagonal(U)[:, keep], s[keep]
+
+
 def _block_diagonal(blocks):
     """The block-diagonal matrix (K m, K m) of a stack of blocks (K, m, m), as
     ``scipy.linalg.block_diag(*blocks)`` but in one assignment (that builds it block by
@@ -230,7 +241,7 @@ class PassMechanism:
             raise TypeError(f"stream must be a ReleaseStream about a {n}-dim x0, got {got}")
         self.convention, self.designer, self.stream = convention, designer, stream
         self.leakage = stream_leakage(self.Sigma_XX, stream, self.delta, convention)
-        self._certificate = None
+        self._certificate, self._blocks = None, None
 
     @classmethod
     def design(cls, item, Sigma_XX, epsilon, delta, *, designer="logdet", convention="exact"):
@@ -282,7 +293,8 @@ class PassMechanism:
         else:
             Theta = linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention)
             design = design_stream_noise(Sigma_XX, C, Theta, epsilon, delta, convention=convention)
-            factor = _block_diagonal(np.linalg.cholesky(design.noise))
+            blocks = np.linalg.cholesky(design.noise)
+            factor = _block_diagonal(blocks)
         mechanism = cls(
             C,
             Sigma_XX,
@@ -294,6 +306,8 @@ class PassMechanism:
             stream=design.stream,
         )
         mechanism._certificate = design.certificate  # the same stream_certificate call
+        if designer == "scaled":
+            mechanism._blocks = blocks  # F's diagonal blocks, for noise_covariance
         return mechanism
 
     def __repr__(self):
@@ -305,8 +319,9 @@ class PassMechanism:
 
     @functools.cached_property
     def noise_covariance(self):
-        """``F F^T`` as a :class:`~ssa_privacy.privacy.mechanism.FactoredCovariance`."""
-        U, s = _factor_svd(self.factor)
+        """``F F^T`` as a :class:`~ssa_privacy.privacy.mechanism.FactoredCovariance`
+        (from the blocks of a block-diagonal F of the scaled design, block by block)."""
+        U, s = _factor_svd(self.factor) if self._blocks is None else _blocks_svd(self._blocks)
         return FactoredCovariance(s**2, U, self.designer)
 
     @property
