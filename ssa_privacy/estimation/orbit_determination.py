@@ -164,11 +164,13 @@ class ContactSolution:
 class _Problem:
     """The stacked whitened residuals of F filters' MAP problems (one system, one solve).
 
-    Each filter's M measurement residuals enter compressed to 7 rows, ``Q^T r`` and
-    ``|r - Q Q^T r|`` with ``G = Q T`` the thin QR of its whitened maps, and its Jacobian
-    to ``-T`` and a zero row: the same cost ``|r|^2`` at every point and the same
-    Gauss-Newton model ``|r - G p|^2``, so the solver's steps are those of the M-row
-    system, at a cost independent of M (:func:`_compressed`)."""
+    Filter f's M + 6 whitened residuals ``r_f = [misfit_f; L_f^{-1} delta_f]`` (the
+    releases, then the prior), of Jacobian ``J_f = [-G_f; L_f^{-1}]``, enter compressed
+    (:func:`_compressed`) to 6 rows ``Q_f^T r_f`` of Jacobian ``T_f`` (``J_f = Q_f T_f``,
+    thin QR), and what ``Q_f`` leaves of all filters' residuals to one more row of zero
+    Jacobian: the same cost at every point and the same Gauss-Newton model as the
+    F (M + 6) rows, so the solver's steps are theirs, with a Jacobian of 6 F + 1 rows
+    whatever M."""
 
     def __init__(self, model, x_prior, P_prior, contact, tolerance):
         self.model, self.contact, self.tolerance = model, contact, tolerance
@@ -220,37 +222,35 @@ class _Problem:
         misfit, G = whitened[..., -1], whitened[..., :-1]
         end = position[contact.end]
         out = list(zip(misfit, G, paths[:, end], Phi[:, end], strict=True))
-        compressed = _compressed(misfit, G)
+        prior = [
+            linalg.solve_triangular(root, part, lower=True)
+            for root, part in zip(self.prior_root, delta.reshape(self.F, 6), strict=True)
+        ]
+        residual = np.concatenate([misfit, prior], axis=1)
+        compressed = _compressed(residual, np.concatenate([-G, self.prior_rows], axis=1))
         self._cache = (key, (out, compressed))
         return out, compressed
 
     def residuals(self, delta):
-        """The stacked residuals of all filters (measurements compressed, then prior), whitened.
+        """The whitened residuals, compressed: 6 rows per filter, then the remainder.
 
         A trial state the geometry or the propagator refuses (a satellite at a station's
         zenith, where the azimuth's derivative is singular, or an orbit into the Earth)
         gets residuals of :data:`REFUSED_RESIDUAL`: the solver rejects the step and
         shrinks its trust region."""
         try:
-            compressed = self._linearised(delta)[1]
+            fitted, rest, _ = self._linearised(delta)[1]
         except ValueError:
-            return np.full(self.F * 13, REFUSED_RESIDUAL)
-        parts = []
-        for f, (fitted, _) in enumerate(compressed):
-            prior = linalg.solve_triangular(
-                self.prior_root[f], delta[6 * f : 6 * f + 6], lower=True
-            )
-            parts += [fitted, prior]
-        return np.concatenate(parts)
+            return np.full(6 * self.F + 1, REFUSED_RESIDUAL)
+        return np.append(fitted.ravel(), np.sqrt(np.sum(rest**2)))
 
     def jacobian(self, delta):
-        """The residuals' Jacobian: block diagonal over the filters, 13 x 6 blocks."""
-        compressed = self._linearised(delta)[1]
-        blocks = np.concatenate([-np.array([maps for _, maps in compressed]), self.prior_rows], 1)
-        F = self.F
-        jacobian = np.zeros((F, 13, F, 6))
-        jacobian[np.arange(F), :, np.arange(F), :] = blocks
-        return jacobian.reshape(13 * F, 6 * F)
+        """The residuals' Jacobian (6 F + 1, 6 F): block diagonal over the filters, and a
+        zero row."""
+        T, F = self._linearised(delta)[1][2], self.F
+        jacobian = np.zeros((F + 1, 6, F, 6))
+        jacobian[np.arange(F), :, np.arange(F), :] = T
+        return jacobian.reshape(6 * F + 6, 6 * F)[: 6 * F + 1]
 
 
 def _noise_roots(contact, F):
@@ -286,27 +286,27 @@ def _whitened(factors, values):
     return whitened
 
 
-def _compressed(misfit, G):
-    """Residuals ``misfit`` (F, M) and maps ``G`` (F, M, 6) compressed to 7 rows each.
+def _compressed(residual, jacobian):
+    """Residuals (F, N) and their Jacobians (F, N, n), N >= n, compressed to n rows each.
 
-    With the thin QR ``G_f = Q_f T_f``: ``[Q_f^T misfit_f, |misfit_f - Q_f Q_f^T
-    misfit_f|]`` (7,) and ``[T_f; 0]`` (7, 6). For every p, ``|misfit_f - G_f p|^2``
-    equals the squared norm of the compressed residual minus the compressed maps times p
-    (the rows are an orthonormal change of basis of a space holding ``misfit_f`` and the
-    range of ``G_f``). A contact of M < 6 rows has its M rows rotated and zero rows added.
+    With the thin QR ``J_f = Q_f T_f``: ``Q_f^T r_f`` (n,), of Jacobian ``T_f`` (n, n),
+    and ``|r_f - Q_f Q_f^T r_f|``, of zero Jacobian. For every p, ``|r_f + J_f p|^2``
+    equals ``|Q_f^T r_f + T_f p|^2 + |r_f - Q_f Q_f^T r_f|^2``: ``Q_f`` and the remainder
+    are an orthonormal basis of a space holding ``r_f`` and the range of ``J_f``.
 
     Returns
     -------
-    list of tuple
-        Per filter, the compressed residual (7,) and maps (7, 6).
+    fitted : ndarray, shape (F, n)
+        ``Q_f^T r_f``.
+    rest : ndarray, shape (F,)
+        ``|r_f - Q_f Q_f^T r_f|``.
+    T : ndarray, shape (F, n, n)
+        The triangular factors.
     """
-    Q, T = np.linalg.qr(G)  # k = min(M, 6) columns and rows
-    F, k, n = T.shape
-    projected = np.einsum("fmi,fm->fi", Q, misfit)
-    rest = np.linalg.norm(misfit - np.einsum("fmi,fi->fm", Q, projected), axis=1)
-    fitted = np.concatenate([projected, rest[:, None], np.zeros((F, n - k))], axis=1)
-    maps = np.concatenate([T, np.zeros((F, n + 1 - k, n))], axis=1)
-    return list(zip(fitted, maps, strict=True))
+    Q, T = np.linalg.qr(jacobian)
+    fitted = np.einsum("fmi,fm->fi", Q, residual)
+    rest = np.linalg.norm(residual - np.einsum("fmi,fi->fm", Q, fitted), axis=1)
+    return fitted, rest, T
 
 
 def contact_orbit_determination(model, x_prior, P_prior, contact, tolerance, split=False, start=0):

@@ -48,19 +48,20 @@ def test_a_dense_noise_is_one_block():
         np.testing.assert_allclose(_whitened(blocks, values), _whitened(one, values), rtol=1e-12)
 
 
-@pytest.mark.parametrize("rows", [50, 6, 4, 1])
+@pytest.mark.parametrize("rows", [50, 7, 6])
 def test_compressed_rows_keep_the_cost_and_the_gauss_newton_model(rows):
     rng = np.random.default_rng(3)
-    misfit, G = rng.standard_normal((2, rows)), rng.standard_normal((2, rows, 6))
-    compressed = _compressed(misfit, G)
-    assert len(compressed) == 2
-    for (fitted, maps), r, J in zip(compressed, misfit, G, strict=True):
-        assert fitted.shape == (7,) and maps.shape == (7, 6)
+    residual, jacobian = rng.standard_normal((2, rows)), rng.standard_normal((2, rows, 6))
+    fitted, rest, T = _compressed(residual, jacobian)
+    assert fitted.shape == (2, 6) and rest.shape == (2,) and T.shape == (2, 6, 6)
+    for f in range(2):
+        r, J = residual[f], jacobian[f]
         for p in (np.zeros(6), rng.standard_normal(6), 1e3 * rng.standard_normal(6)):
-            full = np.sum((r - J @ p) ** 2)
-            np.testing.assert_allclose(np.sum((fitted - maps @ p) ** 2), full, rtol=1e-12)
-        np.testing.assert_allclose(maps.T @ fitted, J.T @ r, rtol=1e-12, atol=1e-12)
-        np.testing.assert_allclose(maps.T @ maps, J.T @ J, rtol=1e-12, atol=1e-12)
+            full = np.sum((r + J @ p) ** 2)
+            compressed = np.sum((fitted[f] + T[f] @ p) ** 2) + rest[f] ** 2
+            np.testing.assert_allclose(compressed, full, rtol=1e-12)
+        np.testing.assert_allclose(T[f].T @ fitted[f], J.T @ r, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(T[f].T @ T[f], J.T @ J, rtol=1e-12, atol=1e-12)
 
 
 def test_innovation_equals_the_dense_normalized_innovation():
