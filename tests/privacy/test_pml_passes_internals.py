@@ -41,3 +41,8 @@ def test_the_scaled_pass_mechanism_carries_the_covariance_of_its_factor():
     noise = mechanism.noise_covariance
     np.testing.assert_allclose(noise.matrix(), mechanism.Theta, rtol=1e-12, atol=1e-15)
     assert len(noise.eigenvalues) == 20
+    np.testing.assert_allclose(
+        linalg.block_diag(*mechanism.Theta_blocks), mechanism.Theta, rtol=1e-14, atol=0.0
+    )
+    logdet = PassMechanism.design(item, A @ A.T + np.eye(6), 14.0, 0.01, designer="logdet")
+    assert logdet.Theta_blocks is None  # correlated across the pass

@@ -184,6 +184,9 @@ class PassMechanism:
         ``F F^T`` as eigenpairs (from the singular values of F), as every release carries it.
     Theta : ndarray, shape (K m, K m)
         ``F F^T`` as a dense matrix, as a filter of the releases needs it.
+    Theta_blocks : ndarray, shape (K, m, m), or None
+        Its diagonal blocks when it is block diagonal per measurement (the scaled design),
+        else None.
 
     Raises
     ------
@@ -328,6 +331,14 @@ class PassMechanism:
     def Theta(self):
         """``F F^T``, shape (K m, K m) (release units squared)."""
         return self.factor @ self.factor.T
+
+    @property
+    def Theta_blocks(self):
+        """``Theta``'s diagonal blocks (K, m, m) when the noise is independent across the
+        measurements (the scaled design: ``L_k L_k^T`` of F's blocks), else None."""
+        if self._blocks is None:
+            return None
+        return self._blocks @ np.swapaxes(self._blocks, 1, 2)
 
     def certificate(self):
         """The (epsilon, delta)-PML guarantee of the stack, recomputed from its stream.
