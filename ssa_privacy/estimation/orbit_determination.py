@@ -39,6 +39,7 @@ from ssa_privacy._internal.validation import (
     nonempty,
     positive,
 )
+from ssa_privacy.estimation._block_whitening import block_factors, whiten
 from ssa_privacy.sensors.simulation import wrap_angles
 from ssa_privacy.sensors.stations import GroundStation, radar_measurements
 
@@ -217,7 +218,7 @@ class _Problem:
         whitened = np.empty_like(stacked)
         for factors, members in self.noise_groups:
             columns = np.swapaxes(stacked[members], 0, 1).reshape(len(contact.scale), -1)
-            solved = _whitened(factors, columns).reshape(len(contact.scale), len(members), 7)
+            solved = whiten(factors, columns).reshape(len(contact.scale), len(members), 7)
             whitened[members] = np.swapaxes(solved, 0, 1)
         misfit, G = whitened[..., -1], whitened[..., :-1]
         end = position[contact.end]
@@ -254,10 +255,11 @@ class _Problem:
 
 
 def _noise_roots(contact, F):
-    """Per filter, the lower Cholesky factors of its noise's diagonal blocks (one per
-    pass of a :class:`~ssa_privacy.estimation.contact_noise.ContactNoise`, else the one
-    dense matrix), in units of ``contact.scale``; once per distinct noise (a split
-    prior repeats each filter three times)."""
+    """Per filter, the Cholesky factors of its noise's diagonal blocks (per pass or per
+    measurement of a :class:`~ssa_privacy.estimation.contact_noise.ContactNoise`, else
+    the one dense matrix; :func:`~ssa_privacy.estimation._block_whitening.block_factors`),
+    in units of ``contact.scale``; once per distinct noise (a split prior repeats each
+    filter three times)."""
     noise = contact.noise
     sources = getattr(noise, "source", None)
     roots, found = {}, []
@@ -265,25 +267,17 @@ def _noise_roots(contact, F):
         key = f if sources is None else sources(f)
         if key not in roots:
             blocks = noise.blocks(f) if hasattr(noise, "blocks") else [noise[f]]
-            factors, start = [], 0
+            scaled, start = [], 0
             for block in blocks:
                 scale = contact.scale[start : start + len(block)]
-                scaled = block / np.outer(scale, scale)
-                factors.append(np.linalg.cholesky(0.5 * (scaled + scaled.T)))
+                scaled.append(block / np.outer(scale, scale))
                 start += len(block)
-            roots[key] = factors
+            try:
+                roots[key] = block_factors(scaled, "contact.noise")
+            except ValueError as error:  # the documented error of a noise not definite
+                raise np.linalg.LinAlgError(str(error)) from None
         found.append(roots[key])
     return found
-
-
-def _whitened(factors, values):
-    """``W^{-1} values`` (M, k) for the block-diagonal lower triangular W of ``factors``."""
-    whitened, start = np.empty_like(values), 0
-    for W in factors:
-        rows = slice(start, start + len(W))
-        whitened[rows] = linalg.solve_triangular(W, values[rows], lower=True)
-        start = rows.stop
-    return whitened
 
 
 def _compressed(residual, jacobian):

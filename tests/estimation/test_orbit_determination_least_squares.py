@@ -8,13 +8,9 @@ import numpy as np
 import pytest
 from scipy import linalg
 
+from ssa_privacy.estimation._block_whitening import whiten
 from ssa_privacy.estimation.contact_noise import ContactNoise
-from ssa_privacy.estimation.orbit_determination import (
-    _compressed,
-    _innovation,
-    _noise_roots,
-    _whitened,
-)
+from ssa_privacy.estimation.orbit_determination import _compressed, _innovation, _noise_roots
 
 
 def _contact(rng):
@@ -35,7 +31,7 @@ def test_block_whitening_equals_the_dense_cholesky_solve():
     for f, factors in enumerate(_noise_roots(contact, 2)):
         dense = contact.noise[f] / np.outer(contact.scale, contact.scale)
         expected = linalg.solve_triangular(np.linalg.cholesky(dense), values, lower=True)
-        np.testing.assert_allclose(_whitened(factors, values), expected, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(whiten(factors, values), expected, rtol=1e-12, atol=1e-12)
 
 
 def test_a_dense_noise_is_one_block():
@@ -45,7 +41,7 @@ def test_a_dense_noise_is_one_block():
     values = rng.standard_normal((20, 3))
     for blocks, one in zip(_noise_roots(contact, 2), _noise_roots(dense, 2), strict=True):
         assert len(one) == 1
-        np.testing.assert_allclose(_whitened(blocks, values), _whitened(one, values), rtol=1e-12)
+        np.testing.assert_allclose(whiten(blocks, values), whiten(one, values), rtol=1e-12)
 
 
 @pytest.mark.parametrize("rows", [50, 7, 6])
