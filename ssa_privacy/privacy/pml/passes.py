@@ -72,6 +72,22 @@ def _factor_svd(factor):
     return U[:, keep], s[keep]
 
 
+def _pass_design(R, C, Sigma_XX, epsilon, delta, designer, convention):
+    """:meth:`PassMechanism.design`'s design of a pass: the designer's result (its stream
+    and certificate), the noise factor F (K m, r) and, for the scaled design, F's diagonal
+    blocks (K, m, m) (else None)."""
+    if designer == "logdet":
+        scale = np.tile(np.sqrt(np.diag(R)), len(C))
+        rows = C.reshape(-1, 6) / scale[:, None]
+        design = stream_logdet_design(Sigma_XX, rows, epsilon, delta, convention)
+        noise = design.noise
+        return design, scale[:, None] * (noise.eigenvectors * np.sqrt(noise.eigenvalues)), None
+    Theta = linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention)
+    design = design_stream_noise(Sigma_XX, C, Theta, epsilon, delta, convention=convention)
+    blocks = np.linalg.cholesky(design.noise)
+    return design, _block_diagonal(blocks), blocks
+
+
 def _blocks_svd(blocks):
     """:func:`_factor_svd` of the block-diagonal F of ``blocks`` (K, m, m), block by block:
     U (K m, r) block diagonal, s (r,) in block order (not sorted), the same round-off
@@ -287,17 +303,9 @@ class PassMechanism:
         if designer not in DESIGNERS:
             raise ValueError(f"designer must be one of {', '.join(DESIGNERS)}, got {designer!r}")
         C = np.asarray(_checked_pass(item, "item").C, dtype=float)
-        if designer == "logdet":
-            scale = np.tile(np.sqrt(np.diag(item.R)), len(C))
-            rows = C.reshape(-1, 6) / scale[:, None]
-            design = stream_logdet_design(Sigma_XX, rows, epsilon, delta, convention)
-            noise = design.noise
-            factor = scale[:, None] * (noise.eigenvectors * np.sqrt(noise.eigenvalues))
-        else:
-            Theta = linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention)
-            design = design_stream_noise(Sigma_XX, C, Theta, epsilon, delta, convention=convention)
-            blocks = np.linalg.cholesky(design.noise)
-            factor = _block_diagonal(blocks)
+        design, factor, blocks = _pass_design(
+            item.R, C, Sigma_XX, epsilon, delta, designer, convention
+        )
         mechanism = cls(
             C,
             Sigma_XX,
@@ -309,8 +317,7 @@ class PassMechanism:
             stream=design.stream,
         )
         mechanism._certificate = design.certificate  # the same stream_certificate call
-        if designer == "scaled":
-            mechanism._blocks = blocks  # F's diagonal blocks, for noise_covariance
+        mechanism._blocks = blocks  # F's diagonal blocks (the scaled design), for noise_covariance
         return mechanism
 
     def __repr__(self):
