@@ -16,6 +16,8 @@ from scipy import linalg
 
 from ssa_privacy._internal.matrix_validation import covariance_stack, pd_cholesky
 
+__all__ = ["SMALL_BLOCK", "block_factors", "whiten"]
+
 #: Blocks of at most this many rows are factored and applied as stacks.
 SMALL_BLOCK = 16
 
