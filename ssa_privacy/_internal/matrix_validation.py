@@ -4,6 +4,8 @@ Each check names the offending argument and says what was wrong. They are import
 :mod:`ssa_privacy._internal.validation`, with the scalar and array checks they build on.
 """
 
+import functools
+
 import numpy as np
 from scipy.linalg import lapack
 
@@ -30,6 +32,9 @@ PSD_RTOL = 1e-8
 #: Columns are accepted as orthonormal when ``|U^T U x - x| <= ORTHONORMALITY_TOL |x|`` for
 #: the probes x of :func:`orthonormal_columns` (computed eigenvectors are off by ``n u``).
 ORTHONORMALITY_TOL = 1e-6
+#: :func:`pd_cholesky` remembers the factors of float matrices of at most this many
+#: entries (8 x 8).
+REMEMBERED_SIZE = 64
 #: Probe vectors of :func:`orthonormal_columns`: with this many columns or fewer, the
 #: probes are the unit vectors and the check is exact.
 ORTHONORMALITY_PROBES = 8
@@ -113,11 +118,42 @@ def psd_matrix(value, name, size=None):
 def pd_cholesky(value, name, size=None):
     """Return the lower Cholesky factor of a symmetric positive definite matrix.
 
+    A float matrix of at most :data:`REMEMBERED_SIZE` entries that passed is remembered
+    by its bytes (the check is a pure function of them): the designers check the same
+    6 x 6 prior thousands of times. A new array is returned each call.
+
     Raises
     ------
     ValueError
         As :func:`symmetric_matrix`, or if the matrix is not positive definite.
     """
+    if (
+        isinstance(value, np.ndarray)
+        and value.dtype == np.float64
+        and value.ndim == 2
+        and value.size <= REMEMBERED_SIZE
+    ):
+        stored = np.ascontiguousarray(value)
+        factor = _remembered_cholesky(stored.tobytes(), stored.shape, size)
+        if factor is not None:
+            return factor.copy()
+    return _checked_cholesky(value, name, size)
+
+
+@functools.lru_cache(maxsize=256)
+def _remembered_cholesky(stored, shape, size):
+    """:func:`pd_cholesky` of the matrix of bytes ``stored`` (read-only), None if it fails
+    (the caller then checks again, to raise with the argument's name)."""
+    try:
+        factor = _checked_cholesky(np.frombuffer(stored).reshape(shape), "matrix", size)
+    except ValueError:
+        return None
+    factor.flags.writeable = False
+    return factor
+
+
+def _checked_cholesky(value, name, size):
+    """:func:`pd_cholesky`, computed."""
     array = symmetric_matrix(value, name, size)
     try:
         return np.linalg.cholesky(array)

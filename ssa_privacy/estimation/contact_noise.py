@@ -67,13 +67,19 @@ class ContactNoise:
         Returns
         -------
         list of ndarray
-            Per pass, ``kron(I_K, R) + Theta``, shape (m K, m K) (release units squared):
-            filter f's (M, M) matrix is their block diagonal. New arrays each call.
+            Per pass, ``kron(I_K, R) + Theta``, shape (m K, m K) (release units squared),
+            or, when the pass's noise is independent across its K measurements (no
+            mechanism, or one whose ``Theta_blocks`` is not None), its K blocks ``R +
+            Theta_k`` (m, m): filter f's (M, M) matrix is their block diagonal. New
+            arrays each call.
         """
         blocks = []
         for R, K, mechanism in self.terms[f]:
-            block = np.kron(np.eye(K), R)
-            blocks.append(block if mechanism is None else block + mechanism.Theta)
+            split = None if mechanism is None else getattr(mechanism, "Theta_blocks", None)
+            if mechanism is None or split is not None:
+                blocks.extend(np.broadcast_to(R, (K, *R.shape)) + (0.0 if split is None else split))
+                continue
+            blocks.append(np.kron(np.eye(K), R) + mechanism.Theta)
         return blocks
 
     def __array__(self, dtype=None, copy=None):

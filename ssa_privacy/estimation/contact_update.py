@@ -33,8 +33,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg
 
-from ssa_privacy._internal.matrix_validation import pd_cholesky, psd_matrix
+from ssa_privacy._internal.matrix_validation import psd_matrix
 from ssa_privacy._internal.validation import as_finite_array, as_matrix
+from ssa_privacy.estimation._block_whitening import block_factors, whiten
 
 __all__ = ["ContactUpdate", "information_update"]
 
@@ -138,13 +139,7 @@ def _whitened(noise, H, residual):
         raise ValueError(
             f"noise: the blocks have {sum(sizes)} rows in all (sizes {sizes}), but H has {len(H)}"
         )
-    stacked = np.column_stack([H, residual])
-    start = 0
-    for i, block in enumerate(noise):
-        rows = slice(start, start + sizes[i])
-        W = pd_cholesky(block, f"noise[{i}]")
-        stacked[rows] = linalg.solve_triangular(W, stacked[rows], lower=True)
-        start = rows.stop
+    stacked = whiten(block_factors(noise), np.column_stack([H, residual]))
     return stacked[:, :-1], stacked[:, -1]
 
 

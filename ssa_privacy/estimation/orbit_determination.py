@@ -39,7 +39,8 @@ from ssa_privacy._internal.validation import (
     nonempty,
     positive,
 )
-from ssa_privacy.estimation.ukf import measurement_residual
+from ssa_privacy.estimation._block_whitening import block_factors, whiten
+from ssa_privacy.sensors.simulation import wrap_angles
 from ssa_privacy.sensors.stations import GroundStation, radar_measurements
 
 __all__ = [
@@ -162,27 +163,37 @@ class ContactSolution:
 
 
 class _Problem:
-    """The stacked whitened residuals of F filters' MAP problems (one system, one solve)."""
+    """The stacked whitened residuals of F filters' MAP problems (one system, one solve).
+
+    Filter f's M + 6 whitened residuals ``r_f = [misfit_f; L_f^{-1} delta_f]`` (the
+    releases, then the prior), of Jacobian ``J_f = [-G_f; L_f^{-1}]``, enter compressed
+    (:func:`_compressed`) to 6 rows ``Q_f^T r_f`` of Jacobian ``T_f`` (``J_f = Q_f T_f``,
+    thin QR), and what ``Q_f`` leaves of all filters' residuals to one more row of zero
+    Jacobian: the same cost at every point and the same Gauss-Newton model as the
+    F (M + 6) rows, so the solver's steps are theirs, with a Jacobian of 6 F + 1 rows
+    whatever M."""
 
     def __init__(self, model, x_prior, P_prior, contact, tolerance):
         self.model, self.contact, self.tolerance = model, contact, tolerance
         self.x_prior, self.F = x_prior, len(x_prior)
         self.prior_root = np.linalg.cholesky(P_prior)
-        # one filter at a time (not a stacked (F, M, M) and its temporaries), and one
-        # factor per distinct noise (a split prior repeats each filter three times)
-        outer = np.outer(contact.scale, contact.scale)
-        sources = getattr(contact.noise, "source", None)
-        roots, self.noise_root = {}, []
-        for f in range(self.F):
-            key = f if sources is None else sources(f)
-            if key not in roots:
-                noise = contact.noise[f] / outer
-                roots[key] = np.linalg.cholesky(0.5 * (noise + noise.T))
-            self.noise_root.append(roots[key])
+        # the prior rows of the Jacobian, L^{-1}, once per problem
+        self.prior_rows = np.array(
+            [linalg.solve_triangular(root, np.eye(6), lower=True) for root in self.prior_root]
+        )
+        self.noise_root = _noise_roots(contact, self.F)
+        groups = {}
+        for f, factors in enumerate(self.noise_root):
+            groups.setdefault(id(factors), (factors, []))[1].append(f)
+        self.noise_groups = list(groups.values())
         self._cache = (None, None)
 
     def linearise(self, delta):
         """Per filter: the whitened innovation, whitened maps (of the start state), path, Phi."""
+        return self._linearised(delta)[0]
+
+    def _linearised(self, delta):
+        """:meth:`linearise`, and per filter the compressed residual (7,) and maps (7, 6)."""
         key = delta.tobytes()
         if self._cache[0] == key:
             return self._cache[1]
@@ -197,46 +208,99 @@ class _Problem:
         hs, maps_all = linearised_contact(
             stations, earth, contact, times, paths, Phi, position, at_end=False
         )
-        out = []
-        for f, (h, maps) in enumerate(zip(hs, maps_all, strict=True)):
-            on_branch = contact.reference + measurement_residual(
-                h, contact.reference, contact.wrapped
-            )
-            root = self.noise_root[f]
-            misfit = linalg.solve_triangular(
-                root, (contact.z[f] - on_branch) / contact.scale, lower=True
-            )
-            G = linalg.solve_triangular(root, maps / contact.scale[:, None], lower=True)
-            out.append((misfit, G, paths[f, position[contact.end]], Phi[f, position[contact.end]]))
-        self._cache = (key, out)
-        return out
+        if not np.all(np.isfinite(hs)):
+            raise ValueError("a predicted measurement of a trial state is not finite")
+        # the measured rows on the branch of each prediction (h + wrapped z - h), whitened
+        # by its filter's noise: all filters that share a noise in one solve per block
+        wrapped = wrap_angles(hs - contact.reference, contact.wrapped)
+        residual = contact.z - (contact.reference + wrapped)
+        stacked = np.concatenate([maps_all, residual[..., None]], axis=2) / contact.scale[:, None]
+        whitened = np.empty_like(stacked)
+        for factors, members in self.noise_groups:
+            columns = np.swapaxes(stacked[members], 0, 1).reshape(len(contact.scale), -1)
+            solved = whiten(factors, columns).reshape(len(contact.scale), len(members), 7)
+            whitened[members] = np.swapaxes(solved, 0, 1)
+        misfit, G = whitened[..., -1], whitened[..., :-1]
+        end = position[contact.end]
+        out = list(zip(misfit, G, paths[:, end], Phi[:, end], strict=True))
+        prior = [
+            linalg.solve_triangular(root, part, lower=True)
+            for root, part in zip(self.prior_root, delta.reshape(self.F, 6), strict=True)
+        ]
+        residual = np.concatenate([misfit, prior], axis=1)
+        compressed = _compressed(residual, np.concatenate([-G, self.prior_rows], axis=1))
+        self._cache = (key, (out, compressed))
+        return out, compressed
 
     def residuals(self, delta):
-        """The stacked residuals of all filters (measurements, then prior), whitened.
+        """The whitened residuals, compressed: 6 rows per filter, then the remainder.
 
         A trial state the geometry or the propagator refuses (a satellite at a station's
         zenith, where the azimuth's derivative is singular, or an orbit into the Earth)
         gets residuals of :data:`REFUSED_RESIDUAL`: the solver rejects the step and
         shrinks its trust region."""
         try:
-            linearised = self.linearise(delta)
+            fitted, rest, _ = self._linearised(delta)[1]
         except ValueError:
-            return np.full(self.F * (len(self.contact.scale) + 6), REFUSED_RESIDUAL)
-        parts = []
-        for f, (misfit, _, _, _) in enumerate(linearised):
-            prior = linalg.solve_triangular(
-                self.prior_root[f], delta[6 * f : 6 * f + 6], lower=True
-            )
-            parts += [misfit, prior]
-        return np.concatenate(parts)
+            return np.full(6 * self.F + 1, REFUSED_RESIDUAL)
+        return np.append(fitted.ravel(), np.sqrt(np.sum(rest**2)))
 
     def jacobian(self, delta):
-        """The residuals' Jacobian: block diagonal over the filters."""
-        blocks = []
-        for f, (_, G, _, _) in enumerate(self.linearise(delta)):
-            prior = linalg.solve_triangular(self.prior_root[f], np.eye(6), lower=True)
-            blocks.append(np.vstack([-G, prior]))
-        return linalg.block_diag(*blocks)
+        """The residuals' Jacobian (6 F + 1, 6 F): block diagonal over the filters, and a
+        zero row."""
+        T, F = self._linearised(delta)[1][2], self.F
+        jacobian = np.zeros((F + 1, 6, F, 6))
+        jacobian[np.arange(F), :, np.arange(F), :] = T
+        return jacobian.reshape(6 * F + 6, 6 * F)[: 6 * F + 1]
+
+
+def _noise_roots(contact, F):
+    """Per filter, the Cholesky factors of its noise's diagonal blocks (per pass or per
+    measurement of a :class:`~ssa_privacy.estimation.contact_noise.ContactNoise`, else
+    the one dense matrix; :func:`~ssa_privacy.estimation._block_whitening.block_factors`),
+    in units of ``contact.scale``; once per distinct noise (a split prior repeats each
+    filter three times)."""
+    noise = contact.noise
+    sources = getattr(noise, "source", None)
+    roots, found = {}, []
+    for f in range(F):
+        key = f if sources is None else sources(f)
+        if key not in roots:
+            blocks = noise.blocks(f) if hasattr(noise, "blocks") else [noise[f]]
+            scaled, start = [], 0
+            for block in blocks:
+                scale = contact.scale[start : start + len(block)]
+                scaled.append(block / np.outer(scale, scale))
+                start += len(block)
+            try:
+                roots[key] = block_factors(scaled, "contact.noise")
+            except ValueError as error:  # the documented error of a noise not definite
+                raise np.linalg.LinAlgError(str(error)) from None
+        found.append(roots[key])
+    return found
+
+
+def _compressed(residual, jacobian):
+    """Residuals (F, N) and their Jacobians (F, N, n), N >= n, compressed to n rows each.
+
+    With the thin QR ``J_f = Q_f T_f``: ``Q_f^T r_f`` (n,), of Jacobian ``T_f`` (n, n),
+    and ``|r_f - Q_f Q_f^T r_f|``, of zero Jacobian. For every p, ``|r_f + J_f p|^2``
+    equals ``|Q_f^T r_f + T_f p|^2 + |r_f - Q_f Q_f^T r_f|^2``: ``Q_f`` and the remainder
+    are an orthonormal basis of a space holding ``r_f`` and the range of ``J_f``.
+
+    Returns
+    -------
+    fitted : ndarray, shape (F, n)
+        ``Q_f^T r_f``.
+    rest : ndarray, shape (F,)
+        ``|r_f - Q_f Q_f^T r_f|``.
+    T : ndarray, shape (F, n, n)
+        The triangular factors.
+    """
+    Q, T = np.linalg.qr(jacobian)
+    fitted = np.einsum("fmi,fm->fi", Q, residual)
+    rest = np.linalg.norm(residual - np.einsum("fmi,fi->fm", Q, fitted), axis=1)
+    return fitted, rest, T
 
 
 def contact_orbit_determination(model, x_prior, P_prior, contact, tolerance, split=False, start=0):
@@ -439,9 +503,11 @@ def _innovation(misfit, G, prior_root, delta):
     """``nu^T S^-1 nu`` of the releases about the prior, linearised at the solution.
 
     ``nu = misfit + G delta`` (the misfit the prior mean would leave on the solution's
-    tangent), ``S = G P G^T + I`` (whitened rows)."""
+    tangent), ``S = G P G^T + I`` (whitened rows), by the Woodbury identity without an
+    M x M matrix: with ``A = G L`` (``P = L L^T``) and ``w = (I + A^T A)^{-1} A^T nu``,
+    ``nu^T S^-1 nu = |nu - A w|^2 + |w|^2``, a sum of squares."""
     nu = misfit + G @ delta
-    GL = G @ prior_root
-    S = GL @ GL.T + np.eye(len(nu))
-    root = linalg.cho_factor(S, lower=True)
-    return float(nu @ linalg.cho_solve(root, nu))
+    A = G @ prior_root
+    root = linalg.cho_factor(np.eye(A.shape[1]) + A.T @ A, lower=True)
+    w = linalg.cho_solve(root, A.T @ nu)
+    return float(np.sum((nu - A @ w) ** 2) + w @ w)

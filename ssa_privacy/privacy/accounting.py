@@ -116,6 +116,11 @@ def minimum_epsilon(delta, l):
     delta, l = unit_interval(delta, "delta"), _degrees(l)
     if delta.ndim == 0 and l.ndim == 0:  # the designers ask for one quantile many times
         return _cached_chi2_isf(float(delta), int(l)) / 2.0
+    if delta.ndim == 0:  # and for a stack of measurements of a few distinct ranks
+        ranks, where = np.unique(l, return_inverse=True)
+        if ranks.size <= 16:
+            quantiles = np.array([_cached_chi2_isf(float(delta), k) for k in ranks.tolist()])
+            return quantiles[where].reshape(l.shape) / 2.0
     return stats.chi2.isf(delta, l) / 2.0
 
 

@@ -260,10 +260,8 @@ def _state_partials(by_rho, by_rho_dot, to_enu, rate):
     ``rho_ENU = to_enu r - M r_site`` and ``rho_dot_ENU = to_enu (v - omega x r)``
     (``to_enu`` (..., 3, 3) = ``M W^T R3(theta)``, ``omega`` = ``rate`` about z)."""
     omega_cross = np.array([[0.0, -rate, 0.0], [rate, 0.0, 0.0], [0.0, 0.0, 0.0]])
-    d_position = np.einsum("...mi,...ij->...mj", by_rho, to_enu) - np.einsum(
-        "...mi,...ij,jk->...mk", by_rho_dot, to_enu, omega_cross
-    )
-    d_velocity = np.einsum("...mi,...ij->...mj", by_rho_dot, to_enu)
+    d_velocity = by_rho_dot @ to_enu  # matrix products: a three-operand einsum loops
+    d_position = by_rho @ to_enu - d_velocity @ omega_cross
     return np.concatenate([d_position, d_velocity], axis=-1)
 
 

@@ -113,10 +113,15 @@ def test_nis_is_chi_square_and_the_update_consistent():
 def test_contact_noise_blocks_are_the_passes_covariances():
     R = np.diag([1e-8, 1e-8, 1e-4, 1e-6])
     Theta = np.outer(np.arange(8.0), np.arange(8.0)) * 1e-6
-    noise = ContactNoise([[(R, 2, SimpleNamespace(Theta=Theta)), (R, 3, None)]])
-    first, second = noise.blocks(0)
+    split = np.array([np.eye(4), 2.0 * np.eye(4)]) * 1e-6
+    independent = SimpleNamespace(Theta=linalg.block_diag(*split), Theta_blocks=split)
+    terms = [(R, 2, SimpleNamespace(Theta=Theta)), (R, 3, None), (R, 2, independent)]
+    first, *rest = ContactNoise([terms]).blocks(0)
     np.testing.assert_array_equal(first, linalg.block_diag(R, R) + Theta)
-    np.testing.assert_array_equal(second, linalg.block_diag(R, R, R))
+    # a pass whose noise is independent across its measurements: a block per measurement
+    assert len(rest) == 5
+    for block, expected in zip(rest, [R, R, R, R + split[0], R + split[1]], strict=True):
+        np.testing.assert_array_equal(block, expected)
 
 
 def test_bad_input_names_the_argument():

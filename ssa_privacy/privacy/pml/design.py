@@ -112,25 +112,27 @@ def linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention="exact"):
             f"C is zero{where}: l (the rank of Sigma_XY) must be a positive integer, got 0; "
             "with l = 0 the release is independent of X and needs no noise"
         )
-    target = design_epsilon(epsilon, delta, rank, convention)
-    k = _kappas(target, delta, Sigma.shape[-1], rank, convention)
+    k = _kappas(epsilon, delta, Sigma.shape[-1], rank, convention)
     CSC = C @ Sigma @ np.swapaxes(C, -1, -2)
     Theta = (k / (1.0 - k))[..., None, None] * (0.5 * (CSC + np.swapaxes(CSC, -1, -2)))
     return Theta
 
 
 def _kappas(epsilon, delta, n, rank, convention):
-    """kappa for each rank of a stack: once per distinct rank when epsilon and delta are
-    scalars (a catalogue designs thousands of stacks of equal rank); an infeasible level
-    is reported by the full call, which names the matrix of the stack."""
+    """kappa at the design budget (:func:`~ssa_privacy.privacy.accounting.design_epsilon`)
+    for each rank of a stack: once per distinct rank when epsilon and delta are scalars (a
+    catalogue designs thousands of stacks of equal rank); an infeasible level is reported
+    by the full call, which names the matrix of the stack."""
     if np.ndim(rank) and np.ndim(epsilon) == 0 and np.ndim(delta) == 0:
         ranks, where = np.unique(rank, return_inverse=True)
         try:
-            k = np.asarray(kappa(epsilon, delta, n, ranks, convention))
+            target = design_epsilon(epsilon, delta, ranks, convention)
+            k = np.asarray(kappa(target, delta, n, ranks, convention))
             return k[where].reshape(np.shape(rank))
         except ValueError:
             pass
-    return np.asarray(kappa(epsilon, delta, n, rank, convention))
+    target = design_epsilon(epsilon, delta, rank, convention)
+    return np.asarray(kappa(target, delta, n, rank, convention))
 
 
 class LinearGaussianMechanism:

@@ -72,6 +72,43 @@ def _factor_svd(factor):
     return U[:, keep], s[keep]
 
 
+def _pass_design(R, C, Sigma_XX, epsilon, delta, designer, convention):
+    """:meth:`PassMechanism.design`'s design of a pass: the designer's result (its stream
+    and certificate), the noise factor F (K m, r) and, for the scaled design, F's diagonal
+    blocks (K, m, m) (else None)."""
+    if designer == "logdet":
+        scale = np.tile(np.sqrt(np.diag(R)), len(C))
+        rows = C.reshape(-1, 6) / scale[:, None]
+        design = stream_logdet_design(Sigma_XX, rows, epsilon, delta, convention)
+        noise = design.noise
+        return design, scale[:, None] * (noise.eigenvectors * np.sqrt(noise.eigenvalues)), None
+    Theta = linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention)
+    design = design_stream_noise(Sigma_XX, C, Theta, epsilon, delta, convention=convention)
+    blocks = np.linalg.cholesky(design.noise)
+    return design, _block_diagonal(blocks), blocks
+
+
+def _blocks_svd(blocks):
+    """:func:`_factor_svd` of the block-diagonal F of ``blocks`` (K, m, m), block by block:
+    U (K m, r) block diagonal, s (r,) in block order (not sorted), the same round-off
+    threshold. One SVD of the K m x K m F costs O((K m)^3); the blocks', O(K m^3)."""
+    U, s, _ = np.linalg.svd(blocks)
+    K, m, _ = blocks.shape
+    s = s.ravel()
+    keep = s > K * m * np.finfo(float).eps * (s.max() if s.size else 0.0)
+    return _block_diagonal(U)[:, keep], s[keep]
+
+
+def _block_diagonal(blocks):
+    """The block-diagonal matrix (K m, K m) of a stack of blocks (K, m, m), as
+    ``scipy.linalg.block_diag(*blocks)`` but in one assignment (that builds it block by
+    block through its array-API layer, most of a scaled pass design's time)."""
+    K, m, _ = blocks.shape
+    matrix = np.zeros((K, m, K, m))
+    matrix[np.arange(K), :, np.arange(K), :] = blocks
+    return matrix.reshape(K * m, K * m)
+
+
 def _checked_pass(item, name):
     """``item`` after checking it is a Pass: finite maps C (K, m, n), K, m, n >= 1, and a
     positive definite sensor covariance R (m, m)."""
@@ -163,6 +200,9 @@ class PassMechanism:
         ``F F^T`` as eigenpairs (from the singular values of F), as every release carries it.
     Theta : ndarray, shape (K m, K m)
         ``F F^T`` as a dense matrix, as a filter of the releases needs it.
+    Theta_blocks : ndarray, shape (K, m, m), or None
+        Its diagonal blocks when it is block diagonal per measurement (the scaled design),
+        else None.
 
     Raises
     ------
@@ -220,7 +260,7 @@ class PassMechanism:
             raise TypeError(f"stream must be a ReleaseStream about a {n}-dim x0, got {got}")
         self.convention, self.designer, self.stream = convention, designer, stream
         self.leakage = stream_leakage(self.Sigma_XX, stream, self.delta, convention)
-        self._certificate = None
+        self._certificate, self._blocks = None, None
 
     @classmethod
     def design(cls, item, Sigma_XX, epsilon, delta, *, designer="logdet", convention="exact"):
@@ -263,16 +303,9 @@ class PassMechanism:
         if designer not in DESIGNERS:
             raise ValueError(f"designer must be one of {', '.join(DESIGNERS)}, got {designer!r}")
         C = np.asarray(_checked_pass(item, "item").C, dtype=float)
-        if designer == "logdet":
-            scale = np.tile(np.sqrt(np.diag(item.R)), len(C))
-            rows = C.reshape(-1, 6) / scale[:, None]
-            design = stream_logdet_design(Sigma_XX, rows, epsilon, delta, convention)
-            noise = design.noise
-            factor = scale[:, None] * (noise.eigenvectors * np.sqrt(noise.eigenvalues))
-        else:
-            Theta = linear_mechanism_noise(C, Sigma_XX, epsilon, delta, convention)
-            design = design_stream_noise(Sigma_XX, C, Theta, epsilon, delta, convention=convention)
-            factor = linalg.block_diag(*np.linalg.cholesky(design.noise))
+        design, factor, blocks = _pass_design(
+            item.R, C, Sigma_XX, epsilon, delta, designer, convention
+        )
         mechanism = cls(
             C,
             Sigma_XX,
@@ -284,6 +317,7 @@ class PassMechanism:
             stream=design.stream,
         )
         mechanism._certificate = design.certificate  # the same stream_certificate call
+        mechanism._blocks = blocks  # F's diagonal blocks (the scaled design), for noise_covariance
         return mechanism
 
     def __repr__(self):
@@ -295,14 +329,23 @@ class PassMechanism:
 
     @functools.cached_property
     def noise_covariance(self):
-        """``F F^T`` as a :class:`~ssa_privacy.privacy.mechanism.FactoredCovariance`."""
-        U, s = _factor_svd(self.factor)
+        """``F F^T`` as a :class:`~ssa_privacy.privacy.mechanism.FactoredCovariance`
+        (from the blocks of a block-diagonal F of the scaled design, block by block)."""
+        U, s = _factor_svd(self.factor) if self._blocks is None else _blocks_svd(self._blocks)
         return FactoredCovariance(s**2, U, self.designer)
 
     @property
     def Theta(self):
         """``F F^T``, shape (K m, K m) (release units squared)."""
         return self.factor @ self.factor.T
+
+    @property
+    def Theta_blocks(self):
+        """``Theta``'s diagonal blocks (K, m, m) when the noise is independent across the
+        measurements (the scaled design: ``L_k L_k^T`` of F's blocks), else None."""
+        if self._blocks is None:
+            return None
+        return self._blocks @ np.swapaxes(self._blocks, 1, 2)
 
     def certificate(self):
         """The (epsilon, delta)-PML guarantee of the stack, recomputed from its stream.

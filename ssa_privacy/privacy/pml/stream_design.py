@@ -52,9 +52,9 @@ __all__ = [
 
 #: The designers tighten their budget by at most this many nats to certify.
 SLACK_LIMIT = 1e-6
-#: :func:`stream_logdet_design` first designs for the budget less this many nats, which
-#: its rigorous certificate (rounding tolerance about 1e-12 nats on a radar pass at 20
-#: nats) then passes at once.
+#: :func:`stream_logdet_design` and :func:`design_stream_noise` (certified) first design
+#: for the budget less this many nats, which their rigorous certificate (rounding
+#: tolerance about 1e-12 nats on a radar pass at 20 nats) then passes at once.
 FIRST_SLACK = 1e-11
 
 
@@ -214,16 +214,20 @@ def design_stream_noise(
 
     Notes
     -----
-    Solves :func:`stream_noise_scale` for ``epsilon - s``: s = 0, then past twice the
-    certificate's deficit (without ``certify``: from FIRST_SLACK), at least doubling. The
-    achieved epsilon is the budget to within s (of the order of 1e-12 nats).
+    Solves :func:`stream_noise_scale` for ``epsilon - s``: s = FIRST_SLACK, then past
+    twice the certificate's deficit, at least doubling (without ``certify``: s = 0, then
+    from FIRST_SLACK). The achieved epsilon is the budget to within s (of the order of
+    1e-11 nats). The first slack is that of :func:`stream_logdet_design`: a design for
+    the budget itself meets it to round-off, which the rigorous certificate (rounding
+    tolerance about 1e-12 nats) almost never passes, so a first solve at s = 0 was
+    nearly always repeated.
     """
     epsilon = float(as_finite_array(epsilon, "epsilon", ndim=0))
     certify = flag(certify, "certify")
     C = _maps(C, len(pd_cholesky(Sigma_XX, "Sigma_XX")))
     Theta = _noise_stack(Theta, "Theta", C)
     seen = 0.0 if R is None else _noise_stack(R, "R", C)
-    slack = 0.0
+    slack = FIRST_SLACK if certify else 0.0
     while slack <= SLACK_LIMIT:
         c = stream_noise_scale(Sigma_XX, C, Theta, epsilon - slack, delta, R, convention)
         stream = ReleaseStream.of(C, seen + c * Theta)
